@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"vaultmcp/internal/config"
+	"vaultmcp/internal/mcpserver"
+	"vaultmcp/tools"
+	"vaultmcp/vault"
+)
+
+// serve runs the MCP server over stdio until the client closes stdin or
+// ctx ends.
+func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, stderr io.Writer) error {
+	logger := newLogger(stderr, cfg.Log.Level)
+
+	dir := cfg.Vault.Path
+	if dir == "" {
+		dir = config.DefaultVaultDir()
+		created, err := ensureDefaultVault(dir)
+		if err != nil {
+			return fmt.Errorf("default vault: %w", err)
+		}
+		if created {
+			logger.Info("no vault configured: created a local default vault", "path", dir)
+		} else {
+			logger.Info("no vault configured: using the local default vault", "path", dir)
+		}
+	}
+	v, err := vault.Open(dir, vault.Options{Hidden: cfg.Vault.Hidden, Skip: cfg.Vault.Skip})
+	if err != nil {
+		return err
+	}
+
+	deps := tools.Deps{Vault: v, MaxReadBytes: cfg.Vault.MaxReadBytes, Logger: logger}
+	s, err := mcpserver.New(deps, version)
+	if err != nil {
+		return err
+	}
+
+	logger.Info("serving over stdio", "vault", v.Root(), "version", version)
+	stdio := server.NewStdioServer(s)
+	stdio.SetErrorLogger(log.New(stderr, "mcp: ", log.LstdFlags))
+	if err := stdio.Listen(ctx, stdin, stdout); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("stdio: %w", err)
+	}
+	return nil
+}
+
+// welcomeNote is the first note of the default vault.
+const welcomeNote = `# Welcome
+
+This is the default vault of vaultmcp, created because no vault was configured.
+Point vaultmcp at your own Obsidian vault with --vault, VAULTMCP_VAULT_PATH or vault.path in vaultmcp.yaml.
+
+Every change made through the server is a git commit. Try linking notes: [[Ideas]].
+`
+
+// ensureDefaultVault creates the default local vault if it is missing,
+// reporting whether it did.
+func ensureDefaultVault(dir string) (bool, error) {
+	if fi, err := os.Stat(dir); err == nil {
+		if !fi.IsDir() {
+			return false, fmt.Errorf("%s exists and is not a folder", dir)
+		}
+		return false, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Welcome.md"), []byte(welcomeNote), 0o644); err != nil {
+		return false, err
+	}
+	return true, nil
+}

@@ -1,0 +1,222 @@
+// Package config loads vaultmcp's configuration with viper: flags over
+// environment (VAULTMCP_*, plus the seeds' OBSIDIAN_VAULT_PATH and
+// VAULT_PATH) over a vaultmcp.yaml file over defaults.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// Config is the whole configuration. Field tags are the keys in
+// vaultmcp.yaml; the environment spells them VAULTMCP_SECTION_KEY.
+type Config struct {
+	Vault Vault `mapstructure:"vault"`
+	Git   Git   `mapstructure:"git"`
+	Log   Log   `mapstructure:"log"`
+	// File is the config file that was read, "" if none.
+	File string `mapstructure:"-"`
+}
+
+// Vault configures the vault on disk.
+type Vault struct {
+	// Path is the vault folder. Empty means the default local vault.
+	Path string `mapstructure:"path"`
+	// Hidden are directory names refused in paths and skipped everywhere.
+	Hidden []string `mapstructure:"hidden"`
+	// Skip are directory names left out of scans and listings.
+	Skip []string `mapstructure:"skip"`
+	// MaxReadBytes caps what read_file returns of one file.
+	MaxReadBytes int64 `mapstructure:"max_read_bytes"`
+}
+
+// Git configures history and sync.
+type Git struct {
+	// Remote is the URL to push to and pull from; empty = local commits only.
+	Remote string `mapstructure:"remote"`
+	// Branch is the branch to commit on.
+	Branch string `mapstructure:"branch"`
+	// AuthorName and AuthorEmail sign every commit the server makes.
+	AuthorName  string `mapstructure:"author_name"`
+	AuthorEmail string `mapstructure:"author_email"`
+	// SyncInterval is how often to pull; 0 turns periodic pulls off.
+	SyncInterval time.Duration `mapstructure:"sync_interval"`
+	// Push turns pushing after each commit on or off.
+	Push bool `mapstructure:"push"`
+	// SSHKey is a private key file for SSH remotes; empty uses the SSH agent.
+	SSHKey string `mapstructure:"ssh_key"`
+	// SSHKeyPassphrase unlocks SSHKey.
+	SSHKeyPassphrase string `mapstructure:"ssh_key_passphrase"`
+	// KnownHosts is the known_hosts file checked for SSH remotes.
+	KnownHosts string `mapstructure:"known_hosts"`
+	// Token is an HTTPS access token, sent as the basic-auth password.
+	Token string `mapstructure:"token"`
+	// Username goes with Token (most hosts accept any non-empty name).
+	Username string `mapstructure:"username"`
+}
+
+// Log configures logging (to stderr: stdout carries the MCP stream).
+type Log struct {
+	// Level is debug, info, warn or error.
+	Level string `mapstructure:"level"`
+}
+
+// Flags registers the command-line flags Load understands.
+func Flags(fs *pflag.FlagSet) {
+	fs.String("config", "", "config file (default: ./vaultmcp.yaml, then $XDG_CONFIG_HOME/vaultmcp/vaultmcp.yaml)")
+	fs.String("vault", "", "vault folder (env VAULTMCP_VAULT_PATH, OBSIDIAN_VAULT_PATH or VAULT_PATH)")
+	fs.String("log-level", "", "log level: debug, info, warn, error")
+}
+
+// flagKeys maps flags onto config keys.
+var flagKeys = map[string]string{
+	"vault":     "vault.path",
+	"log-level": "log.level",
+}
+
+// Load reads the configuration. fs holds flags registered by Flags and
+// already parsed (nil for none). The environment is read through viper.
+func Load(fs *pflag.FlagSet) (*Config, error) {
+	v := viper.New()
+	setDefaults(v)
+
+	v.SetEnvPrefix("VAULTMCP")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.AutomaticEnv()
+	// The seeds name the vault by OBSIDIAN_VAULT_PATH (000, 003) and
+	// VAULT_PATH (004); ours wins when several are set.
+	if err := v.BindEnv("vault.path", "VAULTMCP_VAULT_PATH", "OBSIDIAN_VAULT_PATH", "VAULT_PATH"); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if fs != nil {
+		for flag, key := range flagKeys {
+			if f := fs.Lookup(flag); f != nil {
+				if err := v.BindPFlag(key, f); err != nil {
+					return nil, fmt.Errorf("config: flag --%s: %w", flag, err)
+				}
+			}
+		}
+	}
+
+	named := os.Getenv("VAULTMCP_CONFIG")
+	if fs != nil {
+		if f := fs.Lookup("config"); f != nil && f.Value.String() != "" {
+			named = f.Value.String()
+		}
+	}
+	cfgFile, err := readFile(v, named)
+	if err != nil {
+		return nil, err
+	}
+
+	var c Config
+	if err := v.Unmarshal(&c); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	c.File = cfgFile
+	c.Vault.Path = expandHome(c.Vault.Path)
+	c.Git.SSHKey = expandHome(c.Git.SSHKey)
+	c.Git.KnownHosts = expandHome(c.Git.KnownHosts)
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func setDefaults(v *viper.Viper) {
+	v.SetDefault("vault.path", "")
+	v.SetDefault("vault.hidden", []string{".git", ".claude"})
+	v.SetDefault("vault.skip", []string{".obsidian", ".trash"})
+	v.SetDefault("vault.max_read_bytes", 256<<10)
+	v.SetDefault("git.remote", "")
+	v.SetDefault("git.branch", "main")
+	v.SetDefault("git.author_name", "vaultmcp")
+	v.SetDefault("git.author_email", "vaultmcp@localhost")
+	v.SetDefault("git.sync_interval", 60*time.Second)
+	v.SetDefault("git.push", true)
+	v.SetDefault("git.username", "git")
+	v.SetDefault("log.level", "info")
+}
+
+// readFile merges the config file: the one named, else the first found in
+// the default locations. A named file that is missing is an error; no
+// file at the default locations is fine.
+func readFile(v *viper.Viper, named string) (string, error) {
+	if named != "" {
+		v.SetConfigFile(named)
+		if err := v.MergeInConfig(); err != nil {
+			return "", fmt.Errorf("config file %s: %w", named, err)
+		}
+		return named, nil
+	}
+	for _, dir := range configDirs() {
+		f := filepath.Join(dir, "vaultmcp.yaml")
+		if _, err := os.Stat(f); err != nil {
+			continue
+		}
+		v.SetConfigFile(f)
+		if err := v.MergeInConfig(); err != nil {
+			return "", fmt.Errorf("config file %s: %w", f, err)
+		}
+		return f, nil
+	}
+	return "", nil
+}
+
+func configDirs() []string {
+	dirs := []string{"."}
+	if d, err := os.UserConfigDir(); err == nil {
+		dirs = append(dirs, filepath.Join(d, "vaultmcp"))
+	}
+	return append(dirs, "/etc/vaultmcp")
+}
+
+// Validate reports configuration that cannot work.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Vault.MaxReadBytes <= 0 {
+		errs = append(errs, fmt.Errorf("vault.max_read_bytes must be positive, got %d", c.Vault.MaxReadBytes))
+	}
+	if c.Git.SyncInterval < 0 {
+		errs = append(errs, fmt.Errorf("git.sync_interval must not be negative, got %s", c.Git.SyncInterval))
+	}
+	switch strings.ToLower(c.Log.Level) {
+	case "debug", "info", "warn", "warning", "error":
+	default:
+		errs = append(errs, fmt.Errorf("log.level must be debug, info, warn or error, got %q", c.Log.Level))
+	}
+	if c.Git.Branch == "" {
+		errs = append(errs, errors.New("git.branch must not be empty"))
+	}
+	return errors.Join(errs...)
+}
+
+// DefaultVaultDir is where the local default vault lives when none is
+// configured: $XDG_DATA_HOME/vaultmcp/vault, else
+// ~/.local/share/vaultmcp/vault.
+func DefaultVaultDir() string {
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "vaultmcp", "vault")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		home = os.TempDir()
+	}
+	return filepath.Join(home, ".local", "share", "vaultmcp", "vault")
+}
+
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if h, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(h, p[1:])
+		}
+	}
+	return p
+}

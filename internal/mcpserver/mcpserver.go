@@ -1,0 +1,53 @@
+// Package mcpserver assembles the MCP server: tools, instructions and the
+// server options every transport shares.
+package mcpserver
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"vaultmcp/tools"
+)
+
+// Name is the server name reported at initialize.
+const Name = "vaultmcp"
+
+// defaultInstructions stand in for a vault without a root CLAUDE.md, so an
+// agent still learns what it is talking to.
+const defaultInstructions = `This server gives you an Obsidian vault: a folder of Markdown notes kept in git.
+Paths are relative to the vault root. Every write, edit, delete and rename is a git commit, pushed to the vault's remote.
+Notes link to each other with [[wikilinks]]; keep links intact when you move or rename notes.
+Read a note before you edit it, and prefer edit_file for small changes over rewriting a whole note with write_file.`
+
+// New returns an MCP server offering every tool over d. version is the
+// server version reported at initialize.
+func New(d tools.Deps, version string) (*server.MCPServer, error) {
+	all := tools.All(d)
+	validator, err := newArgValidator(all)
+	if err != nil {
+		return nil, err
+	}
+	s := server.NewMCPServer(Name, version,
+		server.WithInstructions(Instructions(d.Vault.Root())),
+		server.WithToolCapabilities(false),
+		server.WithStrictInputSchemaDefault(),
+		server.WithToolHandlerMiddleware(validator.middleware),
+		server.WithOutputSchemaValidation(),
+		server.WithRecovery(),
+	)
+	s.AddTools(all...)
+	return s, nil
+}
+
+// Instructions returns the vault's root CLAUDE.md, which seed 003 delivers
+// as the MCP instructions at initialize, or a short default without one.
+func Instructions(root string) string {
+	data, err := os.ReadFile(filepath.Join(root, "CLAUDE.md"))
+	if err != nil || len(bytes.TrimSpace(data)) == 0 {
+		return defaultInstructions
+	}
+	return string(data)
+}

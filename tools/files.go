@@ -1,0 +1,203 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+type pathArgs struct {
+	Path string `json:"path"`
+}
+
+// ReadFile is read_file: one file's text.
+func ReadFile(d Deps) server.ServerTool {
+	tool := mcp.NewTool("read_file",
+		mcp.WithDescription("Read a file's content as text. Paths are relative to the vault root, e.g. \"notes/daily.md\". "+
+			"Binary files (images, PDFs) are described instead of dumped; very large files are cut with a notice (use grep to find the part you need)."),
+		mcp.WithString("path", mcp.Required(), mcp.Description("File path relative to the vault root")),
+		annotate("Read file", true, false, true),
+	)
+	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a pathArgs) (*mcp.CallToolResult, error) {
+		f, err := d.Vault.ReadFile(a.Path, d.maxRead())
+		if err != nil {
+			return nil, err
+		}
+		data := f.Data
+		if f.Truncated {
+			data = trimPartialRune(data)
+		}
+		if isBinary(data) {
+			return textResult(fmt.Sprintf("Binary file: %s (%s, %s). read_file returns text only.",
+				a.Path, contentType(f.Path.Rel, data), humanBytes(f.Size))), nil
+		}
+		text := string(data)
+		if f.Truncated {
+			text += fmt.Sprintf("\n\n[... truncated: showing the first %s of %s; use grep to find the part you need ...]",
+				humanBytes(int64(len(data))), humanBytes(f.Size))
+		}
+		return textResult(text), nil
+	})}
+}
+
+type writeArgs struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+// WriteFile is write_file: create or overwrite a file, committed.
+func WriteFile(d Deps) server.ServerTool {
+	tool := mcp.NewTool("write_file",
+		mcp.WithDescription("Create a file or replace its whole content. Missing parent folders are created. "+
+			"The change is committed to the vault's git history and pushed. To change part of a note, prefer edit_file."),
+		mcp.WithString("path", mcp.Required(), mcp.Description("File path relative to the vault root, e.g. \"notes/daily.md\"")),
+		mcp.WithString("content", mcp.Required(), mcp.Description("The complete new content of the file (UTF-8 text)")),
+		annotate("Write file", false, true, true),
+	)
+	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a writeArgs) (*mcp.CallToolResult, error) {
+		if err := checkText("content", a.Content); err != nil {
+			return nil, err
+		}
+		w, err := d.Vault.WriteFile(ctx, a.Path, []byte(a.Content))
+		if err != nil {
+			return nil, err
+		}
+		return textResult(fmt.Sprintf("Wrote %s (%d bytes%s)", w.Path.Rel, w.Bytes, commitNote(w.Commit))), nil
+	})}
+}
+
+type editArgs struct {
+	Path    string `json:"path"`
+	OldText string `json:"old_text"`
+	NewText string `json:"new_text"`
+}
+
+// EditFile is edit_file: replace text that occurs exactly once.
+func EditFile(d Deps) server.ServerTool {
+	tool := mcp.NewTool("edit_file",
+		mcp.WithDescription("Replace old_text with new_text in a file. old_text must occur exactly once (include surrounding lines to make it unique); "+
+			"otherwise nothing changes and the error says how many times it matched. Works on files with CRLF line ends. The change is committed."),
+		mcp.WithString("path", mcp.Required(), mcp.Description("File path relative to the vault root")),
+		mcp.WithString("old_text", mcp.Required(), mcp.Description("Exact text to find, including whitespace and line breaks")),
+		mcp.WithString("new_text", mcp.Required(), mcp.Description("Text to put in its place (may be empty to delete old_text)")),
+		annotate("Edit file", false, true, false),
+	)
+	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a editArgs) (*mcp.CallToolResult, error) {
+		if err := checkText("new_text", a.NewText); err != nil {
+			return nil, err
+		}
+		w, err := d.Vault.EditFile(ctx, a.Path, a.OldText, a.NewText)
+		if err != nil {
+			return nil, err
+		}
+		return textResult(fmt.Sprintf("Edited %s (%d bytes%s)", w.Path.Rel, w.Bytes, commitNote(w.Commit))), nil
+	})}
+}
+
+// DeleteFile is delete_file: remove one file, committed.
+func DeleteFile(d Deps) server.ServerTool {
+	tool := mcp.NewTool("delete_file",
+		mcp.WithDescription("Delete one file (not a folder). The deletion is committed, so the file stays recoverable from git history."),
+		mcp.WithString("path", mcp.Required(), mcp.Description("File path relative to the vault root")),
+		annotate("Delete file", false, true, true),
+	)
+	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a pathArgs) (*mcp.CallToolResult, error) {
+		w, err := d.Vault.DeleteFile(ctx, a.Path)
+		if err != nil {
+			return nil, err
+		}
+		return textResult(fmt.Sprintf("Deleted %s%s", w.Path.Rel, parenthesize(commitNote(w.Commit)))), nil
+	})}
+}
+
+type renameArgs struct {
+	OldPath string `json:"old_path"`
+	NewPath string `json:"new_path"`
+}
+
+// RenameFile is rename_file: move a file, never overwriting.
+func RenameFile(d Deps) server.ServerTool {
+	tool := mcp.NewTool("rename_file",
+		mcp.WithDescription("Move or rename a file. Missing folders of the new path are created; an existing file at new_path is never overwritten. The move is committed."),
+		mcp.WithString("old_path", mcp.Required(), mcp.Description("Current file path relative to the vault root")),
+		mcp.WithString("new_path", mcp.Required(), mcp.Description("New file path relative to the vault root")),
+		annotate("Rename file", false, false, false),
+	)
+	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a renameArgs) (*mcp.CallToolResult, error) {
+		w, err := d.Vault.RenameFile(ctx, a.OldPath, a.NewPath, nil)
+		if err != nil {
+			return nil, err
+		}
+		return textResult(fmt.Sprintf("Renamed %s -> %s%s", w.From.Rel, w.Path.Rel, parenthesize(commitNote(w.Commit)))), nil
+	})}
+}
+
+func parenthesize(note string) string {
+	if note == "" {
+		return ""
+	}
+	return " (" + strings.TrimPrefix(note, ", ") + ")"
+}
+
+// checkText refuses text that was not valid UTF-8 when the client sent it.
+// JSON decoding turns invalid bytes and lone surrogates into U+FFFD, so a
+// replacement character is the only trace they leave; writing it would
+// silently corrupt the note.
+func checkText(field, s string) error {
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("%s is not valid UTF-8 text", field)
+	}
+	if strings.ContainsRune(s, utf8.RuneError) {
+		return fmt.Errorf("%s contains U+FFFD (the replacement character), which means it was not valid UTF-8 when sent; send the text as valid UTF-8", field)
+	}
+	return nil
+}
+
+// isBinary reports whether data looks like something other than text: a
+// NUL byte near the start, or bytes that are not UTF-8.
+func isBinary(data []byte) bool {
+	head := data
+	if len(head) > 8000 {
+		head = head[:8000]
+	}
+	return bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(data)
+}
+
+// trimPartialRune drops an incomplete UTF-8 sequence that a byte limit cut
+// off at the end.
+func trimPartialRune(data []byte) []byte {
+	for i := 1; i < utf8.UTFMax && i <= len(data); i++ {
+		if utf8.RuneStart(data[len(data)-i]) {
+			if !utf8.FullRune(data[len(data)-i:]) {
+				return data[:len(data)-i]
+			}
+			break
+		}
+	}
+	return data
+}
+
+func contentType(rel string, data []byte) string {
+	if t := mime.TypeByExtension(path.Ext(rel)); t != "" {
+		return t
+	}
+	return http.DetectContentType(data)
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -1,0 +1,115 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"vaultmcp/vault"
+)
+
+// handle adapts a typed handler: arguments are bound into A (the schema
+// was already validated by the server), a returned error becomes an
+// isError result with a JSON {"error": …} text, and a panic becomes an
+// error result instead of killing the session.
+func handle[A any](d Deps, fn func(ctx context.Context, args A) (*mcp.CallToolResult, error)) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				d.logger().Error("tool panicked", "tool", req.Params.Name, "panic", p, "stack", string(debug.Stack()))
+				res, err = errorResult(d, fmt.Errorf("internal error in %s; the server logged the details", req.Params.Name)), nil
+			}
+		}()
+		var args A
+		if err := req.BindArguments(&args); err != nil {
+			return errorResult(d, fmt.Errorf("invalid arguments: %v", err)), nil
+		}
+		res, err = fn(ctx, args)
+		if err != nil {
+			return errorResult(d, err), nil
+		}
+		return res, nil
+	}
+}
+
+// toolError is an error result carrying extra JSON fields beside "error"
+// (e.g. available_count).
+type toolError struct {
+	msg    string
+	fields map[string]any
+}
+
+func (e *toolError) Error() string { return e.msg }
+
+// errorResult renders err as seed-style {"error": "..."} with isError set.
+// Unexpected errors are logged, and the vault's absolute root is scrubbed
+// from any message so no client learns the server's layout.
+func errorResult(d Deps, err error) *mcp.CallToolResult {
+	body := map[string]any{}
+	var te *toolError
+	var ve *vault.Error
+	switch {
+	case errors.As(err, &te):
+		for k, v := range te.fields {
+			body[k] = v
+		}
+	case errors.As(err, &ve):
+	default:
+		d.logger().Warn("tool failed", "err", err)
+	}
+	msg := err.Error()
+	if d.Vault != nil {
+		root := d.Vault.Root()
+		msg = strings.ReplaceAll(msg, root+"/", "")
+		msg = strings.ReplaceAll(msg, root, "<vault>")
+	}
+	body["error"] = msg
+	text, _ := json.Marshal(body)
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{mcp.NewTextContent(string(text))},
+		IsError: true,
+	}
+}
+
+// textResult is a plain-text tool result.
+func textResult(text string) *mcp.CallToolResult {
+	return mcp.NewToolResultText(text)
+}
+
+// jsonResult returns v both as structuredContent and as its JSON text, as
+// tools with an outputSchema must.
+func jsonResult(v any) (*mcp.CallToolResult, error) {
+	text, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	return mcp.NewToolResultStructured(v, string(text)), nil
+}
+
+// annotate sets all four behaviour hints on purpose: mcp-go's defaults
+// (destructive, open-world) are wrong for most of our tools.
+func annotate(title string, readOnly, destructive, idempotent bool) mcp.ToolOption {
+	return mcp.WithToolAnnotation(mcp.ToolAnnotation{
+		Title:           title,
+		ReadOnlyHint:    mcp.ToBoolPtr(readOnly),
+		DestructiveHint: mcp.ToBoolPtr(destructive),
+		IdempotentHint:  mcp.ToBoolPtr(idempotent),
+		// The vault is a closed world: no tool reaches outside it. (Pushes
+		// to the vault's own remote are the vault's replication.)
+		OpenWorldHint: mcp.ToBoolPtr(false),
+	})
+}
+
+// commitNote renders the commit part of a write confirmation.
+func commitNote(commit string) string {
+	if commit == "" {
+		return ""
+	}
+	return ", commit " + commit
+}

@@ -1,0 +1,239 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"time"
+)
+
+// Written reports a completed change.
+type Written struct {
+	Path   Path   // the file as resolved (for renames, the new path)
+	From   Path   // the old path of a rename
+	Bytes  int    // size written, for write and edit
+	Commit string // the recorder's commit id, "" if none was made
+}
+
+// ResolveFile resolves a client path that must name a file (existing or
+// not): the empty path and the vault root are refused.
+func (v *Vault) ResolveFile(given string) (Path, error) {
+	if given == "" {
+		return Path{}, newError(ErrInvalidPath, given, "Path is required")
+	}
+	p, err := v.Resolve(given)
+	if err != nil {
+		return Path{}, err
+	}
+	if p.IsRoot() {
+		return Path{}, newError(ErrIsDir, given, "Is a directory, not a file: %s", displayDir(given))
+	}
+	return p, nil
+}
+
+// WriteFile creates or replaces the file at given with data.
+func (v *Vault) WriteFile(ctx context.Context, given string, data []byte) (Written, error) {
+	p, err := v.ResolveFile(given)
+	if err != nil {
+		return Written{}, err
+	}
+	commit, err := v.Update(ctx, func(tx *Tx) error {
+		tx.Summarize("write %s", p.Rel)
+		return tx.WriteFile(p, data)
+	})
+	if err != nil {
+		return Written{}, err
+	}
+	return Written{Path: p, Bytes: len(data), Commit: commit}, nil
+}
+
+// EditFile replaces the one occurrence of oldText in the file with
+// newText. It fails, changing nothing, when oldText occurs zero or several
+// times. On a file with CRLF line ends, LF in oldText and newText stands
+// for CRLF, since clients send LF whatever the file holds.
+func (v *Vault) EditFile(ctx context.Context, given, oldText, newText string) (Written, error) {
+	if oldText == "" {
+		return Written{}, newError(ErrInvalidInput, given, "old_text is empty: give the exact text to replace")
+	}
+	p, _, err := v.statFile(given)
+	if err != nil {
+		return Written{}, err
+	}
+	var out []byte
+	commit, err := v.Update(ctx, func(tx *Tx) error {
+		tx.Summarize("edit %s", p.Rel)
+		// Read under the write lock so a concurrent edit is not lost.
+		src, err := os.ReadFile(p.Abs)
+		if err != nil {
+			return osError(given, err)
+		}
+		out, err = replaceOnce(given, src, oldText, newText)
+		if err != nil {
+			return err
+		}
+		return tx.WriteFile(p, out)
+	})
+	if err != nil {
+		return Written{}, err
+	}
+	return Written{Path: p, Bytes: len(out), Commit: commit}, nil
+}
+
+// replaceOnce is the text logic of EditFile.
+func replaceOnce(given string, src []byte, oldText, newText string) ([]byte, error) {
+	old, repl := []byte(oldText), []byte(newText)
+	n := bytes.Count(src, old)
+	if n == 0 && bytes.Contains(src, []byte("\r\n")) && strings.Contains(oldText, "\n") {
+		old = toCRLF(oldText)
+		repl = toCRLF(newText)
+		n = bytes.Count(src, old)
+	}
+	switch {
+	case n == 0:
+		return nil, newError(ErrNoMatch, given, "old_text not found in %s: it must match the file exactly, including whitespace and line breaks", given)
+	case n > 1:
+		return nil, newError(ErrAmbiguous, given, "old_text matches %d times in %s: it must match exactly once; include more surrounding text to make it unique", n, given)
+	}
+	return bytes.Replace(src, old, repl, 1), nil
+}
+
+func toCRLF(s string) []byte {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return []byte(strings.ReplaceAll(s, "\n", "\r\n"))
+}
+
+// DeleteFile removes one file. Folders are refused.
+func (v *Vault) DeleteFile(ctx context.Context, given string) (Written, error) {
+	p, _, err := v.statFile(given)
+	if err != nil {
+		return Written{}, err
+	}
+	commit, err := v.Update(ctx, func(tx *Tx) error {
+		tx.Summarize("delete %s", p.Rel)
+		return tx.Remove(p)
+	})
+	if err != nil {
+		return Written{}, err
+	}
+	return Written{Path: p, Commit: commit}, nil
+}
+
+// RenameFile moves a file, refusing to overwrite an existing target.
+// extra, when not nil, runs inside the same change after the move (the
+// index rewrites links there), so everything lands in one commit.
+func (v *Vault) RenameFile(ctx context.Context, oldGiven, newGiven string, extra func(tx *Tx, from, to Path) error) (Written, error) {
+	from, _, err := v.statFile(oldGiven)
+	if err != nil {
+		return Written{}, err
+	}
+	to, err := v.ResolveFile(newGiven)
+	if err != nil {
+		return Written{}, err
+	}
+	commit, err := v.Update(ctx, func(tx *Tx) error {
+		tx.Summarize("rename %s -> %s", from.Rel, to.Rel)
+		if err := tx.Rename(from, to); err != nil {
+			return err
+		}
+		if extra != nil {
+			return extra(tx, from, to)
+		}
+		return nil
+	})
+	if err != nil {
+		return Written{}, err
+	}
+	return Written{Path: to, From: from, Commit: commit}, nil
+}
+
+// CreateDirectory creates a folder and its parents. An existing folder is
+// fine. Git does not track empty folders, so nothing is recorded.
+func (v *Vault) CreateDirectory(given string) (Path, bool, error) {
+	if given == "" {
+		return Path{}, false, newError(ErrInvalidPath, given, "Path is required")
+	}
+	p, err := v.Resolve(given)
+	if err != nil {
+		return Path{}, false, err
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	fi, err := os.Stat(p.Abs)
+	if err == nil {
+		if !fi.IsDir() {
+			return Path{}, false, newError(ErrExists, given, "A file already exists at %s", given)
+		}
+		return p, false, nil
+	}
+	for d := path.Dir(p.Rel); d != "." && d != ""; d = path.Dir(d) {
+		if fi, err := os.Stat(v.abs(d)); err == nil {
+			if !fi.IsDir() {
+				return Path{}, false, newError(ErrNotDir, given, "Cannot create %s: %s is a file, not a folder", given, d)
+			}
+			break
+		}
+	}
+	if err := os.MkdirAll(p.Abs, 0o755); err != nil {
+		return Path{}, false, osError(given, err)
+	}
+	return p, true, nil
+}
+
+// File is a file read from the vault.
+type File struct {
+	Path      Path
+	Size      int64
+	ModTime   time.Time
+	Data      []byte // at most the limit given to ReadFile
+	Truncated bool   // Data holds only the first part of the file
+}
+
+// ReadFile reads the file at given, at most limit bytes of it (limit <= 0
+// means no limit).
+func (v *Vault) ReadFile(given string, limit int64) (File, error) {
+	p, fi, err := v.statFile(given)
+	if err != nil {
+		return File{}, err
+	}
+	f, err := os.Open(p.Abs)
+	if err != nil {
+		return File{}, osError(given, err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if limit > 0 {
+		r = io.LimitReader(f, limit)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return File{}, osError(given, err)
+	}
+	return File{
+		Path:      p,
+		Size:      fi.Size(),
+		ModTime:   fi.ModTime(),
+		Data:      data,
+		Truncated: limit > 0 && fi.Size() > int64(len(data)),
+	}, nil
+}
+
+// Stat resolves given and returns its file info.
+func (v *Vault) Stat(given string) (Path, fs.FileInfo, error) {
+	p, err := v.Resolve(given)
+	if err != nil {
+		return Path{}, nil, err
+	}
+	fi, err := os.Stat(p.Abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Path{}, nil, newError(ErrNotFound, given, "Not found: %s", given)
+		}
+		return Path{}, nil, osError(given, err)
+	}
+	return p, fi, nil
+}

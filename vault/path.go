@@ -1,0 +1,247 @@
+package vault
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Path is a path inside the vault that passed every boundary check.
+type Path struct {
+	// Given is the path as the client wrote it, for messages.
+	Given string
+	// Rel is the canonical vault-relative path: '/'-separated, cleaned,
+	// spelled as on disk (Unicode form included) and with symlinks inside
+	// the vault followed. "" is the vault root.
+	Rel string
+	// Abs is the absolute path on disk. It must never reach a client.
+	Abs string
+}
+
+// IsRoot reports whether p is the vault root.
+func (p Path) IsRoot() bool { return p.Rel == "" }
+
+// Resolve checks a client-supplied path against the vault boundary and
+// maps it onto disk. It refuses NUL bytes, invalid UTF-8, anything that
+// leads outside the vault ("..", absolute paths elsewhere, symlinks that
+// point out, also for files that do not exist yet) and any component
+// named like a hidden directory (.git, .claude). A name sent in NFC finds a
+// file stored in NFD and the other way round. The empty path, ".", and "/"
+// are the vault root; callers that need a file reject the root themselves.
+func (v *Vault) Resolve(given string) (Path, error) {
+	rel, err := v.lexical(given)
+	if err != nil {
+		return Path{}, err
+	}
+	// Follow the path on disk, component by component, so that Unicode
+	// normalisation differences are bridged and symlinks are caught.
+	onDisk, err := v.matchOnDisk(rel)
+	if err != nil {
+		return Path{}, osError(given, err)
+	}
+	real, err := v.followSymlinks(given, onDisk)
+	if err != nil {
+		return Path{}, err
+	}
+	if err := v.checkHidden(given, real); err != nil {
+		return Path{}, err
+	}
+	return Path{Given: given, Rel: real, Abs: v.abs(real)}, nil
+}
+
+// lexical validates and cleans a path without touching the disk.
+func (v *Vault) lexical(given string) (string, error) {
+	if strings.IndexByte(given, 0) >= 0 {
+		return "", newError(ErrInvalidPath, given, "Path contains a NUL byte: %q", given)
+	}
+	if !utf8.ValidString(given) {
+		return "", newError(ErrInvalidPath, given, "Path is not valid UTF-8: %q", given)
+	}
+	p := given
+	if path.IsAbs(p) || filepath.IsAbs(p) {
+		rel, ok := v.trimRoot(p)
+		if !ok {
+			return "", newError(ErrOutside, given, "Path is outside the vault: %s", given)
+		}
+		p = rel
+	}
+	p = path.Clean("./" + p)
+	if p == "." {
+		return "", nil
+	}
+	if p == ".." || strings.HasPrefix(p, "../") {
+		return "", newError(ErrOutside, given, "Path is outside the vault: %s", given)
+	}
+	if err := v.checkHidden(given, p); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// trimRoot maps an absolute path onto the vault when it lies inside it.
+// Clients sometimes echo absolute_path values back; those must work, and
+// "/" alone means the vault root as it does for most MCP file servers.
+func (v *Vault) trimRoot(p string) (string, bool) {
+	c := filepath.Clean(filepath.FromSlash(p))
+	if c == string(filepath.Separator) {
+		return "", true
+	}
+	for _, root := range []string{v.root, v.givenRoot} {
+		if c == root {
+			return "", true
+		}
+		if strings.HasPrefix(c, root+string(filepath.Separator)) {
+			return filepath.ToSlash(c[len(root)+1:]), true
+		}
+	}
+	return "", false
+}
+
+// checkHidden refuses any path component that names a hidden directory.
+// The comparison ignores case because on case-insensitive file systems
+// ".GIT" is ".git".
+func (v *Vault) checkHidden(given, rel string) error {
+	for _, part := range strings.Split(rel, "/") {
+		if v.isHidden(part) {
+			return newError(ErrHidden, given, "Access denied: %s is inside the hidden directory %s", given, part)
+		}
+	}
+	return nil
+}
+
+func (v *Vault) isHidden(name string) bool {
+	_, ok := v.hidden[strings.ToLower(name)]
+	return ok
+}
+
+func (v *Vault) abs(rel string) string {
+	if rel == "" {
+		return v.root
+	}
+	return filepath.Join(v.root, filepath.FromSlash(rel))
+}
+
+// matchOnDisk returns rel spelled as the file system spells it. A
+// component that does not exist as written is looked up among its
+// siblings by Unicode normal form (macOS and some sync tools store NFD,
+// clients send NFC). Components below the first missing one are returned
+// as given, NFC-normalised.
+func (v *Vault) matchOnDisk(rel string) (string, error) {
+	if rel == "" {
+		return "", nil
+	}
+	parts := strings.Split(rel, "/")
+	dir := v.root
+	for i, part := range parts {
+		candidate := filepath.Join(dir, part)
+		_, err := os.Lstat(candidate)
+		if err == nil {
+			dir = candidate
+			continue
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			if errors.Is(err, fs.ErrPermission) {
+				return "", err
+			}
+			// ENOTDIR: a parent is a file. Let the operation itself report
+			// it with the right wording.
+			return strings.Join(parts, "/"), nil
+		}
+		if norm.NFC.IsNormalString(part) && norm.NFD.IsNormalString(part) {
+			// Plain ASCII (or otherwise form-stable): no other spelling exists.
+			return strings.Join(parts, "/"), nil
+		}
+		name, ok := findNormalised(dir, part)
+		if !ok {
+			parts[i] = norm.NFC.String(part)
+			for j := i + 1; j < len(parts); j++ {
+				parts[j] = norm.NFC.String(parts[j])
+			}
+			return strings.Join(parts, "/"), nil
+		}
+		parts[i] = name
+		dir = filepath.Join(dir, name)
+	}
+	return strings.Join(parts, "/"), nil
+}
+
+// findNormalised looks in dir for an entry equal to name up to Unicode
+// normalisation.
+func findNormalised(dir, name string) (string, bool) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", false
+	}
+	want := norm.NFC.String(name)
+	for _, e := range entries {
+		if norm.NFC.String(e.Name()) == want {
+			return e.Name(), true
+		}
+	}
+	return "", false
+}
+
+// followSymlinks resolves symlinks along rel and checks that the result
+// stays inside the vault. For a path that does not exist yet, the nearest
+// existing ancestor is resolved instead, so a write through a symlinked
+// folder that leads out is refused before anything is created.
+func (v *Vault) followSymlinks(given, rel string) (string, error) {
+	if rel == "" {
+		return "", nil
+	}
+	existing := rel
+	var rest []string
+	for {
+		abs := v.abs(existing)
+		fi, err := os.Lstat(abs)
+		if err == nil {
+			real, err := filepath.EvalSymlinks(abs)
+			if err != nil {
+				if fi.Mode()&fs.ModeSymlink != 0 {
+					return "", newError(ErrInvalidPath, given, "Path is a broken symbolic link: %s", given)
+				}
+				return "", osError(given, err)
+			}
+			inside, ok := v.relInside(real)
+			if !ok {
+				return "", newError(ErrOutside, given, "Path is outside the vault (through a symbolic link): %s", given)
+			}
+			out := inside
+			for i := len(rest) - 1; i >= 0; i-- {
+				out = path.Join(out, rest[i])
+			}
+			return strings.TrimPrefix(out, "/"), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !isNotDir(err) {
+			return "", osError(given, err)
+		}
+		dir, base := path.Split(existing)
+		rest = append(rest, base)
+		existing = strings.TrimSuffix(dir, "/")
+		if existing == "" {
+			out := ""
+			for i := len(rest) - 1; i >= 0; i-- {
+				out = path.Join(out, rest[i])
+			}
+			return out, nil
+		}
+	}
+}
+
+// relInside returns real (an absolute, symlink-free path) relative to the
+// vault root, and whether it lies inside the vault.
+func (v *Vault) relInside(real string) (string, bool) {
+	if real == v.root {
+		return "", true
+	}
+	if !strings.HasPrefix(real, v.root+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(real[len(v.root)+1:]), true
+}

@@ -1,0 +1,208 @@
+// Package vault is the Obsidian vault on disk: the boundary every client
+// path is checked against, atomic file changes that are recorded (committed)
+// or rolled back as one, listings and walks that skip what clients must not
+// see. It knows nothing of MCP, git or Markdown.
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// DefaultHidden are the directories refused in any path and left out of
+// every listing, search and count (seed 003's HIDDEN_DIRECTORIES).
+var DefaultHidden = []string{".git", ".claude"}
+
+// DefaultSkip are directories that scans leave out but that a client may
+// still name directly: Obsidian's settings and its trash.
+var DefaultSkip = []string{".obsidian", ".trash"}
+
+// tempPrefix marks the temporary files of atomic writes, so walkers and
+// watchers can ignore them.
+const tempPrefix = ".vaultmcp-"
+
+// Recorder makes a change durable in history (a git commit). summary reads
+// like "write notes/daily.md"; paths are the vault-relative paths the
+// change touched. Record runs with the vault's write lock held; if it
+// fails the vault rolls the files back, so Record must leave no trace.
+type Recorder interface {
+	Record(ctx context.Context, summary string, paths []string) (commit string, err error)
+}
+
+// Options configure a Vault. The zero value is usable.
+type Options struct {
+	// Hidden names directories refused in paths and skipped everywhere.
+	// Nil means DefaultHidden.
+	Hidden []string
+	// Skip names directories that scans leave out. Nil means DefaultSkip.
+	Skip []string
+}
+
+// Vault is an Obsidian vault rooted at a directory. Reads run
+// concurrently; changes are serialised by one write lock.
+type Vault struct {
+	root      string // absolute, symlinks resolved
+	givenRoot string // absolute as configured, for clients echoing paths
+	hidden    map[string]struct{}
+	skip      map[string]struct{}
+
+	mu        sync.Mutex // the write lock
+	recorder  Recorder
+	observers []func(paths []string)
+}
+
+// Open returns the vault rooted at dir, which must be an existing
+// directory.
+func Open(dir string, opts Options) (*Vault, error) {
+	if dir == "" {
+		return nil, &Error{Kind: ErrVaultMissing, Msg: "Vault path not set"}
+	}
+	givenRoot, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, &Error{Kind: ErrVaultMissing, Path: dir, Msg: "Vault not found: " + dir}
+	}
+	root, err := filepath.EvalSymlinks(givenRoot)
+	if err != nil {
+		return nil, &Error{Kind: ErrVaultMissing, Path: dir, Msg: "Vault not found: " + dir}
+	}
+	fi, err := os.Stat(root)
+	if err != nil || !fi.IsDir() {
+		return nil, &Error{Kind: ErrVaultMissing, Path: dir, Msg: "Vault not found: " + dir}
+	}
+	hidden, skip := opts.Hidden, opts.Skip
+	if hidden == nil {
+		hidden = DefaultHidden
+	}
+	if skip == nil {
+		skip = DefaultSkip
+	}
+	v := &Vault{
+		root:      root,
+		givenRoot: filepath.Clean(givenRoot),
+		hidden:    nameSet(hidden),
+		skip:      nameSet(skip),
+	}
+	return v, nil
+}
+
+func nameSet(names []string) map[string]struct{} {
+	set := make(map[string]struct{}, len(names))
+	for _, n := range names {
+		set[strings.ToLower(n)] = struct{}{}
+	}
+	return set
+}
+
+// Root returns the vault's absolute root directory. It is for wiring and
+// for fields the seeds define (absolute_path); never put it in an error.
+func (v *Vault) Root() string { return v.root }
+
+// SetRecorder installs the recorder every change goes through. Call it
+// before serving.
+func (v *Vault) SetRecorder(r Recorder) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.recorder = r
+}
+
+// Observe registers fn to be told, synchronously and under the write
+// lock, which paths a recorded change touched. The index uses it so the
+// next query already sees the write.
+func (v *Vault) Observe(fn func(paths []string)) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.observers = append(v.observers, fn)
+}
+
+// Locker returns the vault's write lock, for work that changes the
+// worktree outside a Tx (a git pull).
+func (v *Vault) Locker() sync.Locker { return &v.mu }
+
+// Hidden reports whether a single path component names a hidden
+// directory (refused in paths, skipped everywhere).
+func (v *Vault) Hidden(name string) bool { return v.isHidden(name) }
+
+// Skipped reports whether scans leave out a directory of this name.
+func (v *Vault) Skipped(name string) bool {
+	if v.isHidden(name) || strings.HasPrefix(name, tempPrefix) {
+		return true
+	}
+	_, ok := v.skip[strings.ToLower(name)]
+	return ok
+}
+
+// IsTemp reports whether a file name is one of the vault's own temporary
+// files, which watchers should ignore.
+func IsTemp(name string) bool { return strings.HasPrefix(name, tempPrefix) }
+
+// Update runs fn as one change: everything fn does through the Tx is
+// recorded as a single history entry, or, if fn or the recorder fails,
+// rolled back so the vault is as it was. It returns the recorder's commit
+// id ("" without a recorder or when nothing changed).
+func (v *Vault) Update(ctx context.Context, fn func(tx *Tx) error) (commit string, err error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	tx := &Tx{v: v}
+	if err := fn(tx); err != nil {
+		if rbErr := tx.rollback(); rbErr != nil {
+			return "", errors.Join(err, rbErr)
+		}
+		return "", err
+	}
+	if len(tx.touched) == 0 {
+		return "", nil
+	}
+	if v.recorder != nil {
+		commit, err = v.recorder.Record(ctx, tx.summary, tx.touched)
+		if err != nil {
+			err = fmt.Errorf("could not record %q, the change was undone: %w", tx.summary, err)
+			if rbErr := tx.rollback(); rbErr != nil {
+				return "", errors.Join(err, rbErr)
+			}
+			return "", err
+		}
+	}
+	tx.finish()
+	for _, fn := range v.observers {
+		fn(tx.touched)
+	}
+	return commit, nil
+}
+
+func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
+
+// statFile resolves a client path that must name an existing regular file.
+func (v *Vault) statFile(given string) (Path, fs.FileInfo, error) {
+	if given == "" {
+		return Path{}, nil, newError(ErrInvalidPath, given, "Path is required")
+	}
+	p, err := v.Resolve(given)
+	if err != nil {
+		return Path{}, nil, err
+	}
+	fi, err := os.Stat(p.Abs)
+	if err != nil {
+		return Path{}, nil, osError(given, err)
+	}
+	if fi.IsDir() {
+		return Path{}, nil, newError(ErrIsDir, given, "Is a directory, not a file: %s", displayDir(given))
+	}
+	if !fi.Mode().IsRegular() {
+		return Path{}, nil, newError(ErrInvalidInput, given, "Not a regular file: %s", given)
+	}
+	return p, fi, nil
+}
+
+func displayDir(given string) string {
+	if given == "" || given == "." || given == "/" {
+		return "/ (the vault root)"
+	}
+	return given
+}

@@ -1,0 +1,143 @@
+package vault
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Entry is one file or folder in a listing.
+type Entry struct {
+	Rel     string // vault-relative path
+	Name    string
+	IsDir   bool
+	Depth   int // 1 for direct children of the listed folder
+	Size    int64
+	ModTime time.Time
+}
+
+// ErrStop may be returned by a Walk callback to end the walk early
+// without an error.
+var ErrStop = errors.New("stop walking")
+
+// Walk calls fn for every file and folder under dir (a resolved Path),
+// in lexical order, leaving out hidden and skipped folders and the vault's
+// temporary files. Symbolic links are reported but never followed, so a
+// walk cannot leave the vault or loop. fn may return fs.SkipDir for a
+// folder, or ErrStop to end the walk.
+func (v *Vault) Walk(dir Path, fn func(rel string, d fs.DirEntry) error) error {
+	err := filepath.WalkDir(dir.Abs, func(abs string, d fs.DirEntry, err error) error {
+		if abs == dir.Abs {
+			if err != nil {
+				return osError(dir.Given, err)
+			}
+			return nil
+		}
+		name := d.Name()
+		if v.Skipped(name) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			if IsTemp(name) {
+				return nil
+			}
+		}
+		if err != nil {
+			// An unreadable folder inside the vault should not end a
+			// vault-wide scan.
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		rel, ok := v.relInside(abs)
+		if !ok {
+			return nil
+		}
+		return fn(rel, d)
+	})
+	if errors.Is(err, ErrStop) {
+		return nil
+	}
+	return err
+}
+
+// List returns the entries under given, down to maxDepth levels (1 = only
+// direct children), folders and files sorted together by name, each
+// folder's content right after it. Hidden and skipped folders are left
+// out.
+func (v *Vault) List(given string, maxDepth int) ([]Entry, error) {
+	p, err := v.Resolve(given)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(p.Abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, newError(ErrNotFound, given, "Directory not found: %s", given)
+		}
+		return nil, osError(given, err)
+	}
+	if !fi.IsDir() {
+		return nil, newError(ErrNotDir, given, "Not a directory: %s (use read_file for files)", given)
+	}
+	if maxDepth < 1 {
+		maxDepth = 1
+	}
+	var out []Entry
+	if err := v.list(p.Abs, p.Rel, 1, maxDepth, &out); err != nil {
+		return nil, osError(given, err)
+	}
+	return out, nil
+}
+
+func (v *Vault) list(abs, rel string, depth, maxDepth int, out *[]Entry) error {
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int {
+		if c := strings.Compare(strings.ToLower(a.Name()), strings.ToLower(b.Name())); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name(), b.Name())
+	})
+	for _, e := range entries {
+		name := e.Name()
+		if v.Skipped(name) {
+			continue
+		}
+		childAbs := filepath.Join(abs, name)
+		childRel := path.Join(rel, name)
+		isDir := e.IsDir()
+		var size int64
+		var mod time.Time
+		// Stat follows symlinks, so a link to a folder inside the vault
+		// lists as a folder; a link leading out is left out entirely.
+		if e.Type()&fs.ModeSymlink != 0 {
+			real, err := filepath.EvalSymlinks(childAbs)
+			if err != nil {
+				continue
+			}
+			if _, ok := v.relInside(real); !ok {
+				continue
+			}
+		}
+		if fi, err := os.Stat(childAbs); err == nil {
+			isDir = fi.IsDir()
+			size, mod = fi.Size(), fi.ModTime()
+		}
+		*out = append(*out, Entry{Rel: childRel, Name: name, IsDir: isDir, Depth: depth, Size: size, ModTime: mod})
+		if isDir && depth < maxDepth && e.Type()&fs.ModeSymlink == 0 {
+			if err := v.list(childAbs, childRel, depth+1, maxDepth, out); err != nil && !errors.Is(err, fs.ErrPermission) {
+				return err
+			}
+		}
+	}
+	return nil
+}
