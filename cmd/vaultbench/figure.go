@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+	"time"
+)
+
+// figure is one measured number, with its budget and a baseline tool doing
+// the same work in the same run. Either the duration fields or the byte
+// fields are used.
+type figure struct {
+	name     string
+	got      time.Duration
+	budget   time.Duration // 0: no budget
+	baseName string        // e.g. "rg", "git add && git commit"; "" for none
+	base     time.Duration
+
+	gotBytes, budgetBytes uint64 // for memory figures
+}
+
+func printHeader() {
+	fmt.Printf("%-46s %12s %12s  %s\n", "operation", "vaultmcp", "budget", "baseline (same run)")
+}
+
+func (f figure) print() {
+	got, budget, verdict := f.format()
+	line := fmt.Sprintf("%-46s %12s %12s", f.name, got, budget)
+	if f.baseName != "" {
+		ratio := ""
+		if f.got > 0 && f.base > 0 {
+			ratio = fmt.Sprintf(" (%.1fx)", float64(f.base)/float64(f.got))
+		}
+		line += fmt.Sprintf("  %s: %s%s", f.baseName, fmtDuration(f.base), ratio)
+	}
+	fmt.Println(line + verdict)
+}
+
+func (f figure) format() (got, budget, verdict string) {
+	if f.gotBytes > 0 || f.budgetBytes > 0 {
+		got = fmt.Sprintf("%.1f MB", float64(f.gotBytes)/(1<<20))
+		if f.budgetBytes > 0 {
+			budget = fmt.Sprintf("≤ %.0f MB", float64(f.budgetBytes)/(1<<20))
+			if f.gotBytes > f.budgetBytes {
+				verdict = "  OVER BUDGET"
+			}
+		}
+		return got, budget, verdict
+	}
+	got = fmtDuration(f.got)
+	if f.budget > 0 {
+		budget = "≤ " + fmtDuration(f.budget)
+		if f.got > f.budget {
+			verdict = "  OVER BUDGET"
+		}
+	}
+	return got, budget, verdict
+}
+
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+	default:
+		return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))
+	}
+}

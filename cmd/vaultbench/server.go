@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// server is a running vaultmcp binary with an initialized MCP client.
+type server struct {
+	c       *client.Client
+	started time.Time
+	ready   time.Duration // process start to initialize answered
+}
+
+// startServer starts the binary on dir over stdio and initializes it.
+func startServer(ctx context.Context, e *env, dir string, extraEnv ...string) (*server, error) {
+	environ := append(os.Environ(), "VAULTMCP_LOG_LEVEL=warn")
+	environ = append(environ, extraEnv...)
+	start := time.Now()
+	c, err := client.NewStdioMCPClient(e.bin, environ, "serve", "--vault", dir)
+	if err != nil {
+		return nil, fmt.Errorf("start vaultmcp: %w", err)
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: "vaultbench", Version: "1"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	return &server{c: c, started: start, ready: time.Since(start)}, nil
+}
+
+// call runs one tool and fails on a tool error.
+func (s *server) call(ctx context.Context, name string, args map[string]any) (string, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := s.c.CallTool(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	if res.IsError {
+		return "", fmt.Errorf("%s: %s", name, b.String())
+	}
+	return b.String(), nil
+}
+
+func (s *server) close() { s.c.Close() }
+
+// peakRSS reads the peak resident set size of the server process.
+func (s *server) peakRSS() (uint64, error) {
+	pid, err := serverPID(s.c)
+	if err != nil {
+		return 0, err
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM for pid %d", pid)
+}
+
+// serverPID finds the child process the stdio client started.
+func serverPID(c *client.Client) (int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	self := strconv.Itoa(os.Getpid())
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// Fields after the parenthesised command: state, ppid, …
+		s := string(stat)
+		rest := s[strings.LastIndexByte(s, ')')+2:]
+		fields := strings.Fields(rest)
+		if len(fields) > 1 && fields[1] == self && strings.Contains(s, "(vaultmcp)") {
+			return pid, nil
+		}
+	}
+	return 0, fmt.Errorf("vaultmcp process not found")
+}
+
+// median returns the median of ds.
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// timeIt runs fn n times and returns the median duration.
+func timeIt(n int, fn func() error) (time.Duration, error) {
+	ds := make([]time.Duration, 0, n)
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		if err := fn(); err != nil {
+			return 0, err
+		}
+		ds = append(ds, time.Since(start))
+	}
+	return median(ds), nil
+}

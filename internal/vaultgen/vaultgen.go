@@ -1,0 +1,123 @@
+// Package vaultgen writes synthetic Obsidian vaults for benchmarks and
+// load tests: notes of realistic size and shape (frontmatter, headings,
+// wikilinks in every form, tags, a code block now and then), spread over
+// nested folders, deterministic for a given seed.
+package vaultgen
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Options shape a generated vault. The zero value makes 1,000 notes.
+type Options struct {
+	Notes int    // number of notes; 0 means 1,000
+	Seed  uint64 // same seed, same vault
+	// LinksPerNote is the average number of wikilinks; 0 means 8.
+	LinksPerNote int
+}
+
+// Vault describes what Generate wrote.
+type Vault struct {
+	Dir   string
+	Paths []string // vault-relative note paths, in generation order
+	Bytes int64
+}
+
+// Name returns the note name (file name without .md) of note i.
+func Name(i int) string { return fmt.Sprintf("Note %05d", i) }
+
+// Path returns the vault-relative path of note i.
+func Path(i int) string {
+	return fmt.Sprintf("area-%02d/topic-%02d/%s.md", i%20, (i/20)%10, Name(i))
+}
+
+var words = strings.Fields(`vault note idea project meeting review draft research link graph
+concept summary question answer source reading writing plan task daily weekly garden seed
+system design memory index search commit history branch merge remote server client agent`)
+
+var tags = []string{"project", "idea", "area/work", "area/home", "status/draft", "status/done", "reading", "meeting", "zettel", "日本語"}
+
+// Generate writes a vault into dir, which is created if missing.
+func Generate(dir string, opts Options) (*Vault, error) {
+	n := opts.Notes
+	if n <= 0 {
+		n = 1000
+	}
+	links := opts.LinksPerNote
+	if links <= 0 {
+		links = 8
+	}
+	r := rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15))
+	v := &Vault{Dir: dir, Paths: make([]string, 0, n)}
+	for i := 0; i < n; i++ {
+		rel := Path(i)
+		content := note(r, i, n, links)
+		abs := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			return nil, fmt.Errorf("generate %s: %w", rel, err)
+		}
+		if err := os.WriteFile(abs, []byte(content), 0o644); err != nil {
+			return nil, fmt.Errorf("generate %s: %w", rel, err)
+		}
+		v.Paths = append(v.Paths, rel)
+		v.Bytes += int64(len(content))
+	}
+	return v, nil
+}
+
+// note renders note i: about 2 KB.
+func note(r *rand.Rand, i, n, links int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "---\ntitle: %s\ntags: [%s, %s]\ncreated: 2025-%02d-%02d\n---\n\n", Name(i),
+		tags[r.IntN(len(tags))], tags[r.IntN(len(tags))], 1+i%12, 1+i%28)
+	fmt.Fprintf(&b, "# %s\n\n", Name(i))
+	nl := links/2 + r.IntN(links+1)
+	for p := 0; b.Len() < 1900; p++ {
+		if p%4 == 3 {
+			fmt.Fprintf(&b, "## Section %d\n\n", p/4+1)
+		}
+		for w := 0; w < 30; w++ {
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteByte(' ')
+			if nl > 0 && r.IntN(10) == 0 {
+				nl--
+				b.WriteString(link(r, n))
+				b.WriteByte(' ')
+			}
+			if r.IntN(40) == 0 {
+				fmt.Fprintf(&b, "#%s ", tags[r.IntN(len(tags))])
+			}
+		}
+		b.WriteString("\n\n")
+		if p == 2 && i%5 == 0 {
+			b.WriteString("```go\n// [[Not A Link]] #not-a-tag\nfunc main() {}\n```\n\n")
+		}
+	}
+	for ; nl > 0; nl-- {
+		b.WriteString("- " + link(r, n) + "\n")
+	}
+	return b.String()
+}
+
+// link returns a wikilink to a random note, in one of Obsidian's forms;
+// about one in twenty points at a note that does not exist.
+func link(r *rand.Rand, n int) string {
+	if r.IntN(20) == 0 {
+		return fmt.Sprintf("[[Missing %d]]", r.IntN(1000))
+	}
+	j := r.IntN(n)
+	switch r.IntN(6) {
+	case 0:
+		return "[[" + Name(j) + "|alias]]"
+	case 1:
+		return "[[" + Name(j) + "#Section 1]]"
+	case 2:
+		return "[[" + strings.TrimSuffix(Path(j), ".md") + "]]"
+	default:
+		return "[[" + Name(j) + "]]"
+	}
+}
