@@ -84,22 +84,68 @@ func (v *Vault) EditFile(ctx context.Context, given, oldText, newText string) (W
 	return Written{Path: p, Bytes: len(out), Commit: commit}, nil
 }
 
-// replaceOnce is the text logic of EditFile.
+// replaceOnce is the text logic of EditFile. Matches are counted with
+// overlaps ("aa" occurs twice in "aaa"): the client could not tell which
+// one it meant. A file whose first line ends in CRLF is a CRLF file; LF in
+// old_text and new_text then stands for CRLF, so the edit neither misses
+// the text nor leaves mixed line ends behind.
 func replaceOnce(given string, src []byte, oldText, newText string) ([]byte, error) {
+	if oldText == "" {
+		return nil, newError(ErrInvalidInput, given, "old_text is empty: give the exact text to replace")
+	}
 	old, repl := []byte(oldText), []byte(newText)
-	n := bytes.Count(src, old)
-	if n == 0 && bytes.Contains(src, []byte("\r\n")) && strings.Contains(oldText, "\n") {
-		old = toCRLF(oldText)
+	crlf := usesCRLF(src)
+	if crlf {
 		repl = toCRLF(newText)
-		n = bytes.Count(src, old)
+	}
+	n := countUpTo2(src, old)
+	if n == 0 && crlf && strings.Contains(oldText, "\n") {
+		old = toCRLF(oldText)
+		n = countUpTo2(src, old)
 	}
 	switch {
 	case n == 0:
 		return nil, newError(ErrNoMatch, given, "old_text not found in %s: it must match the file exactly, including whitespace and line breaks", given)
 	case n > 1:
-		return nil, newError(ErrAmbiguous, given, "old_text matches %d times in %s: it must match exactly once; include more surrounding text to make it unique", n, given)
+		return nil, newError(ErrAmbiguous, given, "old_text matches %d times in %s: it must match exactly once; include more surrounding text to make it unique", countAll(src, old), given)
 	}
-	return bytes.Replace(src, old, repl, 1), nil
+	i := bytes.Index(src, old)
+	out := make([]byte, 0, len(src)-len(old)+len(repl))
+	out = append(out, src[:i]...)
+	out = append(out, repl...)
+	return append(out, src[i+len(old):]...), nil
+}
+
+// countUpTo2 counts the (possibly overlapping) occurrences of sub in s,
+// stopping at 2: all that replaceOnce needs to know.
+func countUpTo2(s, sub []byte) int {
+	i := bytes.Index(s, sub)
+	if i < 0 {
+		return 0
+	}
+	if bytes.Contains(s[i+1:], sub) {
+		return 2
+	}
+	return 1
+}
+
+// countAll counts every occurrence of sub in s, overlapping ones too; for
+// the error message only.
+func countAll(s, sub []byte) int {
+	n := 0
+	for i := 0; ; n++ {
+		j := bytes.Index(s[i:], sub)
+		if j < 0 {
+			return n
+		}
+		i += j + 1
+	}
+}
+
+// usesCRLF reports whether the file's first line ends in CRLF.
+func usesCRLF(src []byte) bool {
+	i := bytes.IndexByte(src, '\n')
+	return i > 0 && src[i-1] == '\r'
 }
 
 func toCRLF(s string) []byte {

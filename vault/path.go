@@ -116,8 +116,21 @@ func (v *Vault) checkHidden(given, rel string) error {
 }
 
 func (v *Vault) isHidden(name string) bool {
-	_, ok := v.hidden[strings.ToLower(name)]
+	_, ok := v.hidden[foldName(name)]
 	return ok
+}
+
+// foldName is the form names are compared in: lower case and NFC, so that
+// ".GIT" is ".git" and a hidden name stored in NFD on disk still matches
+// the configured NFC spelling.
+func foldName(name string) string {
+	name = strings.ToLower(name)
+	for i := 0; i < len(name); i++ {
+		if name[i] >= utf8.RuneSelf {
+			return norm.NFC.String(name)
+		}
+	}
+	return name
 }
 
 func (v *Vault) abs(rel string) string {
@@ -153,14 +166,16 @@ func (v *Vault) matchOnDisk(rel string) (string, error) {
 			// it with the right wording.
 			return strings.Join(parts, "/"), nil
 		}
-		if norm.NFC.IsNormalString(part) && norm.NFD.IsNormalString(part) {
-			// Plain ASCII (or otherwise form-stable): no other spelling exists.
-			return strings.Join(parts, "/"), nil
+		// Plain ASCII (or otherwise form-stable) names have no other
+		// spelling to look for.
+		stable := norm.NFC.IsNormalString(part) && norm.NFD.IsNormalString(part)
+		name, ok := "", false
+		if !stable {
+			name, ok = findNormalised(dir, part)
 		}
-		name, ok := findNormalised(dir, part)
 		if !ok {
-			parts[i] = norm.NFC.String(part)
-			for j := i + 1; j < len(parts); j++ {
+			// New names are stored in NFC, whatever form the client sent.
+			for j := i; j < len(parts); j++ {
 				parts[j] = norm.NFC.String(parts[j])
 			}
 			return strings.Join(parts, "/"), nil

@@ -95,7 +95,7 @@ func Open(dir string, opts Options) (*Vault, error) {
 func nameSet(names []string) map[string]struct{} {
 	set := make(map[string]struct{}, len(names))
 	for _, n := range names {
-		set[strings.ToLower(n)] = struct{}{}
+		set[foldName(n)] = struct{}{}
 	}
 	return set
 }
@@ -134,7 +134,7 @@ func (v *Vault) Skipped(name string) bool {
 	if v.isHidden(name) || strings.HasPrefix(name, tempPrefix) {
 		return true
 	}
-	_, ok := v.skip[strings.ToLower(name)]
+	_, ok := v.skip[foldName(name)]
 	return ok
 }
 

@@ -38,14 +38,13 @@ func (v *Vault) Walk(dir Path, fn func(rel string, d fs.DirEntry) error) error {
 			}
 			return nil
 		}
-		name := d.Name()
-		if v.Skipped(name) {
+		// A file may carry a hidden name too (a submodule's ".git" file):
+		// Resolve refuses it, so a scan must not report it either.
+		if v.Skipped(d.Name()) {
 			if d.IsDir() {
 				return fs.SkipDir
 			}
-			if IsTemp(name) {
-				return nil
-			}
+			return nil
 		}
 		if err != nil {
 			// An unreadable folder inside the vault should not end a
@@ -124,7 +123,10 @@ func (v *Vault) list(abs, rel string, depth, maxDepth int, out *[]Entry) error {
 			if err != nil {
 				continue
 			}
-			if _, ok := v.relInside(real); !ok {
+			// A link into a hidden folder (.git) would show what Resolve
+			// refuses to open.
+			target, ok := v.relInside(real)
+			if !ok || v.checkHidden(name, target) != nil {
 				continue
 			}
 		}
