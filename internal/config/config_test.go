@@ -1,0 +1,260 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// isolate points every place Load looks at (working folder, user config
+// folder, environment) at empty temporary ones, so the machine's own
+// configuration cannot leak into a test.
+func isolate(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Chdir(dir)
+	t.Setenv("HOME", dir)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "VAULTMCP_") || name == "OBSIDIAN_VAULT_PATH" || name == "VAULT_PATH" {
+			t.Setenv(name, "")
+			os.Unsetenv(name)
+		}
+	}
+	return dir
+}
+
+// flags returns a parsed flag set as the serve command builds it.
+func flags(t *testing.T, args ...string) *pflag.FlagSet {
+	t.Helper()
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	Flags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return fs
+}
+
+func writeFile(t *testing.T, path, content string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestDefaults(t *testing.T) {
+	isolate(t)
+	c, err := Load(flags(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Vault.Path != "" || c.File != "" {
+		t.Errorf("vault %q, file %q: want none", c.Vault.Path, c.File)
+	}
+	if !slices.Equal(c.Vault.Hidden, []string{".git", ".claude"}) || !slices.Equal(c.Vault.Skip, []string{".obsidian", ".trash"}) {
+		t.Errorf("hidden %q, skip %q", c.Vault.Hidden, c.Vault.Skip)
+	}
+	if c.Vault.MaxReadBytes != 256<<10 || c.Git.SyncInterval != time.Minute || c.Git.Branch != "main" ||
+		!c.Git.Push || c.Log.Level != "info" {
+		t.Errorf("defaults: %+v", c)
+	}
+	// No flag set at all works too.
+	if _, err := Load(nil); err != nil {
+		t.Errorf("Load(nil): %v", err)
+	}
+}
+
+func TestPrecedence(t *testing.T) {
+	const file = "vault:\n  path: /from/file\nlog:\n  level: warn\ngit:\n  sync_interval: 5m\n"
+	tests := []struct {
+		name      string
+		env       map[string]string
+		args      []string
+		vault     string
+		level     string
+		syncEvery time.Duration
+	}{
+		{"file over default", nil, nil, "/from/file", "warn", 5 * time.Minute},
+		{"env over file", map[string]string{"VAULTMCP_VAULT_PATH": "/from/env", "VAULTMCP_LOG_LEVEL": "debug", "VAULTMCP_GIT_SYNC_INTERVAL": "10s"},
+			nil, "/from/env", "debug", 10 * time.Second},
+		{"flag over env", map[string]string{"VAULTMCP_VAULT_PATH": "/from/env", "VAULTMCP_LOG_LEVEL": "debug"},
+			[]string{"--vault", "/from/flag", "--log-level", "error"}, "/from/flag", "error", 5 * time.Minute},
+		{"seed variable over file", map[string]string{"OBSIDIAN_VAULT_PATH": "/obsidian"}, nil, "/obsidian", "warn", 5 * time.Minute},
+		{"VAULT_PATH over file", map[string]string{"VAULT_PATH": "/vault-path"}, nil, "/vault-path", "warn", 5 * time.Minute},
+		{"OBSIDIAN_VAULT_PATH over VAULT_PATH", map[string]string{"OBSIDIAN_VAULT_PATH": "/obsidian", "VAULT_PATH": "/vault-path"},
+			nil, "/obsidian", "warn", 5 * time.Minute},
+		{"VAULTMCP_VAULT_PATH over both", map[string]string{"VAULTMCP_VAULT_PATH": "/ours", "OBSIDIAN_VAULT_PATH": "/obsidian", "VAULT_PATH": "/vault-path"},
+			nil, "/ours", "warn", 5 * time.Minute},
+		{"empty variable does not count", map[string]string{"VAULTMCP_VAULT_PATH": "", "VAULT_PATH": "/vault-path"},
+			nil, "/vault-path", "warn", 5 * time.Minute},
+		{"flag over every variable", map[string]string{"VAULTMCP_VAULT_PATH": "/ours", "OBSIDIAN_VAULT_PATH": "/obsidian"},
+			[]string{"--vault=/flag"}, "/flag", "warn", 5 * time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := isolate(t)
+			cfgFile := writeFile(t, filepath.Join(dir, "vaultmcp.yaml"), file)
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			c, err := Load(flags(t, tt.args...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.File != cfgFile && c.File != "vaultmcp.yaml" {
+				t.Errorf("File = %q, want the one in the working folder", c.File)
+			}
+			if c.Vault.Path != tt.vault || c.Log.Level != tt.level || c.Git.SyncInterval != tt.syncEvery {
+				t.Errorf("got vault %q level %q sync %v, want %q %q %v",
+					c.Vault.Path, c.Log.Level, c.Git.SyncInterval, tt.vault, tt.level, tt.syncEvery)
+			}
+		})
+	}
+}
+
+func TestConfigFileLocations(t *testing.T) {
+	dir := isolate(t)
+	// The user config folder is used when the working folder has none.
+	user := writeFile(t, filepath.Join(dir, "xdg", "vaultmcp", "vaultmcp.yaml"), "vault:\n  path: /user\n")
+	c, err := Load(flags(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Vault.Path != "/user" || c.File != user {
+		t.Errorf("user config: vault %q file %q", c.Vault.Path, c.File)
+	}
+	// The working folder wins over the user config folder.
+	writeFile(t, filepath.Join(dir, "vaultmcp.yaml"), "vault:\n  path: /cwd\n")
+	if c, err = Load(flags(t)); err != nil || c.Vault.Path != "/cwd" {
+		t.Errorf("cwd config: %+v, %v", c, err)
+	}
+	// A named file wins over both, by flag or by VAULTMCP_CONFIG.
+	named := writeFile(t, filepath.Join(dir, "elsewhere", "my.yaml"), "vault:\n  path: /named\n")
+	if c, err = Load(flags(t, "--config", named)); err != nil || c.Vault.Path != "/named" || c.File != named {
+		t.Errorf("--config: %+v, %v", c, err)
+	}
+	t.Setenv("VAULTMCP_CONFIG", named)
+	if c, err = Load(flags(t)); err != nil || c.Vault.Path != "/named" {
+		t.Errorf("VAULTMCP_CONFIG: %+v, %v", c, err)
+	}
+}
+
+func TestFileValues(t *testing.T) {
+	dir := isolate(t)
+	writeFile(t, filepath.Join(dir, "vaultmcp.yaml"), `vault:
+  path: ~/notes
+  hidden: [.git, .claude, private]
+  skip: [.obsidian]
+  max_read_bytes: 1024
+git:
+  remote: git@example.com:me/vault.git
+  branch: trunk
+  push: false
+  ssh_key: ~/.ssh/id_ed25519
+`)
+	c, err := Load(flags(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Vault.Path != filepath.Join(dir, "notes") {
+		t.Errorf("~ not expanded: %q", c.Vault.Path)
+	}
+	if c.Git.SSHKey != filepath.Join(dir, ".ssh", "id_ed25519") {
+		t.Errorf("ssh_key: %q", c.Git.SSHKey)
+	}
+	if !slices.Equal(c.Vault.Hidden, []string{".git", ".claude", "private"}) || !slices.Equal(c.Vault.Skip, []string{".obsidian"}) {
+		t.Errorf("hidden %q skip %q", c.Vault.Hidden, c.Vault.Skip)
+	}
+	if c.Vault.MaxReadBytes != 1024 || c.Git.Branch != "trunk" || c.Git.Push || c.Git.Remote != "git@example.com:me/vault.git" {
+		t.Errorf("%+v", c)
+	}
+	// Lists also come from the environment, comma-separated.
+	t.Setenv("VAULTMCP_VAULT_HIDDEN", ".git,secret")
+	if c, err = Load(flags(t)); err != nil || !slices.Equal(c.Vault.Hidden, []string{".git", "secret"}) {
+		t.Errorf("hidden from env: %q, %v", c.Vault.Hidden, err)
+	}
+}
+
+func TestBadValues(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		file string
+		args []string
+		want []string // parts of the error
+	}{
+		{"negative sync interval", map[string]string{"VAULTMCP_GIT_SYNC_INTERVAL": "-5s"}, "", nil,
+			[]string{"git.sync_interval must not be negative", "-5s"}},
+		{"sync interval not a duration", nil, "git:\n  sync_interval: soon\n", nil,
+			[]string{"sync_interval"}},
+		{"bad log level flag", nil, "", []string{"--log-level", "loud"},
+			[]string{"log.level must be debug, info, warn or error", `"loud"`}},
+		{"bad log level in file", nil, "log:\n  level: verbose\n", nil,
+			[]string{"log.level", `"verbose"`}},
+		{"zero read limit", map[string]string{"VAULTMCP_VAULT_MAX_READ_BYTES": "0"}, "", nil,
+			[]string{"vault.max_read_bytes must be positive"}},
+		{"empty branch", nil, "git:\n  branch: \"\"\n", nil,
+			[]string{"git.branch must not be empty"}},
+		{"several problems at once", map[string]string{"VAULTMCP_GIT_SYNC_INTERVAL": "-1m", "VAULTMCP_LOG_LEVEL": "x"}, "", nil,
+			[]string{"sync_interval", "log.level"}},
+		{"broken YAML", nil, "vault: [unclosed\n", nil,
+			[]string{"config file", "vaultmcp.yaml"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := isolate(t)
+			if tt.file != "" {
+				writeFile(t, filepath.Join(dir, "vaultmcp.yaml"), tt.file)
+			}
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			_, err := Load(flags(t, tt.args...))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestNamedConfigMissing(t *testing.T) {
+	dir := isolate(t)
+	missing := filepath.Join(dir, "nope.yaml")
+	_, err := Load(flags(t, "--config", missing))
+	if err == nil || !strings.Contains(err.Error(), "config file "+missing) {
+		t.Errorf("--config missing: %v", err)
+	}
+	t.Setenv("VAULTMCP_CONFIG", missing)
+	_, err = Load(flags(t))
+	if err == nil || !strings.Contains(err.Error(), "nope.yaml") {
+		t.Errorf("VAULTMCP_CONFIG missing: %v", err)
+	}
+}
+
+func TestDefaultVaultDir(t *testing.T) {
+	isolate(t)
+	t.Setenv("XDG_DATA_HOME", "/data")
+	if got := DefaultVaultDir(); got != "/data/vaultmcp/vault" {
+		t.Errorf("with XDG_DATA_HOME: %q", got)
+	}
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("HOME", "/home/u")
+	if got := DefaultVaultDir(); got != "/home/u/.local/share/vaultmcp/vault" {
+		t.Errorf("without XDG_DATA_HOME: %q", got)
+	}
+}
