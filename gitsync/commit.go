@@ -1,0 +1,366 @@
+package gitsync
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Result says what a commit did.
+type Result struct {
+	// Hash is the short hash of the commit made, or of HEAD when there was
+	// nothing to commit ("" in a repository without commits).
+	Hash string
+	// Full is the full hash behind Hash.
+	Full plumbing.Hash
+	// Created is false when the paths already matched HEAD (the same content
+	// written again): no commit was made.
+	Created bool
+}
+
+// shortLen is the length of the abbreviated hashes handed to clients.
+const shortLen = 7
+
+func short(h plumbing.Hash) string {
+	if h.IsZero() {
+		return ""
+	}
+	return h.String()[:shortLen]
+}
+
+// Record commits the given vault-relative paths with the message
+// MessagePrefix+summary and returns the short hash; it satisfies the vault's
+// Recorder interface. When the paths hold nothing new (the same content
+// written again) no commit is made and HEAD's short hash is returned with a
+// nil error: the change is already durable. Use Commit to tell the cases
+// apart. On error the index and HEAD are unchanged.
+func (r *Repo) Record(ctx context.Context, summary string, paths []string) (string, error) {
+	res, err := r.Commit(ctx, summary, paths)
+	return res.Hash, err
+}
+
+// Commit is Record with the full result. Only the given paths are looked at
+// (no worktree scan): each existing file is hashed and staged, each missing
+// path is removed from the index and the tree (with everything under it when
+// it was a folder), and a folder path stages the files inside it. Files
+// matched by .gitignore are skipped unless already tracked.
+func (r *Repo) Commit(ctx context.Context, summary string, paths []string) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	clean := make([]string, 0, len(paths))
+	for _, p := range paths {
+		c, err := cleanPath(p)
+		if err != nil {
+			return Result{}, err
+		}
+		clean = append(clean, c)
+	}
+	r.mu.Lock()
+	res, err := r.commitLocked(r.opts.MessagePrefix+summary, clean)
+	r.mu.Unlock()
+	if err != nil {
+		return Result{}, fmt.Errorf("commit %s: %w", strings.Join(paths, ", "), r.scrub(err))
+	}
+	if res.Created {
+		r.committed(res.Full)
+	}
+	return res, nil
+}
+
+// cleanPath checks a vault-relative path and puts it in canonical form.
+func cleanPath(p string) (string, error) {
+	q := strings.ReplaceAll(p, "\\", "/")
+	if q == "" || strings.ContainsRune(q, 0) || strings.HasPrefix(q, "/") || filepath.IsAbs(p) {
+		return "", fmt.Errorf("invalid path %q", p)
+	}
+	q = path.Clean(q)
+	if q == "." || q == ".." || strings.HasPrefix(q, "../") {
+		return "", fmt.Errorf("invalid path %q", p)
+	}
+	for _, part := range strings.Split(q, "/") {
+		if strings.EqualFold(part, ".git") {
+			return "", fmt.Errorf("invalid path %q: inside .git", p)
+		}
+	}
+	return q, nil
+}
+
+// stage is the staged form of a set of paths: the tree changes and the
+// index changes that go with them.
+type stage struct {
+	tree  map[string]treeChange
+	index *indexUpdate
+}
+
+// commitLocked stages paths and commits them on top of HEAD. r.mu is held.
+// The order of writes keeps a failure harmless: objects first (unreferenced
+// objects are just garbage), then index.lock, then the branch ref, then the
+// index. If the ref update fails the lock is dropped; if the index rename
+// fails the ref is put back.
+func (r *Repo) commitLocked(message string, paths []string) (Result, error) {
+	idx, err := r.index.load()
+	if err != nil {
+		return Result{}, err
+	}
+	head, err := r.headHash()
+	if err != nil {
+		return Result{}, err
+	}
+	var baseTree plumbing.Hash
+	if !head.IsZero() {
+		c, err := r.obj.commit(head)
+		if err != nil {
+			return Result{}, err
+		}
+		baseTree = c.TreeHash
+	}
+	s := stage{tree: map[string]treeChange{}, index: newIndexUpdate()}
+	ig := newIgnorer(r.dir)
+	for _, p := range paths {
+		if err := r.stagePath(&s, idx, baseTree, ig, p); err != nil {
+			return Result{}, err
+		}
+	}
+	return r.commitStage(message, head, baseTree, idx, s, r.opts.Now())
+}
+
+// commitStage writes the commit for a staged change (or none when the tree
+// is unchanged) and updates ref and index.
+func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *index.Index, s stage, when time.Time) (Result, error) {
+	newTree, err := r.obj.applyTree(baseTree, s.tree)
+	if err != nil {
+		return Result{}, err
+	}
+	if newTree.IsZero() {
+		newTree = emptyTree
+	}
+	if newTree == orEmpty(baseTree) {
+		// Nothing new; still refresh the stat data of the index entries so
+		// that `git status` does not have to re-hash the files.
+		if !s.index.empty() {
+			lock, err := r.index.prepare(s.index.apply(idx))
+			if err != nil {
+				return Result{}, err
+			}
+			if err := lock.commit(); err != nil {
+				return Result{}, err
+			}
+		}
+		return Result{Hash: short(head), Full: head}, nil
+	}
+	if newTree == emptyTree {
+		if _, err := r.obj.writeTree(nil); err != nil {
+			return Result{}, err
+		}
+	}
+	sig := object.Signature{Name: r.opts.AuthorName, Email: r.opts.AuthorEmail, When: when}
+	c := &object.Commit{Author: sig, Committer: sig, Message: withNewline(message), TreeHash: newTree}
+	if !head.IsZero() {
+		c.ParentHashes = []plumbing.Hash{head}
+	}
+	h, err := r.obj.writeCommit(c)
+	if err != nil {
+		return Result{}, err
+	}
+	lock, err := r.index.prepare(s.index.apply(idx))
+	if err != nil {
+		return Result{}, err
+	}
+	if err := r.updateRef(r.branch, h, head, "commit: "+firstLine(message)); err != nil {
+		lock.abort()
+		return Result{}, err
+	}
+	if err := lock.commit(); err != nil {
+		if rerr := r.updateRef(r.branch, head, h, "rollback"); rerr != nil {
+			r.log.Error("could not roll back the branch after a failed index write", "err", rerr)
+		}
+		return Result{}, err
+	}
+	return Result{Hash: short(h), Full: h, Created: true}, nil
+}
+
+func withNewline(s string) string {
+	if strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// headHash returns the commit our branch points at (zero when unborn). It
+// refuses to go on when someone switched the worktree to another branch.
+func (r *Repo) headHash() (plumbing.Hash, error) {
+	head, err := r.st.Reference(plumbing.HEAD)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
+	}
+	if head.Type() != plumbing.SymbolicReference || head.Target() != r.branch {
+		return plumbing.ZeroHash, fmt.Errorf("the vault repository is no longer on branch %s", r.opts.Branch)
+	}
+	return r.refHash(r.branch)
+}
+
+// refHash resolves a ref; a missing ref is the zero hash.
+func (r *Repo) refHash(name plumbing.ReferenceName) (plumbing.Hash, error) {
+	ref, err := r.st.Reference(name)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return plumbing.ZeroHash, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read %s: %w", name, err)
+	}
+	return ref.Hash(), nil
+}
+
+// stagePath adds the current state of one path to s.
+func (r *Repo) stagePath(s *stage, idx *index.Index, baseTree plumbing.Hash, ig *ignorer, p string) error {
+	full := filepath.Join(r.dir, filepath.FromSlash(p))
+	fi, err := os.Lstat(full)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir() && !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0) {
+		s.tree[p] = treeChange{del: true}
+		s.index.remove[p] = true
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", p, err)
+	}
+	if !fi.IsDir() {
+		return r.stageFile(s, idx, baseTree, ig, p)
+	}
+	// A folder: stage what is in it now, and drop what was tracked under it
+	// and is gone.
+	onDisk := map[string]bool{}
+	err = filepath.WalkDir(full, func(fp string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(r.dir, fp)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if d.Name() == ".git" || (fp != full && isNestedRepo(fp)) {
+				return filepath.SkipDir
+			}
+			if fp != full && ig.ignored(rel, true) && !hasEntriesUnder(idx, rel) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		onDisk[rel] = true
+		return r.stageFile(s, idx, baseTree, ig, rel)
+	})
+	if err != nil {
+		return fmt.Errorf("stage folder %s: %w", p, err)
+	}
+	for _, e := range entriesUnder(idx, p) {
+		if !onDisk[e.Name] {
+			s.tree[e.Name] = treeChange{del: true}
+			s.index.remove[e.Name] = true
+		}
+	}
+	if te, ok, err := r.obj.lookup(baseTree, p); err != nil {
+		return err
+	} else if ok && te.Mode == filemode.Dir {
+		err := r.obj.walk(te.Hash, p, func(fe fileEntry) {
+			if !onDisk[fe.Path] && fe.Mode != filemode.Submodule {
+				s.tree[fe.Path] = treeChange{del: true}
+			}
+		})
+		if err != nil {
+			return err
+		}
+	} else if ok {
+		// A file became a folder.
+		s.index.remove[p] = true
+	}
+	return nil
+}
+
+func isNestedRepo(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, ".git"))
+	return err == nil
+}
+
+// stageFile hashes one file (or symlink) and stages it, writing its blob
+// when it is new. An untracked file matched by .gitignore is left out.
+func (r *Repo) stageFile(s *stage, idx *index.Index, baseTree plumbing.Hash, ig *ignorer, p string) error {
+	old := entryFor(idx, p)
+	if old == nil {
+		if _, tracked, err := r.obj.lookup(baseTree, p); err != nil {
+			return err
+		} else if !tracked && ig.ignored(p, false) {
+			return nil
+		}
+	}
+	content, fi, err := readWorktreeFile(filepath.Join(r.dir, filepath.FromSlash(p)))
+	if err != nil {
+		return fmt.Errorf("read %s: %w", p, err)
+	}
+	h := plumbing.ComputeHash(plumbing.BlobObject, content)
+	if old == nil || old.Hash != h || !r.obj.has(h) {
+		if _, err := r.obj.writeBlob(content); err != nil {
+			return err
+		}
+	}
+	mode := modeOf(fi)
+	e := &index.Entry{Name: p, Hash: h, Mode: mode}
+	fillStat(e, fi)
+	if old != nil && old.SkipWorktree {
+		e.SkipWorktree = true
+	}
+	s.tree[p] = treeChange{hash: h, mode: mode}
+	if old == nil || old.Hash != h || old.Mode != mode || !statUnchanged(old, fi) {
+		s.index.set[p] = e
+	}
+	if i, ok := findEntry(idx.Entries, p); ok && idx.Entries[i].Stage != 0 {
+		s.index.set[p] = e // resolves an unmerged path left by the git CLI
+	}
+	return nil
+}
+
+// readWorktreeFile returns a file's content (a symlink's target) and the
+// stat data of what was read.
+func readWorktreeFile(full string) ([]byte, os.FileInfo, error) {
+	fi, err := os.Lstat(full)
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		target, err := os.Readlink(full)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []byte(filepath.ToSlash(target)), fi, nil
+	}
+	f, err := os.Open(full)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err = f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(fi.Size()) + 1)
+	if _, err := buf.ReadFrom(f); err != nil {
+		return nil, nil, err
+	}
+	return buf.Bytes(), fi, nil
+}

@@ -1,0 +1,218 @@
+package gitsync
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
+)
+
+// Defaults used when the matching Options field is left at its zero value.
+const (
+	DefaultRemoteName    = "origin"
+	DefaultBranch        = "main"
+	DefaultAuthorName    = "vaultmcp"
+	DefaultAuthorEmail   = "vaultmcp@localhost"
+	DefaultMessagePrefix = "MCP: "
+	DefaultSyncInterval  = 60 * time.Second
+
+	// ExternalChangesMessage is the message of the commit that picks up files
+	// changed outside the server (Obsidian on the same disk, a text editor).
+	ExternalChangesMessage = "vault: sync external changes"
+)
+
+// Options configure a Repo. Every field has a working zero value, so
+// Options{Dir: dir} is a local-only repository that commits every change.
+type Options struct {
+	// Dir is the vault folder, which is (or becomes) the top of the git
+	// worktree.
+	Dir string
+	// RemoteURL is the remote to clone from and sync with (ssh, https or a
+	// local path). Empty means: use the repository's existing remote named
+	// RemoteName if it has one, else commit locally only.
+	RemoteURL string
+	// RemoteName defaults to "origin".
+	RemoteName string
+	// Branch is the branch the server commits to and pushes. Empty means the
+	// branch HEAD is on, the remote's default branch when cloning, or "main"
+	// for a new repository.
+	Branch string
+	// AuthorName and AuthorEmail sign every commit as author and committer.
+	AuthorName  string
+	AuthorEmail string
+	// MessagePrefix is put before each Record summary ("MCP: ").
+	MessagePrefix string
+	// Auth holds the credentials for the remote.
+	Auth Auth
+	// SyncInterval is how often the remote is pulled: 0 means
+	// DefaultSyncInterval, a negative value never (pulls still happen on
+	// Start and when a push is rejected).
+	SyncInterval time.Duration
+	// NoPush turns the background push off (pushing is on by default); the
+	// server then only pulls.
+	NoPush bool
+	// Locker is the vault's write lock. The sync loop holds it whenever it
+	// changes files in the worktree or commits external changes, so it never
+	// interleaves with a vault write. Record must be called with it held.
+	// Nil means an internal lock (fine when nothing else writes).
+	Locker sync.Locker
+	// Changed is told which vault-relative paths a pull changed, removed or
+	// created in the worktree, so the caller's index can refresh them. It is
+	// called with Locker held and must not call back into Repo.
+	Changed func(paths []string)
+	// Logger receives sync events (pushes, pulls, conflicts). Nil discards.
+	Logger *slog.Logger
+	// Now is the clock, for tests; nil means time.Now.
+	Now func() time.Time
+}
+
+// Auth holds credentials for the remote. Leave it empty for a local path
+// remote or for an SSH agent found through SSH_AUTH_SOCK.
+type Auth struct {
+	// SSHKeyFile is a private key file for ssh remotes; SSHKeyPassphrase
+	// unlocks it when it is encrypted.
+	SSHKeyFile       string
+	SSHKeyPassphrase string
+	// SSHAgent uses the running ssh-agent (SSH_AUTH_SOCK) instead of a key
+	// file.
+	SSHAgent bool
+	// SSHUser is the ssh login, "git" by default (or the user in the URL).
+	SSHUser string
+	// KnownHostsFiles are checked for the server's host key; empty means the
+	// usual places (SSH_KNOWN_HOSTS, ~/.ssh/known_hosts,
+	// /etc/ssh/ssh_known_hosts). Host keys are always checked.
+	KnownHostsFiles []string
+	// Token is an HTTPS access token, sent as the password of HTTP basic
+	// auth, which is what GitHub, GitLab and Gitea accept.
+	Token string
+	// Username goes with Token; "git" by default (any non-empty name works
+	// with the common forges).
+	Username string
+}
+
+// normalized returns o with defaults filled in and Dir made absolute.
+func (o Options) normalized() (Options, error) {
+	if o.Dir == "" {
+		return o, errors.New("gitsync: no vault folder given")
+	}
+	abs, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return o, fmt.Errorf("gitsync: vault folder: %w", err)
+	}
+	o.Dir = abs
+	if o.RemoteName == "" {
+		o.RemoteName = DefaultRemoteName
+	}
+	if o.AuthorName == "" {
+		o.AuthorName = DefaultAuthorName
+	}
+	if o.AuthorEmail == "" {
+		o.AuthorEmail = DefaultAuthorEmail
+	}
+	if o.MessagePrefix == "" {
+		o.MessagePrefix = DefaultMessagePrefix
+	}
+	if o.SyncInterval == 0 {
+		o.SyncInterval = DefaultSyncInterval
+	}
+	if o.Locker == nil {
+		o.Locker = &sync.Mutex{}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o, nil
+}
+
+// isSSHURL tells whether u is an ssh URL, including the scp-like form
+// user@host:path.
+func isSSHURL(u string) bool {
+	if strings.HasPrefix(u, "ssh://") || strings.HasPrefix(u, "git+ssh://") {
+		return true
+	}
+	if strings.Contains(u, "://") {
+		return false
+	}
+	ep, err := transport.NewEndpoint(u)
+	return err == nil && ep.Protocol == "ssh"
+}
+
+// method builds the go-git auth method for remoteURL. It returns nil (no
+// auth) for local paths and for https without a token.
+func (a Auth) method(remoteURL string) (transport.AuthMethod, error) {
+	switch {
+	case isSSHURL(remoteURL):
+		user := a.SSHUser
+		if user == "" {
+			if ep, err := transport.NewEndpoint(remoteURL); err == nil && ep.User != "" {
+				user = ep.User
+			} else {
+				user = "git"
+			}
+		}
+		var (
+			m   *gitssh.PublicKeys
+			am  *gitssh.PublicKeysCallback
+			err error
+		)
+		switch {
+		case a.SSHKeyFile != "":
+			m, err = gitssh.NewPublicKeysFromFile(user, a.SSHKeyFile, a.SSHKeyPassphrase)
+			if err != nil {
+				return nil, fmt.Errorf("ssh key %s: %w", a.SSHKeyFile, err)
+			}
+		case a.SSHAgent || os.Getenv("SSH_AUTH_SOCK") != "":
+			am, err = gitssh.NewSSHAgentAuth(user)
+			if err != nil {
+				return nil, fmt.Errorf("ssh agent: %w", err)
+			}
+		default:
+			return nil, errors.New("ssh remote needs an SSH key file or a running ssh-agent")
+		}
+		cb, err := gitssh.NewKnownHostsCallback(a.KnownHostsFiles...)
+		if err != nil {
+			return nil, fmt.Errorf("known_hosts: %w", err)
+		}
+		if m != nil {
+			m.HostKeyCallback = cb
+			return m, nil
+		}
+		am.HostKeyCallback = cb
+		return am, nil
+	case a.Token != "":
+		u, err := url.Parse(remoteURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+			return nil, errors.New("a token needs an http(s) remote URL")
+		}
+		user := a.Username
+		if user == "" {
+			user = "git"
+		}
+		return &githttp.BasicAuth{Username: user, Password: a.Token}, nil
+	}
+	return nil, nil
+}
+
+// redactURL hides the password of a URL, for logs and status.
+func redactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.User == nil {
+		return u
+	}
+	if _, ok := p.User.Password(); ok {
+		p.User = url.UserPassword(p.User.Username(), "xxxxx")
+	}
+	return p.String()
+}

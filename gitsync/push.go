@@ -1,0 +1,274 @@
+package gitsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/revlist"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/transport/client"
+)
+
+// ErrRejected is returned by Push when the remote branch has commits we do
+// not have: a pull must replay ours on top first. Pushes never force.
+var ErrRejected = errors.New("push rejected: the remote has new commits (pull first)")
+
+// Push sends our branch to the remote if it is ahead, as a fast-forward
+// only. It returns ErrRejected when the remote moved on. The background loop
+// calls it; it is exported for tests and for a manual "sync now".
+func (r *Repo) Push(ctx context.Context) error {
+	if r.remoteURL == "" {
+		return nil
+	}
+	r.netMu.Lock()
+	pushed, err := r.push(ctx)
+	r.netMu.Unlock()
+	r.statMu.Lock()
+	if err != nil {
+		r.state.lastPushErr = r.scrub(err).Error()
+	} else {
+		r.state.lastPushErr = ""
+		if pushed {
+			r.state.lastPush = r.opts.Now()
+		}
+	}
+	r.statMu.Unlock()
+	if err == nil {
+		r.refreshCounts()
+	}
+	return r.scrub(err)
+}
+
+// push does the work of Push with netMu held. go-git's own push walks every
+// object reachable from the remote's head to decide what to send, which on a
+// 10,000-note vault costs seconds per push; here the objects to send are
+// found by walking only our new commits and, in each, only the subtrees that
+// differ from its parent.
+func (r *Repo) push(ctx context.Context) (pushed bool, err error) {
+	r.mu.Lock()
+	local, err := r.headHash()
+	r.mu.Unlock()
+	if err != nil || local.IsZero() {
+		return false, err
+	}
+	ep, err := transport.NewEndpoint(r.remoteURL)
+	if err != nil {
+		return false, fmt.Errorf("remote URL: %w", err)
+	}
+	cl, err := client.NewClient(ep)
+	if err != nil {
+		return false, fmt.Errorf("remote %s: %w", redactURL(r.remoteURL), err)
+	}
+	sess, err := cl.NewReceivePackSession(ep, r.auth)
+	if err != nil {
+		return false, fmt.Errorf("connect %s: %w", redactURL(r.remoteURL), err)
+	}
+	defer sess.Close()
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if err != nil && !errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return false, fmt.Errorf("connect %s: %w", redactURL(r.remoteURL), err)
+	}
+	var remote plumbing.Hash
+	if ar != nil {
+		if h, ok := ar.References[r.branch.String()]; ok {
+			remote = h
+		}
+	}
+	if remote == local {
+		return false, r.setTracking(local)
+	}
+	obj := newObjects(r.netSt)
+	if !remote.IsZero() && !obj.has(remote) {
+		return false, ErrRejected
+	}
+	hashes, err := r.objectsToPush(obj, local, remote)
+	if err != nil {
+		return false, err
+	}
+	caps := capability.NewList()
+	if ar != nil {
+		caps = ar.Capabilities
+	}
+	req := packp.NewReferenceUpdateRequestFromCapabilities(caps)
+	req.Commands = []*packp.Command{{Name: r.branch, Old: remote, New: local}}
+	rd, wr := io.Pipe()
+	req.Packfile = rd
+	done := make(chan error, 1)
+	go func() {
+		e := packfile.NewEncoder(wr, r.netSt, caps != nil && !caps.Supports(capability.OFSDelta))
+		_, err := e.Encode(hashes, 10)
+		done <- wr.CloseWithError(err)
+	}()
+	rs, err := sess.ReceivePack(ctx, req)
+	if err != nil {
+		rd.Close()
+		<-done
+		return false, fmt.Errorf("push to %s: %w", redactURL(r.remoteURL), err)
+	}
+	if err := <-done; err != nil {
+		return false, fmt.Errorf("pack objects: %w", err)
+	}
+	if rs != nil {
+		if err := rs.Error(); err != nil {
+			// The ref was not updated: the remote moved between the
+			// advertisement and our update (or rejects non-fast-forwards).
+			r.log.Info("push refused by the remote", "err", err)
+			return false, ErrRejected
+		}
+	}
+	r.log.Info("pushed", "head", short(local), "objects", len(hashes))
+	return true, r.setTracking(local)
+}
+
+// setTracking records what the remote branch now is.
+func (r *Repo) setTracking(h plumbing.Hash) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old, err := r.refHash(r.trackingRef())
+	if err != nil || old == h {
+		return err
+	}
+	return r.updateRef(r.trackingRef(), h, old, "update by push")
+}
+
+// objectsToPush lists the objects the remote (at commit remote) lacks to
+// have commit local. ErrRejected means local does not descend from remote.
+func (r *Repo) objectsToPush(obj *objects, local, remote plumbing.Hash) ([]plumbing.Hash, error) {
+	var chain []plumbing.Hash
+	linear := true
+	found := remote.IsZero()
+	for h := local; !h.IsZero(); {
+		if h == remote {
+			found = true
+			break
+		}
+		c, err := obj.commit(h)
+		if err != nil {
+			return nil, err
+		}
+		chain = append(chain, h)
+		if len(c.ParentHashes) > 1 {
+			linear = false
+			break
+		}
+		if len(c.ParentHashes) == 0 {
+			break
+		}
+		h = c.ParentHashes[0]
+	}
+	if linear && !found {
+		return nil, ErrRejected
+	}
+	if !linear || remote.IsZero() {
+		// A merge in the way, or a first push: let go-git work it out.
+		var ignore []plumbing.Hash
+		if !remote.IsZero() {
+			ok, err := r.isAncestorIn(obj, remote, local)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, ErrRejected
+			}
+			ignore = []plumbing.Hash{remote}
+		}
+		hs, err := revlist.Objects(r.netSt, []plumbing.Hash{local}, ignore)
+		if err != nil {
+			return nil, fmt.Errorf("list objects to push: %w", err)
+		}
+		return hs, nil
+	}
+	seen := map[plumbing.Hash]bool{}
+	var out []plumbing.Hash
+	for _, h := range chain {
+		c, err := obj.commit(h)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+		parentTree := emptyTree
+		if len(c.ParentHashes) > 0 {
+			p, err := obj.commit(c.ParentHashes[0])
+			if err != nil {
+				return nil, err
+			}
+			parentTree = p.TreeHash
+		}
+		if err := newTreeObjects(obj, parentTree, c.TreeHash, seen, &out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// newTreeObjects adds tree and its subtrees and blobs that differ from the
+// same path in old.
+func newTreeObjects(obj *objects, old, tree plumbing.Hash, seen map[plumbing.Hash]bool, out *[]plumbing.Hash) error {
+	if old == tree || seen[tree] {
+		return nil
+	}
+	seen[tree] = true
+	*out = append(*out, tree)
+	oldEntries, err := obj.tree(old)
+	if err != nil {
+		return err
+	}
+	prev := make(map[string]plumbing.Hash, len(oldEntries))
+	for _, e := range oldEntries {
+		prev[e.Name] = e.Hash
+	}
+	es, err := obj.tree(tree)
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		if prev[e.Name] == e.Hash || seen[e.Hash] {
+			continue
+		}
+		switch e.Mode {
+		case filemode.Dir:
+			base := prev[e.Name]
+			if base.IsZero() {
+				base = emptyTree
+			}
+			if err := newTreeObjects(obj, base, e.Hash, seen, out); err != nil {
+				return err
+			}
+		case filemode.Submodule:
+		default:
+			seen[e.Hash] = true
+			*out = append(*out, e.Hash)
+		}
+	}
+	return nil
+}
+
+// isAncestorIn is isAncestor over another storage.
+func (r *Repo) isAncestorIn(obj *objects, anc, h plumbing.Hash) (bool, error) {
+	seen := map[plumbing.Hash]bool{}
+	stack := []plumbing.Hash{h}
+	for len(stack) > 0 && len(seen) < walkLimit {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if x == anc {
+			return true, nil
+		}
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		c, err := obj.commit(x)
+		if err != nil {
+			return false, err
+		}
+		stack = append(stack, c.ParentHashes...)
+	}
+	return false, nil
+}

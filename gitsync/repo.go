@@ -1,0 +1,378 @@
+// Package gitsync keeps an Obsidian vault's git repository: it commits each
+// change the server makes (only the touched paths, in a few milliseconds),
+// pushes in the background, pulls and replays local commits on top of the
+// remote with a three-way merge of notes changed on both sides, and reads
+// history with line diffs. It knows nothing of Markdown or MCP: paths are
+// vault-relative, '/'-separated strings.
+//
+// go-git is not safe for concurrent use, so a Repo serialises all local
+// repository work behind one mutex, and network transfers use a second,
+// independent go-git storage so that a slow push never delays a commit.
+package gitsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	gogit "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// Repo is a vault's git repository. Create it with Open, start the
+// background sync with Start, and stop it with Close. All methods are safe
+// for concurrent use.
+type Repo struct {
+	opts      Options
+	dir       string // absolute worktree root
+	gitDir    string // absolute .git folder
+	log       *slog.Logger
+	branch    plumbing.ReferenceName // refs/heads/<branch>
+	remoteURL string                 // effective remote; "" = local only
+	auth      transport.AuthMethod
+
+	// mu guards the main go-git storage and everything derived from it.
+	mu    sync.Mutex
+	st    *filesystem.Storage
+	obj   *objects
+	index *indexFile
+	hist  *history
+
+	// netMu guards the network storage: fetch and push use their own go-git
+	// storage on the same .git folder, so they run without holding mu.
+	netMu sync.Mutex
+	netSt *filesystem.Storage
+	net   *gogit.Repository
+
+	statMu sync.Mutex
+	state  syncState
+
+	pushWake chan struct{} // cap 1: a commit is waiting to be pushed
+	syncWake chan struct{} // cap 1: pull now
+	stop     chan struct{}
+	done     chan struct{}
+	started  bool
+	closed   bool
+	lifeMu   sync.Mutex
+}
+
+// Object cache sizes of the two go-git storages; go-git's default (96 MB
+// each) would blow the server's memory budget.
+const (
+	mainCacheSize = 16 * cache.MiByte
+	netCacheSize  = 8 * cache.MiByte
+	histCacheSize = 16 * cache.MiByte
+)
+
+// Open opens the vault's repository at opts.Dir. A folder that is not a
+// repository is initialised (branch opts.Branch, "main" by default); a
+// missing or empty folder is cloned from opts.RemoteURL when one is set.
+// Open does no network traffic otherwise: the first pull happens in Start.
+func Open(ctx context.Context, opts Options) (*Repo, error) {
+	o, err := opts.normalized()
+	if err != nil {
+		return nil, err
+	}
+	r := &Repo{
+		opts:     o,
+		dir:      o.Dir,
+		log:      o.Logger.With("component", "gitsync"),
+		pushWake: make(chan struct{}, 1),
+		syncWake: make(chan struct{}, 1),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
+	}
+	if err := r.openOrCreate(ctx); err != nil {
+		return nil, err
+	}
+	r.obj = newObjects(r.st)
+	r.index = &indexFile{path: filepath.Join(r.gitDir, "index")}
+	r.hist = newHistory(newStorage(r.gitDir, histCacheSize))
+	r.netSt = filesystem.NewStorageWithOptions(osfs.New(r.gitDir), cache.NewObjectLRU(netCacheSize), filesystem.Options{})
+	r.net, err = gogit.Open(r.netSt, nil)
+	if err != nil {
+		return nil, fmt.Errorf("gitsync: open repository: %w", err)
+	}
+	if err := r.setupBranch(); err != nil {
+		return nil, err
+	}
+	if err := r.setupRemote(); err != nil {
+		return nil, err
+	}
+	r.state.conflicts = r.loadConflicts()
+	r.refreshCounts()
+	return r, nil
+}
+
+// openOrCreate opens, clones or initialises the repository and sets r.st.
+func (r *Repo) openOrCreate(ctx context.Context) error {
+	fi, err := os.Stat(r.dir)
+	switch {
+	case err == nil && !fi.IsDir():
+		return fmt.Errorf("gitsync: vault %s is not a folder", r.dir)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("gitsync: vault folder: %w", err)
+	}
+	if gitDir, ok := findGitDir(r.dir); ok {
+		r.gitDir = gitDir
+		r.st = newStorage(gitDir, mainCacheSize)
+		if _, err := gogit.Open(r.st, osfs.New(r.dir)); err != nil {
+			return fmt.Errorf("gitsync: open repository in %s: %w", r.dir, err)
+		}
+		return nil
+	}
+	empty := true
+	if err == nil {
+		entries, err := os.ReadDir(r.dir)
+		if err != nil {
+			return fmt.Errorf("gitsync: vault folder: %w", err)
+		}
+		empty = len(entries) == 0
+	}
+	if err := os.MkdirAll(r.dir, 0o755); err != nil {
+		return fmt.Errorf("gitsync: create vault folder: %w", err)
+	}
+	r.gitDir = filepath.Join(r.dir, gogit.GitDirName)
+	if r.opts.RemoteURL != "" && empty {
+		return r.clone(ctx)
+	}
+	return r.initRepo()
+}
+
+// findGitDir returns the repository folder of the worktree dir: dir/.git,
+// or the folder a .git file points to (linked worktrees, submodules).
+func findGitDir(dir string) (string, bool) {
+	p := filepath.Join(dir, gogit.GitDirName)
+	fi, err := os.Stat(p)
+	if err != nil {
+		return "", false
+	}
+	if fi.IsDir() {
+		return p, true
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return "", false
+	}
+	line, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
+	if !ok {
+		return "", false
+	}
+	target := strings.TrimSpace(line)
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(dir, target)
+	}
+	return target, true
+}
+
+func newStorage(gitDir string, cacheSize cache.FileSize) *filesystem.Storage {
+	return filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRU(cacheSize), filesystem.Options{})
+}
+
+// initRepo runs the equivalent of `git init -b <branch>`.
+func (r *Repo) initRepo() error {
+	branch := r.opts.Branch
+	if branch == "" {
+		branch = DefaultBranch
+	}
+	r.st = newStorage(r.gitDir, mainCacheSize)
+	_, err := gogit.InitWithOptions(r.st, osfs.New(r.dir), gogit.InitOptions{
+		DefaultBranch: plumbing.NewBranchReferenceName(branch),
+	})
+	if err != nil {
+		return fmt.Errorf("gitsync: git init %s: %w", r.dir, err)
+	}
+	r.opts.Branch = branch
+	r.log.Info("initialised a git repository in the vault", "branch", branch)
+	return nil
+}
+
+// clone clones the remote into the empty vault folder. An empty remote, or
+// one without the configured branch, gives a new local repository with the
+// remote configured; the first push creates the branch there.
+func (r *Repo) clone(ctx context.Context) error {
+	auth, err := r.opts.Auth.method(r.opts.RemoteURL)
+	if err != nil {
+		return fmt.Errorf("gitsync: remote auth: %w", err)
+	}
+	r.st = newStorage(r.gitDir, mainCacheSize)
+	co := &gogit.CloneOptions{
+		URL:          r.opts.RemoteURL,
+		Auth:         auth,
+		RemoteName:   r.opts.RemoteName,
+		SingleBranch: true,
+		Tags:         gogit.NoTags,
+	}
+	if r.opts.Branch != "" {
+		co.ReferenceName = plumbing.NewBranchReferenceName(r.opts.Branch)
+	}
+	_, err = gogit.CloneContext(ctx, r.st, osfs.New(r.dir), co)
+	if err == nil {
+		r.log.Info("cloned the vault", "remote", redactURL(r.opts.RemoteURL))
+		return nil
+	}
+	var noRef gogit.NoMatchingRefSpecError
+	if !errors.Is(err, transport.ErrEmptyRemoteRepository) && !errors.Is(err, plumbing.ErrReferenceNotFound) && !errors.As(err, &noRef) {
+		os.RemoveAll(r.gitDir)
+		return fmt.Errorf("gitsync: clone %s: %w", redactURL(r.opts.RemoteURL), r.scrub(err))
+	}
+	// Nothing to clone: start a fresh repository and push to the remote.
+	if err := os.RemoveAll(r.gitDir); err != nil {
+		return fmt.Errorf("gitsync: clean up failed clone: %w", err)
+	}
+	r.log.Info("the remote has no commits on the branch yet: starting a new history", "remote", redactURL(r.opts.RemoteURL))
+	return r.initRepo()
+}
+
+// setupBranch settles which branch the server commits to: the configured
+// one, which HEAD must point at (an unborn HEAD is moved to it).
+func (r *Repo) setupBranch() error {
+	head, err := r.st.Reference(plumbing.HEAD)
+	if err != nil {
+		return fmt.Errorf("gitsync: read HEAD: %w", err)
+	}
+	if head.Type() != plumbing.SymbolicReference {
+		return errors.New("gitsync: the vault repository has a detached HEAD; check out a branch")
+	}
+	current := head.Target()
+	if r.opts.Branch == "" {
+		r.branch = current
+		r.opts.Branch = current.Short()
+		return nil
+	}
+	want := plumbing.NewBranchReferenceName(r.opts.Branch)
+	r.branch = want
+	if current == want {
+		return nil
+	}
+	if _, err := r.st.Reference(current); err == nil {
+		return fmt.Errorf("gitsync: the vault repository is on branch %q, not the configured %q", current.Short(), r.opts.Branch)
+	}
+	// HEAD is unborn: point it at the configured branch.
+	if err := r.st.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, want)); err != nil {
+		return fmt.Errorf("gitsync: set HEAD: %w", err)
+	}
+	return nil
+}
+
+// setupRemote makes sure the configured remote exists in .git/config, or
+// adopts the one the repository already has.
+func (r *Repo) setupRemote() error {
+	cfg, err := r.st.Config()
+	if err != nil {
+		return fmt.Errorf("gitsync: read git config: %w", err)
+	}
+	name := r.opts.RemoteName
+	rc, exists := cfg.Remotes[name]
+	switch {
+	case r.opts.RemoteURL == "" && !exists:
+		return nil
+	case r.opts.RemoteURL == "":
+		if len(rc.URLs) == 0 {
+			return nil
+		}
+		r.remoteURL = rc.URLs[0]
+	case exists && len(rc.URLs) > 0 && rc.URLs[0] != r.opts.RemoteURL:
+		return fmt.Errorf("gitsync: the repository's remote %q is %s, the configured remote is %s",
+			name, redactURL(rc.URLs[0]), redactURL(r.opts.RemoteURL))
+	default:
+		r.remoteURL = r.opts.RemoteURL
+		if !exists {
+			cfg.Remotes[name] = &config.RemoteConfig{
+				Name:  name,
+				URLs:  []string{r.opts.RemoteURL},
+				Fetch: []config.RefSpec{config.RefSpec("+refs/heads/*:refs/remotes/" + name + "/*")},
+			}
+		}
+	}
+	branch := r.opts.Branch
+	if _, ok := cfg.Branches[branch]; !ok {
+		// Upstream tracking, so `git status` on the command line shows
+		// ahead/behind like ours.
+		cfg.Branches[branch] = &config.Branch{Name: branch, Remote: name, Merge: r.branch}
+	}
+	if err := r.st.SetConfig(cfg); err != nil {
+		return fmt.Errorf("gitsync: write git config: %w", err)
+	}
+	r.auth, err = r.opts.Auth.method(r.remoteURL)
+	if err != nil {
+		return fmt.Errorf("gitsync: remote auth: %w", err)
+	}
+	return nil
+}
+
+// trackingRef is the remote-tracking ref of our branch.
+func (r *Repo) trackingRef() plumbing.ReferenceName {
+	return plumbing.NewRemoteReferenceName(r.opts.RemoteName, r.opts.Branch)
+}
+
+// Dir returns the worktree root.
+func (r *Repo) Dir() string { return r.dir }
+
+// Branch returns the branch the server commits to.
+func (r *Repo) Branch() string { return r.opts.Branch }
+
+// scrub removes the server's absolute vault path from an error's text, since
+// sync errors are shown to clients.
+func (r *Repo) scrub(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, r.dir) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(msg, r.dir, "<vault>"))
+}
+
+// Start runs the background sync: a pull right away and every SyncInterval,
+// and a push after commits (coalesced, retried with backoff). It returns at
+// once; Close stops it. ctx bounds the loop's lifetime too.
+func (r *Repo) Start(ctx context.Context) {
+	r.lifeMu.Lock()
+	defer r.lifeMu.Unlock()
+	if r.started || r.closed {
+		return
+	}
+	r.started = true
+	go r.loop(ctx)
+}
+
+// Close stops the background sync and makes a last push attempt (bounded by
+// a timeout) so that commits made just before shutdown reach the remote.
+func (r *Repo) Close() error {
+	r.lifeMu.Lock()
+	if r.closed {
+		r.lifeMu.Unlock()
+		return nil
+	}
+	r.closed = true
+	started := r.started
+	r.lifeMu.Unlock()
+	close(r.stop)
+	if started {
+		<-r.done
+	}
+	if r.remoteURL != "" && !r.opts.NoPush && r.Status().Ahead > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), closePushTimeout)
+		defer cancel()
+		if err := r.Push(ctx); err != nil {
+			r.log.Warn("final push failed; the commits stay local", "err", err)
+		}
+	}
+	return nil
+}
+
+// closePushTimeout bounds the final push in Close.
+const closePushTimeout = 10 * time.Second

@@ -1,0 +1,420 @@
+package gitsync
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// emptyTree is the hash of git's empty tree object.
+var emptyTree = plumbing.NewHash("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
+
+// objects reads and writes git objects of one go-git storage. It keeps the
+// entries of recently used trees decoded, because every commit rewrites the
+// trees along its paths and the next commit reads them again.
+type objects struct {
+	st    *filesystem.Storage
+	trees map[plumbing.Hash][]object.TreeEntry
+	order []plumbing.Hash // FIFO eviction for trees
+}
+
+// treeCacheSize bounds the decoded-tree cache.
+const treeCacheSize = 256
+
+func newObjects(st *filesystem.Storage) *objects {
+	return &objects{st: st, trees: make(map[plumbing.Hash][]object.TreeEntry)}
+}
+
+// encoded returns a raw object. Packs written by another process (a fetch
+// through the network storage, git gc) are picked up by re-reading the pack
+// indexes once when an object is missing.
+func (o *objects) encoded(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	obj, err := o.st.EncodedObject(t, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		o.st.ObjectStorage.Reindex()
+		obj, err = o.st.EncodedObject(t, h)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s %s: %w", t, h, err)
+	}
+	return obj, nil
+}
+
+// commit reads a commit.
+func (o *objects) commit(h plumbing.Hash) (*object.Commit, error) {
+	obj, err := o.encoded(plumbing.CommitObject, h)
+	if err != nil {
+		return nil, err
+	}
+	c := &object.Commit{}
+	if err := c.Decode(obj); err != nil {
+		return nil, fmt.Errorf("decode commit %s: %w", h, err)
+	}
+	return c, nil
+}
+
+// tree returns the entries of a tree; the zero hash and the empty tree have
+// none. The slice is shared: copy before changing it.
+func (o *objects) tree(h plumbing.Hash) ([]object.TreeEntry, error) {
+	if h.IsZero() || h == emptyTree {
+		return nil, nil
+	}
+	if es, ok := o.trees[h]; ok {
+		return es, nil
+	}
+	obj, err := o.encoded(plumbing.TreeObject, h)
+	if err != nil {
+		return nil, err
+	}
+	t := &object.Tree{}
+	if err := t.Decode(obj); err != nil {
+		return nil, fmt.Errorf("decode tree %s: %w", h, err)
+	}
+	o.remember(h, t.Entries)
+	return t.Entries, nil
+}
+
+func (o *objects) remember(h plumbing.Hash, es []object.TreeEntry) {
+	if _, ok := o.trees[h]; ok {
+		return
+	}
+	if len(o.order) >= treeCacheSize {
+		delete(o.trees, o.order[0])
+		o.order = o.order[1:]
+	}
+	o.trees[h] = es
+	o.order = append(o.order, h)
+}
+
+// blob returns a blob's content.
+func (o *objects) blob(h plumbing.Hash) ([]byte, error) {
+	obj, err := o.encoded(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, err
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	defer r.Close()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	return data, nil
+}
+
+// has reports whether the object exists.
+func (o *objects) has(h plumbing.Hash) bool {
+	if o.st.HasEncodedObject(h) == nil {
+		return true
+	}
+	o.st.ObjectStorage.Reindex()
+	return o.st.HasEncodedObject(h) == nil
+}
+
+// writeBlob stores content as a blob (a loose object) and returns its hash.
+func (o *objects) writeBlob(content []byte) (plumbing.Hash, error) {
+	obj := &plumbing.MemoryObject{}
+	obj.SetType(plumbing.BlobObject)
+	obj.Write(content)
+	h, err := o.st.SetEncodedObject(obj)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)
+	}
+	return h, nil
+}
+
+// writeTree stores a tree whose entries are already sorted.
+func (o *objects) writeTree(es []object.TreeEntry) (plumbing.Hash, error) {
+	var buf bytes.Buffer
+	for _, e := range es {
+		fmt.Fprintf(&buf, "%o %s", e.Mode, e.Name)
+		buf.WriteByte(0)
+		buf.Write(e.Hash[:])
+	}
+	obj := &plumbing.MemoryObject{}
+	obj.SetType(plumbing.TreeObject)
+	obj.Write(buf.Bytes())
+	h := obj.Hash()
+	if _, ok := o.trees[h]; !ok {
+		if _, err := o.st.SetEncodedObject(obj); err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("write tree: %w", err)
+		}
+	}
+	o.remember(h, es)
+	return h, nil
+}
+
+// writeCommit stores a commit.
+func (o *objects) writeCommit(c *object.Commit) (plumbing.Hash, error) {
+	obj := &plumbing.MemoryObject{}
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
+	}
+	h, err := o.st.SetEncodedObject(obj)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("write commit: %w", err)
+	}
+	return h, nil
+}
+
+// treeChange is the new state of one path: a blob with a mode, or gone.
+type treeChange struct {
+	hash plumbing.Hash
+	mode filemode.FileMode
+	del  bool
+}
+
+// applyTree returns the hash of tree h with changes applied; the keys of
+// changes are '/'-separated paths relative to that tree. Only the trees
+// along the changed paths are read and written, so a commit costs the depth
+// of its paths, not the size of the vault. An empty result is the zero hash
+// (the caller writes git's empty tree at the root).
+func (o *objects) applyTree(h plumbing.Hash, changes map[string]treeChange) (plumbing.Hash, error) {
+	old, err := o.tree(h)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	es := make([]object.TreeEntry, len(old))
+	copy(es, old)
+	pos := func(name string) int {
+		for i := range es {
+			if es[i].Name == name {
+				return i
+			}
+		}
+		return -1
+	}
+	sub := map[string]map[string]treeChange{}
+	for p, c := range changes {
+		if i := strings.IndexByte(p, '/'); i >= 0 {
+			dir := p[:i]
+			if sub[dir] == nil {
+				sub[dir] = map[string]treeChange{}
+			}
+			sub[dir][p[i+1:]] = c
+			continue
+		}
+		i := pos(p)
+		switch {
+		case c.del && i >= 0:
+			es = append(es[:i], es[i+1:]...)
+		case c.del:
+		case i >= 0:
+			es[i] = object.TreeEntry{Name: p, Mode: c.mode, Hash: c.hash}
+		default:
+			es = append(es, object.TreeEntry{Name: p, Mode: c.mode, Hash: c.hash})
+		}
+	}
+	for dir, cs := range sub {
+		i := pos(dir)
+		var base plumbing.Hash
+		if i >= 0 && es[i].Mode == filemode.Dir {
+			base = es[i].Hash
+		}
+		nh, err := o.applyTree(base, cs)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		switch {
+		case nh.IsZero() && i >= 0 && es[i].Mode == filemode.Dir:
+			es = append(es[:i], es[i+1:]...)
+		case nh.IsZero():
+			// Only deletions below a folder that does not exist: nothing to do.
+		case i >= 0:
+			es[i] = object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: nh}
+		default:
+			es = append(es, object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: nh})
+		}
+	}
+	if len(es) == 0 {
+		return plumbing.ZeroHash, nil
+	}
+	sort.Sort(object.TreeEntrySorter(es))
+	if h != plumbing.ZeroHash && treeEntriesEqual(es, old) {
+		return h, nil
+	}
+	return o.writeTree(es)
+}
+
+func treeEntriesEqual(a, b []object.TreeEntry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// lookup returns the entry at path p in tree h.
+func (o *objects) lookup(h plumbing.Hash, p string) (object.TreeEntry, bool, error) {
+	for {
+		es, err := o.tree(h)
+		if err != nil {
+			return object.TreeEntry{}, false, err
+		}
+		name, rest, more := strings.Cut(p, "/")
+		var found *object.TreeEntry
+		for i := range es {
+			if es[i].Name == name {
+				found = &es[i]
+				break
+			}
+		}
+		if found == nil {
+			return object.TreeEntry{}, false, nil
+		}
+		if !more {
+			return *found, true, nil
+		}
+		if found.Mode != filemode.Dir {
+			return object.TreeEntry{}, false, nil
+		}
+		h, p = found.Hash, rest
+	}
+}
+
+// fileEntry is a blob (or symlink, or submodule) at a path in a tree.
+type fileEntry struct {
+	Path string
+	Hash plumbing.Hash
+	Mode filemode.FileMode
+}
+
+// walk calls fn for every non-tree entry under tree h, with paths prefixed
+// by prefix.
+func (o *objects) walk(h plumbing.Hash, prefix string, fn func(fileEntry)) error {
+	es, err := o.tree(h)
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		p := joinPath(prefix, e.Name)
+		if e.Mode == filemode.Dir {
+			if err := o.walk(e.Hash, p, fn); err != nil {
+				return err
+			}
+			continue
+		}
+		fn(fileEntry{Path: p, Hash: e.Hash, Mode: e.Mode})
+	}
+	return nil
+}
+
+// flatten returns every file under tree h by path.
+func (o *objects) flatten(h plumbing.Hash) (map[string]fileEntry, error) {
+	out := map[string]fileEntry{}
+	err := o.walk(h, "", func(e fileEntry) { out[e.Path] = e })
+	return out, err
+}
+
+func joinPath(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// fileDiff is one path whose entry differs between two trees. A missing side
+// has the zero hash.
+type fileDiff struct {
+	Path     string
+	From, To fileEntry
+}
+
+// diffTrees lists the files that differ between trees a and b, skipping
+// every subtree whose hash is the same on both sides.
+func (o *objects) diffTrees(a, b plumbing.Hash) ([]fileDiff, error) {
+	var out []fileDiff
+	err := o.diffInto(a, b, "", &out)
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, err
+}
+
+func (o *objects) diffInto(a, b plumbing.Hash, prefix string, out *[]fileDiff) error {
+	if a == b {
+		return nil
+	}
+	ea, err := o.tree(a)
+	if err != nil {
+		return err
+	}
+	eb, err := o.tree(b)
+	if err != nil {
+		return err
+	}
+	byName := make(map[string]object.TreeEntry, len(eb))
+	for _, e := range eb {
+		byName[e.Name] = e
+	}
+	for _, x := range ea {
+		y, ok := byName[x.Name]
+		delete(byName, x.Name)
+		if ok && x == y {
+			continue
+		}
+		if err := o.diffEntry(joinPath(prefix, x.Name), &x, optEntry(y, ok), out); err != nil {
+			return err
+		}
+	}
+	for _, y := range byName {
+		if err := o.diffEntry(joinPath(prefix, y.Name), nil, &y, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func optEntry(e object.TreeEntry, ok bool) *object.TreeEntry {
+	if !ok {
+		return nil
+	}
+	return &e
+}
+
+// diffEntry compares one name in two trees; either side may be missing, a
+// file or a folder.
+func (o *objects) diffEntry(p string, x, y *object.TreeEntry, out *[]fileDiff) error {
+	var xdir, ydir plumbing.Hash
+	var xf, yf fileEntry
+	if x != nil {
+		if x.Mode == filemode.Dir {
+			xdir = x.Hash
+		} else {
+			xf = fileEntry{Path: p, Hash: x.Hash, Mode: x.Mode}
+		}
+	}
+	if y != nil {
+		if y.Mode == filemode.Dir {
+			ydir = y.Hash
+		} else {
+			yf = fileEntry{Path: p, Hash: y.Hash, Mode: y.Mode}
+		}
+	}
+	if !xf.Hash.IsZero() || !yf.Hash.IsZero() {
+		*out = append(*out, fileDiff{Path: p, From: xf, To: yf})
+	}
+	if !xdir.IsZero() || !ydir.IsZero() {
+		return o.diffInto(orEmpty(xdir), orEmpty(ydir), p, out)
+	}
+	return nil
+}
+
+func orEmpty(h plumbing.Hash) plumbing.Hash {
+	if h.IsZero() {
+		return emptyTree
+	}
+	return h
+}
