@@ -82,7 +82,11 @@ func CreateDirectory(d Deps) server.ServerTool {
 			return nil, err
 		}
 		if !created {
-			return textResult(fmt.Sprintf("Directory already exists: %s", p.Rel)), nil
+			name := p.Rel
+			if p.IsRoot() {
+				name = "/ (the vault root)"
+			}
+			return textResult(fmt.Sprintf("Directory already exists: %s", name)), nil
 		}
 		return textResult(fmt.Sprintf("Created directory %s", p.Rel)), nil
 	})}
