@@ -4,12 +4,11 @@ package mcpserver
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 
 	"github.com/mark3labs/mcp-go/server"
 
 	"vaultmcp/tools"
+	"vaultmcp/vault"
 )
 
 // Name is the server name reported at initialize.
@@ -44,10 +43,17 @@ func New(d tools.Deps, version string) (*server.MCPServer, error) {
 
 // Instructions returns the vault's root CLAUDE.md, which seed 003 delivers
 // as the MCP instructions at initialize, or a short default without one.
+// The file is read through the vault boundary: a CLAUDE.md that is a
+// symlink out of the vault (git can carry one in with a pull) must not
+// hand a file from elsewhere on the server to every client.
 func Instructions(root string) string {
-	data, err := os.ReadFile(filepath.Join(root, "CLAUDE.md"))
-	if err != nil || len(bytes.TrimSpace(data)) == 0 {
+	v, err := vault.Open(root, vault.Options{})
+	if err != nil {
 		return defaultInstructions
 	}
-	return string(data)
+	f, err := v.ReadFile("CLAUDE.md", 0)
+	if err != nil || len(bytes.TrimSpace(f.Data)) == 0 {
+		return defaultInstructions
+	}
+	return string(f.Data)
 }

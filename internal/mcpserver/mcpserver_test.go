@@ -1,0 +1,209 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"vaultmcp/tools"
+	"vaultmcp/vault"
+)
+
+func newServer(t *testing.T, root string) *server.MCPServer {
+	t.Helper()
+	v, err := vault.Open(root, vault.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(tools.Deps{Vault: v, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, "1.2.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func send(t *testing.T, s *server.MCPServer, id int, method, params string) map[string]any {
+	t.Helper()
+	msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)
+	raw, err := json.Marshal(s.HandleMessage(context.Background(), json.RawMessage(msg)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func initialize(t *testing.T, s *server.MCPServer) map[string]any {
+	t.Helper()
+	resp := send(t, s, 1, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}`)
+	res, ok := resp["result"].(map[string]any)
+	if !ok {
+		t.Fatalf("initialize: %v", resp)
+	}
+	return res
+}
+
+func TestInstructions(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(base, "secret.txt")
+	if err := os.WriteFile(secret, []byte("server secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		setup func(root string) error
+		want  string
+	}{
+		{"root CLAUDE.md", func(root string) error {
+			return os.WriteFile(filepath.Join(root, "CLAUDE.md"), []byte("# My vault\nUse kebab-case.\n"), 0o644)
+		}, "# My vault\nUse kebab-case.\n"},
+		{"none", func(string) error { return nil }, defaultInstructions},
+		{"blank", func(root string) error {
+			return os.WriteFile(filepath.Join(root, "CLAUDE.md"), []byte(" \n\t\n"), 0o644)
+		}, defaultInstructions},
+		{"folder named CLAUDE.md", func(root string) error {
+			return os.Mkdir(filepath.Join(root, "CLAUDE.md"), 0o755)
+		}, defaultInstructions},
+		{"symlink out of the vault", func(root string) error {
+			return os.Symlink(secret, filepath.Join(root, "CLAUDE.md"))
+		}, defaultInstructions},
+		{"symlink inside the vault", func(root string) error {
+			if err := os.WriteFile(filepath.Join(root, "README.md"), []byte("linked"), 0o644); err != nil {
+				return err
+			}
+			return os.Symlink("README.md", filepath.Join(root, "CLAUDE.md"))
+		}, "linked"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := filepath.Join(base, fmt.Sprint("vault", i))
+			if err := os.Mkdir(root, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.setup(root); err != nil {
+				t.Fatal(err)
+			}
+			if got := Instructions(root); got != tt.want {
+				t.Errorf("Instructions = %q, want %q", got, tt.want)
+			}
+			res := initialize(t, newServer(t, root))
+			if res["instructions"] != tt.want {
+				t.Errorf("initialize instructions = %q, want %q", res["instructions"], tt.want)
+			}
+			info, _ := res["serverInfo"].(map[string]any)
+			if info["name"] != Name || info["version"] != "1.2.3" {
+				t.Errorf("serverInfo = %v", info)
+			}
+		})
+	}
+	if got := Instructions(filepath.Join(base, "missing")); got != defaultInstructions {
+		t.Errorf("missing vault: %q", got)
+	}
+}
+
+// callValidated runs the argument validator over one call.
+func callValidated(t *testing.T, v *argValidator, tool string, args any) (*mcp.CallToolResult, bool) {
+	t.Helper()
+	reached := false
+	next := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		reached = true
+		return mcp.NewToolResultText("ok"), nil
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	res, err := v.middleware(next)(context.Background(), req)
+	if err != nil {
+		t.Fatalf("middleware returned a protocol error: %v", err)
+	}
+	return res, reached
+}
+
+func TestArgValidator(t *testing.T) {
+	v, err := newArgValidator(tools.All(tools.Deps{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		tool string
+		args any
+		want string // "" = passes to the handler
+	}{
+		{"read_file", map[string]any{"path": "a.md"}, ""},
+		{"list_directory", map[string]any{"path": "", "recursive": true, "max_depth": 3}, ""},
+		{"list_directory", map[string]any{"path": "", "max_depth": 3.0}, ""},
+		{"read_file", nil, `invalid arguments for read_file: missing required argument "path"`},
+		{"read_file", map[string]any{}, `invalid arguments for read_file: missing required argument "path"`},
+		{"rename_file", map[string]any{"old_path": "a"}, `missing required argument "new_path"`},
+		{"read_file", map[string]any{"path": "a", "extra": 1}, `unknown argument "extra" (read_file takes: path)`},
+		{"read_file", map[string]any{"path": 7}, `argument "path": got number, want string`},
+		{"write_file", map[string]any{"path": "a", "content": []any{"x"}}, `argument "content": got array, want string`},
+		{"list_directory", map[string]any{"path": "", "max_depth": 99}, `argument "max_depth"`},
+		{"list_directory", map[string]any{"path": "", "recursive": "true"}, `argument "recursive": got string, want boolean`},
+		{"read_file", "a.md", "arguments must be a JSON object"},
+		{"read_file", []any{"a.md"}, "arguments must be a JSON object"},
+		{"no_such_tool", map[string]any{"anything": 1}, ""}, // not ours to judge
+	}
+	for _, tt := range tests {
+		res, reached := callValidated(t, v, tt.tool, tt.args)
+		if tt.want == "" {
+			if !reached || res.IsError {
+				t.Errorf("%s %v: refused: %v", tt.tool, tt.args, res.Content)
+			}
+			continue
+		}
+		if reached {
+			t.Errorf("%s %v: reached the handler", tt.tool, tt.args)
+			continue
+		}
+		if !res.IsError || len(res.Content) != 1 {
+			t.Fatalf("%s %v: %+v", tt.tool, tt.args, res)
+		}
+		var body map[string]string
+		text := res.Content[0].(mcp.TextContent).Text
+		if err := json.Unmarshal([]byte(text), &body); err != nil {
+			t.Fatalf("%s: error text is not JSON: %q", tt.tool, text)
+		}
+		if !strings.Contains(body["error"], tt.want) {
+			t.Errorf("%s %v: %q, want %q", tt.tool, tt.args, body["error"], tt.want)
+		}
+	}
+}
+
+// Through the whole server, a bad call is a tool error (isError), not a
+// protocol error, and the server keeps serving.
+func TestValidationThroughServer(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newServer(t, root)
+	initialize(t, s)
+	resp := send(t, s, 2, "tools/call", `{"name":"write_file","arguments":{"path":"x.md"}}`)
+	res, _ := resp["result"].(map[string]any)
+	if res["isError"] != true {
+		t.Fatalf("missing content: %v", resp)
+	}
+	if _, err := os.Stat(filepath.Join(root, "x.md")); !os.IsNotExist(err) {
+		t.Errorf("write_file without content created the file")
+	}
+	resp = send(t, s, 3, "tools/call", `{"name":"write_file","arguments":{"path":"x.md","content":""}}`)
+	if res, _ := resp["result"].(map[string]any); res["isError"] == true {
+		t.Errorf("empty content refused: %v", resp)
+	}
+}
