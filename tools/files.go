@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"vaultmcp/vault"
 )
 
 type pathArgs struct {
@@ -105,38 +107,83 @@ func EditFile(d Deps) server.ServerTool {
 // DeleteFile is delete_file: remove one file, committed.
 func DeleteFile(d Deps) server.ServerTool {
 	tool := mcp.NewTool("delete_file",
-		mcp.WithDescription("Delete one file (not a folder). The deletion is committed, so the file stays recoverable from git history."),
+		mcp.WithDescription("Delete one file (not a folder). The deletion is committed, so the file stays recoverable from git history. "+
+			"The result says how many links in other notes now point to the deleted file and are broken."),
 		mcp.WithString("path", mcp.Required(), mcp.Description("File path relative to the vault root")),
 		annotate("Delete file", false, true, true),
 	)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a pathArgs) (*mcp.CallToolResult, error) {
-		w, err := d.Vault.DeleteFile(ctx, a.Path)
+		var links, notes int
+		w, err := d.Vault.DeleteFileWith(ctx, a.Path, func(p vault.Path) error {
+			if d.Index == nil {
+				return nil
+			}
+			var err error
+			links, notes, err = d.Index.DanglingAfterDelete(ctx, p.Rel)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
-		return textResult(fmt.Sprintf("Deleted %s%s", w.Path.Rel, parenthesize(commitNote(w.Commit)))), nil
+		msg := fmt.Sprintf("Deleted %s%s", w.Path.Rel, parenthesize(commitNote(w.Commit)))
+		if links > 0 {
+			msg += fmt.Sprintf(". %d link(s) in %d note(s) pointed to it and are now broken (see get_broken_links)", links, notes)
+		}
+		return textResult(msg), nil
 	})}
 }
 
 type renameArgs struct {
-	OldPath string `json:"old_path"`
-	NewPath string `json:"new_path"`
+	OldPath     string `json:"old_path"`
+	NewPath     string `json:"new_path"`
+	UpdateLinks *bool  `json:"update_links"`
 }
 
-// RenameFile is rename_file: move a file, never overwriting.
+// RenameFile is rename_file: move a file, never overwriting, and rewrite
+// the links that pointed to it.
 func RenameFile(d Deps) server.ServerTool {
 	tool := mcp.NewTool("rename_file",
-		mcp.WithDescription("Move or rename a file. Missing folders of the new path are created; an existing file at new_path is never overwritten. The move is committed."),
+		mcp.WithDescription("Move or rename a file. Missing folders of the new path are created; an existing file at new_path is never overwritten. "+
+			"With update_links (default true), every note linking to the file has its links rewritten to the new name, keeping aliases, headings, "+
+			"block ids and link style; the move and the link updates are one commit."),
 		mcp.WithString("old_path", mcp.Required(), mcp.Description("Current file path relative to the vault root")),
 		mcp.WithString("new_path", mcp.Required(), mcp.Description("New file path relative to the vault root")),
+		mcp.WithBoolean("update_links", mcp.DefaultBool(true), mcp.Description("Rewrite links in other notes to follow the file")),
 		annotate("Rename file", false, false, false),
 	)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a renameArgs) (*mcp.CallToolResult, error) {
-		w, err := d.Vault.RenameFile(ctx, a.OldPath, a.NewPath, nil)
+		update := d.Index != nil && (a.UpdateLinks == nil || *a.UpdateLinks)
+		var links, notes int
+		var extra func(tx *vault.Tx, from, to vault.Path) error
+		if update {
+			extra = func(tx *vault.Tx, from, to vault.Path) error {
+				rewrites, err := d.Index.PlanRename(ctx, from.Rel, to.Rel)
+				if err != nil {
+					return err
+				}
+				for _, rw := range rewrites {
+					p, err := d.Vault.Resolve(rw.Rel)
+					if err != nil {
+						return err
+					}
+					if err := tx.WriteFile(p, rw.Content); err != nil {
+						return err
+					}
+					links += rw.Links
+					notes++
+				}
+				return nil
+			}
+		}
+		w, err := d.Vault.RenameFile(ctx, a.OldPath, a.NewPath, extra)
 		if err != nil {
 			return nil, err
 		}
-		return textResult(fmt.Sprintf("Renamed %s -> %s%s", w.From.Rel, w.Path.Rel, parenthesize(commitNote(w.Commit)))), nil
+		msg := fmt.Sprintf("Renamed %s -> %s%s", w.From.Rel, w.Path.Rel, parenthesize(commitNote(w.Commit)))
+		if links > 0 {
+			msg += fmt.Sprintf("; updated %d link(s) in %d note(s)", links, notes)
+		}
+		return textResult(msg), nil
 	})}
 }
 

@@ -9,7 +9,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"vaultmcp/gitsync"
 	"vaultmcp/vault"
+	"vaultmcp/vault/index"
 )
 
 // DefaultMaxReadBytes is how much of a file read_file returns when Deps
@@ -20,6 +22,11 @@ const DefaultMaxReadBytes = 256 << 10
 // Deps is what the tools work on. Only Vault is required.
 type Deps struct {
 	Vault *vault.Vault
+	// Index answers link and tag queries; nil leaves those tools out and
+	// renames do not update links.
+	Index *index.Index
+	// Git is the vault's history; nil leaves the history tools out.
+	Git *gitsync.Repo
 	// MaxReadBytes caps read_file; 0 means DefaultMaxReadBytes.
 	MaxReadBytes int64
 	// Logger receives unexpected failures; nil means slog.Default().
@@ -42,7 +49,7 @@ func (d Deps) logger() *slog.Logger {
 
 // All returns every tool, in the order tools/list shows them.
 func All(d Deps) []server.ServerTool {
-	return []server.ServerTool{
+	all := []server.ServerTool{
 		ReadFile(d),
 		WriteFile(d),
 		EditFile(d),
@@ -51,4 +58,16 @@ func All(d Deps) []server.ServerTool {
 		ListDirectory(d),
 		CreateDirectory(d),
 	}
+	if d.Index != nil {
+		all = append(all,
+			GetBacklinks(d),
+			GetBrokenLinks(d),
+			FindLinks(d),
+			GetTags(d),
+		)
+	}
+	if d.Git != nil {
+		all = append(all, GetRecentChanges(d))
+	}
+	return all
 }

@@ -155,12 +155,23 @@ func toCRLF(s string) []byte {
 
 // DeleteFile removes one file. Folders are refused.
 func (v *Vault) DeleteFile(ctx context.Context, given string) (Written, error) {
+	return v.DeleteFileWith(ctx, given, nil)
+}
+
+// DeleteFileWith is DeleteFile with a hook that runs under the write lock
+// just before the file goes (the index counts the links it will break).
+func (v *Vault) DeleteFileWith(ctx context.Context, given string, before func(p Path) error) (Written, error) {
 	p, _, err := v.statFile(given)
 	if err != nil {
 		return Written{}, err
 	}
 	commit, err := v.Update(ctx, func(tx *Tx) error {
 		tx.Summarize("delete %s", p.Rel)
+		if before != nil {
+			if err := before(p); err != nil {
+				return err
+			}
+		}
 		return tx.Remove(p)
 	})
 	if err != nil {

@@ -7,15 +7,19 @@ import (
 	"io"
 	"io/fs"
 	"log"
+	"log/slog"
 	"os"
 	"path/filepath"
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"vaultmcp/gitsync"
 	"vaultmcp/internal/config"
 	"vaultmcp/internal/mcpserver"
 	"vaultmcp/tools"
 	"vaultmcp/vault"
+	"vaultmcp/vault/index"
+	"vaultmcp/vault/watch"
 )
 
 // serve runs the MCP server over stdio until the client closes stdin or
@@ -41,7 +45,26 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 		return err
 	}
 
-	deps := tools.Deps{Vault: v, MaxReadBytes: cfg.Vault.MaxReadBytes, Logger: logger}
+	// The index builds in the background: initialize is answered at once,
+	// and queries that need the index wait for it.
+	ix := index.New(v, logger)
+	v.Observe(ix.Refresh)
+
+	repo, err := gitsync.Open(ctx, gitOptions(cfg, v, ix, logger))
+	if err != nil {
+		return fmt.Errorf("git: %w", err)
+	}
+	v.SetRecorder(repo)
+	ix.Start(ctx)
+	repo.Start(ctx)
+	defer repo.Close()
+	w := watch.New(v, ix.Refresh, watch.Options{Logger: logger})
+	if err := w.Start(ctx); err != nil {
+		return fmt.Errorf("watch vault: %w", err)
+	}
+	defer w.Close()
+
+	deps := tools.Deps{Vault: v, Index: ix, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, Logger: logger}
 	s, err := mcpserver.New(deps, version)
 	if err != nil {
 		return err
@@ -54,6 +77,41 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 		return fmt.Errorf("stdio: %w", err)
 	}
 	return nil
+}
+
+// The vault's history is its git repository: every change the vault records
+// is a commit.
+var _ vault.Recorder = (*gitsync.Repo)(nil)
+
+// gitOptions maps the configuration onto gitsync.
+func gitOptions(cfg *config.Config, v *vault.Vault, ix *index.Index, logger *slog.Logger) gitsync.Options {
+	interval := cfg.Git.SyncInterval
+	if interval == 0 {
+		interval = -1 // configured as "never"; gitsync reads 0 as its default
+	}
+	auth := gitsync.Auth{
+		SSHKeyFile:       cfg.Git.SSHKey,
+		SSHKeyPassphrase: cfg.Git.SSHKeyPassphrase,
+		SSHAgent:         cfg.Git.SSHKey == "",
+		Token:            cfg.Git.Token,
+		Username:         cfg.Git.Username,
+	}
+	if cfg.Git.KnownHosts != "" {
+		auth.KnownHostsFiles = []string{cfg.Git.KnownHosts}
+	}
+	return gitsync.Options{
+		Dir:          v.Root(),
+		RemoteURL:    cfg.Git.Remote,
+		Branch:       cfg.Git.Branch,
+		AuthorName:   cfg.Git.AuthorName,
+		AuthorEmail:  cfg.Git.AuthorEmail,
+		Auth:         auth,
+		SyncInterval: interval,
+		NoPush:       !cfg.Git.Push,
+		Locker:       v.Locker(),
+		Changed:      ix.Refresh,
+		Logger:       logger,
+	}
 }
 
 // welcomeNote is the first note of the default vault.

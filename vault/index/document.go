@@ -1,0 +1,47 @@
+package index
+
+import (
+	"vaultmcp/vault/markdown"
+)
+
+// document is what the index keeps of a parsed note: the parser's full
+// result holds more (headings, offsets) than queries need in memory.
+type document struct {
+	links []docLink
+	tags  []string // as spelled, without '#'
+}
+
+// docLink is one link of a note.
+type docLink struct {
+	raw    string // as written, for seed 000's "links"
+	target string // path or name part; "" links to the note itself
+}
+
+// parse extracts a document from a note's bytes.
+func parse(content []byte) document {
+	n := markdown.Parse(content)
+	d := document{
+		links: make([]docLink, len(n.Links)),
+		tags:  make([]string, len(n.Tags)),
+	}
+	for i, l := range n.Links {
+		d.links[i] = docLink{raw: l.Raw, target: l.Target}
+	}
+	for i, t := range n.Tags {
+		d.tags[i] = t.Name
+	}
+	return d
+}
+
+// rawLinks returns the note's links as written, deduplicated, in order.
+func (d document) rawLinks() []string {
+	out := make([]string, 0, len(d.links))
+	seen := make(map[string]bool, len(d.links))
+	for _, l := range d.links {
+		if !seen[l.raw] {
+			seen[l.raw] = true
+			out = append(out, l.raw)
+		}
+	}
+	return out
+}

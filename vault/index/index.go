@@ -1,0 +1,473 @@
+// Package index is the live in-memory model of a vault's notes: each
+// note's links, tags and text, the link graph resolved the way Obsidian
+// resolves it, and tag counts. It is built in the background at start,
+// kept fresh by the server's own writes (synchronously, so a write is seen
+// by the next query), by pulls and by file-system events, and answers
+// backlink, broken-link and tag queries in microseconds instead of
+// rescanning the vault.
+package index
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"vaultmcp/vault"
+)
+
+// Index is the live model of one vault. Its methods are safe for
+// concurrent use; queries made before the first build finishes wait for
+// it.
+type Index struct {
+	v   *vault.Vault
+	log *slog.Logger
+
+	ready     chan struct{}
+	readyOnce sync.Once
+
+	mu        sync.RWMutex
+	notes     map[string]*note               // Markdown notes by rel path
+	files     map[string]struct{}            // every indexed file by rel path
+	names     names                          // for link resolution
+	linkers   map[string]map[string]struct{} // linkKey -> notes with a link in that bucket
+	backlinks map[string]map[string]int      // target rel -> source rel -> link count
+	tags      map[string]*tagStat            // key(tag) -> counts
+	broken    int                            // notes with at least one broken link
+}
+
+// note is one Markdown note as the index holds it.
+type note struct {
+	rel     string
+	content []byte
+	size    int64
+	modTime time.Time
+	doc     document
+	out     []string // resolved target of each doc.links[i]; "" when broken
+}
+
+// tagStat counts one tag (case-folded) over the vault.
+type tagStat struct {
+	count     int            // occurrences
+	notes     int            // notes carrying it
+	spellings map[string]int // spelling -> occurrences
+}
+
+// New returns an empty index over v. Call Start to build it.
+func New(v *vault.Vault, logger *slog.Logger) *Index {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Index{
+		v:         v,
+		log:       logger,
+		ready:     make(chan struct{}),
+		notes:     map[string]*note{},
+		files:     map[string]struct{}{},
+		names:     newNames(),
+		linkers:   map[string]map[string]struct{}{},
+		backlinks: map[string]map[string]int{},
+		tags:      map[string]*tagStat{},
+	}
+}
+
+// Build reads and parses the whole vault, using every core, and marks the
+// index ready. Start runs it in the background.
+func (ix *Index) Build(ctx context.Context) error {
+	defer ix.readyOnce.Do(func() { close(ix.ready) })
+	start := time.Now()
+	root, err := ix.v.Resolve("")
+	if err != nil {
+		return err
+	}
+	var mdPaths, otherPaths []string
+	err = ix.v.Walk(root, func(rel string, d fs.DirEntry) error {
+		if d.IsDir() {
+			return nil
+		}
+		if isNote(rel) {
+			mdPaths = append(mdPaths, rel)
+		} else {
+			otherPaths = append(otherPaths, rel)
+		}
+		return ctx.Err()
+	})
+	if err != nil {
+		return err
+	}
+	loaded := make([]*note, len(mdPaths))
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				loaded[i] = ix.load(mdPaths[i])
+			}
+		}()
+	}
+	for i := range mdPaths {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for _, rel := range otherPaths {
+		ix.files[rel] = struct{}{}
+		ix.names.add(rel)
+	}
+	for _, n := range loaded {
+		if n == nil {
+			continue
+		}
+		ix.files[n.rel] = struct{}{}
+		ix.names.add(n.rel)
+		ix.notes[n.rel] = n
+	}
+	// Resolve only once every name is known.
+	for _, n := range ix.notes {
+		ix.addContributions(n)
+	}
+	ix.log.Info("index built", "notes", len(ix.notes), "files", len(ix.files), "took", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// Start builds the index in the background, so a client's initialize is
+// never kept waiting for it.
+func (ix *Index) Start(ctx context.Context) {
+	go func() {
+		if err := ix.Build(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			ix.log.Error("index build failed", "err", err)
+		}
+	}()
+}
+
+// Wait blocks until the first build is done or ctx ends.
+func (ix *Index) Wait(ctx context.Context) error {
+	select {
+	case <-ix.ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Ready reports whether the first build is done.
+func (ix *Index) Ready() bool {
+	select {
+	case <-ix.ready:
+		return true
+	default:
+		return false
+	}
+}
+
+func isNote(rel string) bool {
+	return strings.EqualFold(path.Ext(rel), ".md")
+}
+
+// load reads and parses one note; nil when it cannot be read (it vanished
+// or is unreadable: the next event or refresh will tell).
+func (ix *Index) load(rel string) *note {
+	p, err := ix.v.Resolve(rel)
+	if err != nil {
+		return nil
+	}
+	f, err := os.Open(p.Abs)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	content := make([]byte, fi.Size())
+	if _, err := readFull(f, content); err != nil {
+		return nil
+	}
+	return &note{rel: rel, content: content, size: fi.Size(), modTime: fi.ModTime(), doc: parse(content)}
+}
+
+func readFull(f *os.File, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := f.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// Refresh brings the index up to date with the given vault-relative paths
+// (files or folders, existing or gone). The vault calls it after each
+// change it records; the watcher and gitsync after changes made outside.
+func (ix *Index) Refresh(paths []string) {
+	if !ix.Ready() {
+		// The build in progress reads the disk as it is now, or will.
+		return
+	}
+	for _, rel := range paths {
+		ix.refreshOne(rel)
+	}
+}
+
+func (ix *Index) refreshOne(rel string) {
+	p, err := ix.v.Resolve(rel)
+	if err != nil {
+		ix.forgetUnder(rel)
+		return
+	}
+	fi, err := os.Stat(p.Abs)
+	switch {
+	case err != nil:
+		ix.forgetUnder(p.Rel)
+	case fi.IsDir():
+		_ = ix.v.Walk(p, func(child string, d fs.DirEntry) error {
+			if !d.IsDir() {
+				ix.refreshFile(child)
+			}
+			return nil
+		})
+		ix.forgetMissingUnder(p.Rel)
+	default:
+		ix.refreshFile(p.Rel)
+	}
+}
+
+// refreshFile re-reads one existing file.
+func (ix *Index) refreshFile(rel string) {
+	if !isNote(rel) {
+		ix.mu.Lock()
+		ix.putName(rel)
+		ix.mu.Unlock()
+		return
+	}
+	n := ix.load(rel)
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if n == nil {
+		ix.removeFile(rel)
+		return
+	}
+	if old, ok := ix.notes[rel]; ok {
+		ix.removeContributions(old)
+	}
+	ix.notes[rel] = n
+	ix.putName(rel)
+	ix.addContributions(n)
+}
+
+// forgetUnder drops rel and, if it was a folder, everything below it.
+func (ix *Index) forgetUnder(rel string) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	prefix := rel + "/"
+	for f := range ix.files {
+		if f == rel || strings.HasPrefix(f, prefix) || rel == "" {
+			ix.removeFile(f)
+		}
+	}
+}
+
+// forgetMissingUnder drops files below the folder rel that are gone from
+// disk (a folder replaced by a pull, say).
+func (ix *Index) forgetMissingUnder(rel string) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	prefix := rel + "/"
+	for f := range ix.files {
+		if rel != "" && !strings.HasPrefix(f, prefix) {
+			continue
+		}
+		p, err := ix.v.Resolve(f)
+		if err != nil {
+			ix.removeFile(f)
+			continue
+		}
+		if _, err := os.Lstat(p.Abs); err != nil {
+			ix.removeFile(f)
+		}
+	}
+}
+
+// putName records that rel exists; links in its bucket may now resolve
+// differently. Caller holds mu.
+func (ix *Index) putName(rel string) {
+	if _, ok := ix.files[rel]; ok {
+		return
+	}
+	ix.files[rel] = struct{}{}
+	ix.names.add(rel)
+	ix.reresolve(linkKey(rel))
+}
+
+// removeFile forgets rel entirely. Caller holds mu.
+func (ix *Index) removeFile(rel string) {
+	if n, ok := ix.notes[rel]; ok {
+		ix.removeContributions(n)
+		delete(ix.notes, rel)
+	}
+	if _, ok := ix.files[rel]; !ok {
+		return
+	}
+	delete(ix.files, rel)
+	ix.names.remove(rel)
+	ix.reresolve(linkKey(rel))
+}
+
+// reresolve re-resolves the links of every note with a link in bucket k,
+// after a file of that name appeared or vanished. Caller holds mu.
+func (ix *Index) reresolve(k string) {
+	for src := range ix.linkers[k] {
+		n := ix.notes[src]
+		if n == nil {
+			continue
+		}
+		wasBroken := n.brokenCount() > 0
+		for i, l := range n.doc.links {
+			if linkKey(l.target) != k || l.target == "" {
+				continue
+			}
+			target, _ := ix.names.resolve(l.target, n.rel)
+			if target == n.out[i] {
+				continue
+			}
+			ix.unlink(n.rel, n.out[i])
+			n.out[i] = target
+			ix.link(n.rel, target)
+		}
+		ix.adjustBroken(wasBroken, n.brokenCount() > 0)
+	}
+}
+
+// addContributions adds a note's links and tags to the vault-wide maps.
+// Caller holds mu.
+func (ix *Index) addContributions(n *note) {
+	n.out = make([]string, len(n.doc.links))
+	for i, l := range n.doc.links {
+		target, _ := ix.names.resolve(l.target, n.rel)
+		n.out[i] = target
+		ix.link(n.rel, target)
+		if l.target != "" {
+			k := linkKey(l.target)
+			set := ix.linkers[k]
+			if set == nil {
+				set = map[string]struct{}{}
+				ix.linkers[k] = set
+			}
+			set[n.rel] = struct{}{}
+		}
+	}
+	ix.adjustBroken(false, n.brokenCount() > 0)
+	seen := map[string]bool{}
+	for _, t := range n.doc.tags {
+		k := key(t)
+		st := ix.tags[k]
+		if st == nil {
+			st = &tagStat{spellings: map[string]int{}}
+			ix.tags[k] = st
+		}
+		st.count++
+		st.spellings[t]++
+		if !seen[k] {
+			seen[k] = true
+			st.notes++
+		}
+	}
+}
+
+// removeContributions undoes addContributions. Caller holds mu.
+func (ix *Index) removeContributions(n *note) {
+	ix.adjustBroken(n.brokenCount() > 0, false)
+	for i, l := range n.doc.links {
+		ix.unlink(n.rel, n.out[i])
+		if l.target != "" {
+			k := linkKey(l.target)
+			if set := ix.linkers[k]; set != nil {
+				delete(set, n.rel)
+				if len(set) == 0 {
+					delete(ix.linkers, k)
+				}
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, t := range n.doc.tags {
+		k := key(t)
+		st := ix.tags[k]
+		if st == nil {
+			continue
+		}
+		st.count--
+		st.spellings[t]--
+		if st.spellings[t] <= 0 {
+			delete(st.spellings, t)
+		}
+		if !seen[k] {
+			seen[k] = true
+			st.notes--
+		}
+		if st.count <= 0 {
+			delete(ix.tags, k)
+		}
+	}
+}
+
+func (ix *Index) link(src, target string) {
+	if target == "" || target == src {
+		return
+	}
+	m := ix.backlinks[target]
+	if m == nil {
+		m = map[string]int{}
+		ix.backlinks[target] = m
+	}
+	m[src]++
+}
+
+func (ix *Index) unlink(src, target string) {
+	if target == "" || target == src {
+		return
+	}
+	m := ix.backlinks[target]
+	if m == nil {
+		return
+	}
+	if m[src]--; m[src] <= 0 {
+		delete(m, src)
+	}
+	if len(m) == 0 {
+		delete(ix.backlinks, target)
+	}
+}
+
+func (ix *Index) adjustBroken(was, is bool) {
+	switch {
+	case was && !is:
+		ix.broken--
+	case !was && is:
+		ix.broken++
+	}
+}
+
+func (n *note) brokenCount() int {
+	c := 0
+	for i, l := range n.doc.links {
+		if n.out[i] == "" && l.target != "" {
+			c++
+		}
+	}
+	return c
+}

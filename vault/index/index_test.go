@@ -1,0 +1,320 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"vaultmcp/vault"
+)
+
+// newVault writes files (rel path -> content) into a temp vault and returns
+// it with a built index, kept fresh by the vault's own changes.
+func newVault(t *testing.T, files map[string]string) (*vault.Vault, *Index) {
+	t.Helper()
+	dir := t.TempDir()
+	for rel, content := range files {
+		writeFile(t, dir, rel, content)
+	}
+	v, err := vault.Open(dir, vault.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := New(v, nil)
+	if err := ix.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	v.Observe(ix.Refresh)
+	return v, ix
+}
+
+func writeFile(t *testing.T, dir, rel, content string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sources(bl []Backlink) []string {
+	out := make([]string, len(bl))
+	for i, b := range bl {
+		out[i] = b.Source
+	}
+	return out
+}
+
+var ctx = context.Background()
+
+func TestBacklinks(t *testing.T) {
+	_, ix := newVault(t, map[string]string{
+		"Project Ideas.md":             "# Ideas\n## Big\n",
+		"Daily Notes/2025-01-15.md":    "Met about [[Project Ideas]] and [[Meeting Notes]].",
+		"Work/Active Projects.md":      "See [[Project Ideas|Ideas]].",
+		"Archive/Brainstorm.md":        "![[Project Ideas#Big]] and [[project ideas#^abc|x]]",
+		"Code.md":                      "```\n[[Project Ideas]]\n```\n`[[Project Ideas]]` %%[[Project Ideas]]%% $[[Project Ideas]]$",
+		"Table.md":                     "| a | b |\n|---|---|\n| [[Project Ideas\\|alias]] | x |\n",
+		"Md.md":                        "[text](Project%20Ideas.md) and [t](<Project Ideas.md>)",
+		"Folder/Other/Deep.md":         "[[Work/Active Projects]]",
+		"Self.md":                      "[[#Heading]] [[Self]]",
+		"attachments/diagram.png":      "\x89PNG",
+		"Uses Image.md":                "![[diagram.png]]",
+		".obsidian/workspace.md":       "[[Project Ideas]]",
+		"Daily Notes/Meeting Notes.md": "[[Project Ideas]]",
+	})
+	tests := []struct {
+		target string
+		want   []string
+	}{
+		{"Project Ideas.md", []string{"Archive/Brainstorm.md", "Daily Notes/2025-01-15.md", "Daily Notes/Meeting Notes.md", "Md.md", "Table.md", "Work/Active Projects.md"}},
+		{"Work/Active Projects.md", []string{"Folder/Other/Deep.md"}},
+		{"attachments/diagram.png", []string{"Uses Image.md"}},
+		{"Self.md", []string{}},
+		{"Daily Notes/Meeting Notes.md", []string{"Daily Notes/2025-01-15.md"}},
+	}
+	for _, tt := range tests {
+		bl, err := ix.Backlinks(ctx, tt.target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sources(bl); !slices.Equal(got, tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
+			t.Errorf("Backlinks(%s) = %q, want %q", tt.target, got, tt.want)
+		}
+	}
+	bl, _ := ix.Backlinks(ctx, "Project Ideas.md")
+	for _, b := range bl {
+		if b.Source == "Daily Notes/2025-01-15.md" && !slices.Equal(b.Links, []string{"Project Ideas", "Meeting Notes"}) {
+			t.Errorf("links of %s = %q", b.Source, b.Links)
+		}
+		if b.Source == "Work/Active Projects.md" && !slices.Equal(b.Links, []string{"Project Ideas|Ideas"}) {
+			t.Errorf("links of %s = %q", b.Source, b.Links)
+		}
+	}
+	byName, err := ix.BacklinksByName(ctx, "project ideas")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(byName) != 6 {
+		t.Errorf("BacklinksByName = %q", sources(byName))
+	}
+}
+
+func TestBrokenAndDanglingNames(t *testing.T) {
+	v, ix := newVault(t, map[string]string{
+		"A.md":        "[[Missing]] [[B#Nope]] [[B]] [[Missing|again]] ![[gone.png]] ```x``` [[C]]",
+		"B.md":        "# Real\n",
+		"x/Linker.md": "[[Missing]]",
+		"img/ok.png":  "png",
+		"OkImage.md":  "![[ok.png]]",
+	})
+	broken, err := ix.Broken(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []BrokenLinks{
+		{Source: "A.md", Targets: []string{"Missing", "gone.png", "C"}},
+		{Source: "x/Linker.md", Targets: []string{"Missing"}},
+	}
+	if len(broken) != len(want) {
+		t.Fatalf("Broken = %+v", broken)
+	}
+	for i := range want {
+		if broken[i].Source != want[i].Source || !slices.Equal(broken[i].Targets, want[i].Targets) {
+			t.Errorf("Broken[%d] = %+v, want %+v", i, broken[i], want[i])
+		}
+	}
+	bl, err := ix.BacklinksByName(ctx, "Missing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sources(bl); !slices.Equal(got, []string{"A.md", "x/Linker.md"}) {
+		t.Errorf("backlinks of a missing note = %q", got)
+	}
+
+	// Creating the missing note resolves the links: read-your-writes.
+	if _, err := v.WriteFile(ctx, "x/Missing.md", []byte("now here")); err != nil {
+		t.Fatal(err)
+	}
+	bl, _ = ix.Backlinks(ctx, "x/Missing.md")
+	if got := sources(bl); !slices.Equal(got, []string{"A.md", "x/Linker.md"}) {
+		t.Errorf("after create, backlinks = %q", got)
+	}
+	broken, _ = ix.Broken(ctx)
+	if len(broken) != 1 || !slices.Equal(broken[0].Targets, []string{"gone.png", "C"}) {
+		t.Errorf("after create, broken = %+v", broken)
+	}
+	// Deleting it breaks them again.
+	if _, err := v.DeleteFile(ctx, "x/Missing.md"); err != nil {
+		t.Fatal(err)
+	}
+	broken, _ = ix.Broken(ctx)
+	if len(broken) != 2 {
+		t.Errorf("after delete, broken = %+v", broken)
+	}
+}
+
+func TestSharedNameMovesWithFiles(t *testing.T) {
+	v, ix := newVault(t, map[string]string{
+		"deep/er/Twin.md": "",
+		"z/Linker.md":     "[[Twin]]",
+	})
+	bl, _ := ix.Backlinks(ctx, "deep/er/Twin.md")
+	if len(bl) != 1 {
+		t.Fatalf("backlinks = %+v", bl)
+	}
+	// A nearer Twin takes the link over.
+	if _, err := v.WriteFile(ctx, "Twin.md", nil); err != nil {
+		t.Fatal(err)
+	}
+	if bl, _ := ix.Backlinks(ctx, "deep/er/Twin.md"); len(bl) != 0 {
+		t.Errorf("old target still has backlinks %+v", bl)
+	}
+	if bl, _ := ix.Backlinks(ctx, "Twin.md"); len(bl) != 1 {
+		t.Errorf("new target backlinks %+v", bl)
+	}
+}
+
+func TestOutlinks(t *testing.T) {
+	_, ix := newVault(t, map[string]string{
+		"A.md":     "[[B]] [[B|again]] [[Nope]] [[#Local]] [[sub/C]]",
+		"B.md":     "",
+		"sub/C.md": "",
+	})
+	out, ok, err := ix.Outlinks(ctx, "A.md")
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	want := []Outlink{{"B", "B.md"}, {"Nope", ""}, {"sub/C", "sub/C.md"}}
+	if !slices.Equal(out, want) {
+		t.Errorf("Outlinks = %+v, want %+v", out, want)
+	}
+}
+
+func TestTags(t *testing.T) {
+	_, ix := newVault(t, map[string]string{
+		"A.md": "---\ntags: [project, Area/Work]\n---\n# Heading\n#project #Project #area/home `#code` http://x.com/#frag #123",
+		"B.md": "---\ntags: \"#project status/done\"\n---\n#Project",
+	})
+	tags, err := ix.Tags(ctx, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]TagCount{}
+	for _, tc := range tags {
+		got[strings.ToLower(tc.Tag)] = tc
+	}
+	if tc := got["project"]; tc.Count != 5 || tc.Notes != 2 || tc.Tag != "project" && tc.Tag != "Project" {
+		t.Errorf("project = %+v", tc)
+	}
+	if tags[0].Count < tags[len(tags)-1].Count {
+		t.Error("not sorted by frequency")
+	}
+	for _, bad := range []string{"code", "frag", "123", "heading"} {
+		if _, ok := got[bad]; ok {
+			t.Errorf("%q counted as a tag", bad)
+		}
+	}
+	withParents, _ := ix.Tags(ctx, "", true)
+	found := false
+	for _, tc := range withParents {
+		if strings.EqualFold(tc.Tag, "area") {
+			found = true
+			if tc.Count != 2 {
+				t.Errorf("area (parents) = %+v, want count 2", tc)
+			}
+		}
+	}
+	if !found {
+		t.Error("parent tag area missing with parents=true")
+	}
+	one, _ := ix.Tags(ctx, "B.md", false)
+	if len(one) != 2 {
+		t.Errorf("tags of B = %+v", one)
+	}
+}
+
+func TestRefreshExternalChanges(t *testing.T) {
+	v, ix := newVault(t, map[string]string{"A.md": "", "B.md": "[[A]]"})
+	dir := v.Root()
+	writeFile(t, dir, "sub/C.md", "[[A]] [[B]]")
+	ix.Refresh([]string{"sub"})
+	if bl, _ := ix.Backlinks(ctx, "A.md"); len(bl) != 2 {
+		t.Errorf("after external create, backlinks(A) = %q", sources(bl))
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	ix.Refresh([]string{"sub"})
+	if bl, _ := ix.Backlinks(ctx, "A.md"); len(bl) != 1 {
+		t.Errorf("after external folder delete, backlinks(A) = %q", sources(bl))
+	}
+	if ok, _ := ix.HasFile(ctx, "sub/C.md"); ok {
+		t.Error("deleted file still indexed")
+	}
+}
+
+func TestPlanRename(t *testing.T) {
+	v, ix := newVault(t, map[string]string{
+		"Old.md":     "I am [[Old]]. See [[Other]] and [rel](sub/Rel.md).",
+		"Other.md":   "",
+		"sub/Rel.md": "",
+		"A.md":       "[[Old]] [[Old|alias]] [[Old#Head]] [[Old#^blk|b]] ![[Old]] [[old.md]] `[[Old]]`",
+		"B.md":       "[t](Old.md) [t2](<Old.md>) [[Unrelated]]",
+		"dir/C.md":   "[[Old]] | [[Old\\|esc]] |",
+		"dir/Old.md": "a different Old in dir/",
+		"D.md":       "[[dir/Old]]",
+	})
+	_, err := v.RenameFile(ctx, "Old.md", "new/place/New Name.md", func(tx *vault.Tx, from, to vault.Path) error {
+		rws, err := ix.PlanRename(ctx, from.Rel, to.Rel)
+		if err != nil {
+			return err
+		}
+		for _, rw := range rws {
+			p, err := v.Resolve(rw.Rel)
+			if err != nil {
+				return err
+			}
+			if err := tx.WriteFile(p, rw.Content); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(rel string) string {
+		data, err := os.ReadFile(filepath.Join(v.Root(), rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	want := map[string]string{
+		"A.md":                  "[[New Name]] [[New Name|alias]] [[New Name#Head]] [[New Name#^blk|b]] ![[New Name]] [[New Name.md]] `[[Old]]`",
+		"B.md":                  "[t](new/place/New%20Name.md) [t2](<new/place/New Name.md>) [[Unrelated]]",
+		"D.md":                  "[[dir/Old]]",
+		"new/place/New Name.md": "I am [[New Name]]. See [[Other]] and [rel](sub/Rel.md).",
+	}
+	for rel, w := range want {
+		if got := read(rel); got != w {
+			t.Errorf("%s:\n got %q\nwant %q", rel, got, w)
+		}
+	}
+	// dir/C.md's [[Old]] meant dir/Old.md (same folder wins): untouched.
+	if got := read("dir/C.md"); got != "[[Old]] | [[Old\\|esc]] |" {
+		t.Errorf("dir/C.md changed: %q", got)
+	}
+	if bl, _ := ix.Backlinks(ctx, "new/place/New Name.md"); len(bl) != 2 {
+		t.Errorf("backlinks after rename = %q", sources(bl))
+	}
+	if broken, _ := ix.Broken(ctx); len(broken) != 1 || broken[0].Source != "B.md" {
+		t.Errorf("broken after rename = %+v", broken)
+	}
+}

@@ -1,0 +1,152 @@
+package index
+
+import (
+	"path"
+	"slices"
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// key folds a name or path for lookup: Obsidian resolves links without
+// regard to case, and a name typed in NFC must find a file stored in NFD.
+func key(s string) string {
+	return strings.ToLower(norm.NFC.String(s))
+}
+
+// linkKey is the bucket a link target or a file falls in: its base name,
+// folded, without a .md extension. A file can only be the target of a link
+// in the same bucket, which keeps re-resolution after a rename local.
+func linkKey(target string) string {
+	b := key(path.Base(target))
+	return strings.TrimSuffix(b, ".md")
+}
+
+// names is the vault's file table for link resolution.
+type names struct {
+	byPath map[string]string   // key(rel) -> rel
+	byBase map[string][]string // key(base name) -> rels, nearest the root first
+}
+
+func newNames() names {
+	return names{byPath: map[string]string{}, byBase: map[string][]string{}}
+}
+
+func (n *names) add(rel string) {
+	k := key(rel)
+	if _, ok := n.byPath[k]; ok {
+		return
+	}
+	n.byPath[k] = rel
+	b := key(path.Base(rel))
+	list := append(n.byBase[b], rel)
+	slices.SortFunc(list, nearerRoot)
+	n.byBase[b] = list
+}
+
+func (n *names) remove(rel string) {
+	k := key(rel)
+	if n.byPath[k] != rel {
+		return
+	}
+	delete(n.byPath, k)
+	b := key(path.Base(rel))
+	list := slices.DeleteFunc(n.byBase[b], func(r string) bool { return r == rel })
+	if len(list) == 0 {
+		delete(n.byBase, b)
+	} else {
+		n.byBase[b] = list
+	}
+}
+
+// nearerRoot orders paths as Obsidian prefers them when a bare name is
+// shared: fewest folders first, then alphabetically.
+func nearerRoot(a, b string) int {
+	if da, db := strings.Count(a, "/"), strings.Count(b, "/"); da != db {
+		return da - db
+	}
+	return strings.Compare(key(a), key(b))
+}
+
+// resolve finds the file a link target points to from the note at from,
+// following Obsidian: "" is the note itself; a path is tried from the
+// vault root, then relative to the linking note, then as the tail of a
+// longer path; a bare name shared by several files goes to the one in
+// the linking note's folder, else the one nearest the root. ".md" may be
+// left out of note names; attachments are named with their extension.
+func (n *names) resolve(target, from string) (string, bool) {
+	t := strings.TrimSpace(target)
+	if t == "" {
+		return from, from != ""
+	}
+	t = strings.TrimPrefix(t, "/")
+	if strings.Contains(t, "/") {
+		if rel, ok := n.exact(path.Clean(t)); ok {
+			return rel, true
+		}
+		if rel, ok := n.exact(path.Join(path.Dir(from), t)); ok {
+			return rel, true
+		}
+		return n.byTail(t, from)
+	}
+	if rel, ok := n.byName(t+".md", from); ok {
+		return rel, true
+	}
+	return n.byName(t, from)
+}
+
+// exact looks p up as a vault path, with or without ".md".
+func (n *names) exact(p string) (string, bool) {
+	if strings.HasPrefix(p, "../") || p == ".." {
+		return "", false
+	}
+	k := key(p)
+	if rel, ok := n.byPath[k+".md"]; ok {
+		return rel, true
+	}
+	rel, ok := n.byPath[k]
+	return rel, ok
+}
+
+// byName picks among the files with this base name.
+func (n *names) byName(base, from string) (string, bool) {
+	list := n.byBase[key(base)]
+	if len(list) == 0 {
+		return "", false
+	}
+	dir := path.Dir(from)
+	for _, rel := range list {
+		if path.Dir(rel) == dir {
+			return rel, true
+		}
+	}
+	return list[0], true
+}
+
+// byTail matches a partial path ("sub/Note") against the end of full
+// paths ("area/sub/Note.md").
+func (n *names) byTail(t, from string) (string, bool) {
+	tail := "/" + key(t)
+	var cands []string
+	for _, base := range []string{path.Base(t) + ".md", path.Base(t)} {
+		for _, rel := range n.byBase[key(base)] {
+			k := "/" + key(rel)
+			if strings.HasSuffix(k, tail) || strings.HasSuffix(k, tail+".md") {
+				cands = append(cands, rel)
+			}
+		}
+		if len(cands) > 0 {
+			break
+		}
+	}
+	if len(cands) == 0 {
+		return "", false
+	}
+	dir := path.Dir(from)
+	for _, rel := range cands {
+		if path.Dir(rel) == dir {
+			return rel, true
+		}
+	}
+	return cands[0], true
+}

@@ -1,0 +1,100 @@
+package index
+
+import "testing"
+
+func TestResolve(t *testing.T) {
+	n := newNames()
+	for _, rel := range []string{
+		"Note.md",
+		"Project Ideas.md",
+		"a/Shared.md",
+		"b/Shared.md",
+		"Shared.md",
+		"deep/x/y/Only Deep.md",
+		"a/b/Twin.md",
+		"c/Twin.md",
+		"attachments/image.png",
+		"Note v1.2.md",
+		"Café.md",
+		"日本語ノート.md",
+		"😀 Emoji.md",
+		"folder/Note.md",
+	} {
+		n.add(rel)
+	}
+	tests := []struct {
+		name, target, from, want string
+	}{
+		{"bare name", "Project Ideas", "x.md", "Project Ideas.md"},
+		{"with .md", "Project Ideas.md", "x.md", "Project Ideas.md"},
+		{"case-insensitive", "project ideas", "x.md", "Project Ideas.md"},
+		{"self", "", "a/Shared.md", "a/Shared.md"},
+		{"shared name, same folder wins", "Shared", "b/other.md", "b/Shared.md"},
+		{"shared name, nearest root wins", "Shared", "z/other.md", "Shared.md"},
+		{"twin, fewest folders then alphabetical", "Twin", "z.md", "c/Twin.md"},
+		{"path from root", "a/Shared", "z/q.md", "a/Shared.md"},
+		{"path from root with .md", "a/Shared.md", "z/q.md", "a/Shared.md"},
+		{"path relative to note", "Shared", "a/q.md", "a/Shared.md"},
+		{"relative ../", "../b/Shared", "a/q.md", "b/Shared.md"},
+		{"partial path (tail)", "y/Only Deep", "z.md", "deep/x/y/Only Deep.md"},
+		{"bare name deep", "Only Deep", "z.md", "deep/x/y/Only Deep.md"},
+		{"attachment", "image.png", "z.md", "attachments/image.png"},
+		{"attachment by path", "attachments/image.png", "z.md", "attachments/image.png"},
+		{"dot in name", "Note v1.2", "z.md", "Note v1.2.md"},
+		{"NFD query finds NFC file", "Cafe\u0301", "z.md", "Café.md"},
+		{"CJK", "日本語ノート", "z.md", "日本語ノート.md"},
+		{"emoji", "😀 emoji", "z.md", "😀 Emoji.md"},
+		{"missing", "Nope", "z.md", ""},
+		{"leading slash", "/folder/Note", "z/q.md", "folder/Note.md"},
+		{"folder/Note vs root Note", "folder/Note", "z.md", "folder/Note.md"},
+		{"root Note for bare name", "Note", "z.md", "Note.md"},
+		{"same-folder Note", "Note", "folder/q.md", "folder/Note.md"},
+		{"escaping .. is broken", "../../Note", "a/q.md", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := n.resolve(tt.target, tt.from)
+			if tt.want == "" {
+				if ok {
+					t.Fatalf("resolve(%q, %q) = %q, want broken", tt.target, tt.from, got)
+				}
+				return
+			}
+			if !ok || got != tt.want {
+				t.Fatalf("resolve(%q, %q) = %q, %v; want %q", tt.target, tt.from, got, ok, tt.want)
+			}
+		})
+	}
+}
+
+func TestNamesRemove(t *testing.T) {
+	n := newNames()
+	n.add("a/X.md")
+	n.add("X.md")
+	if got, _ := n.resolve("X", "q.md"); got != "X.md" {
+		t.Fatalf("got %q", got)
+	}
+	n.remove("X.md")
+	if got, _ := n.resolve("X", "q.md"); got != "a/X.md" {
+		t.Fatalf("after remove got %q, want a/X.md", got)
+	}
+	n.remove("a/X.md")
+	if _, ok := n.resolve("X", "q.md"); ok {
+		t.Fatal("resolved after both removed")
+	}
+}
+
+func TestRelPath(t *testing.T) {
+	tests := []struct{ dir, target, want string }{
+		{".", "a/b.md", "a/b.md"},
+		{"a", "a/b.md", "b.md"},
+		{"a/x", "a/b.md", "../b.md"},
+		{"c", "a/b.md", "../a/b.md"},
+		{"a/b", "a/b/c/d.md", "c/d.md"},
+	}
+	for _, tt := range tests {
+		if got := relPath(tt.dir, tt.target); got != tt.want {
+			t.Errorf("relPath(%q, %q) = %q, want %q", tt.dir, tt.target, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,312 @@
+package index
+
+import (
+	"context"
+	"slices"
+	"strings"
+)
+
+// Backlink is a note linking to the queried one.
+type Backlink struct {
+	Source string   // vault-relative path of the linking note
+	Links  []string // every link in the linking note, as written (seed 000's "links")
+	Count  int      // how many of those point at the queried note
+}
+
+// Backlinks returns the notes whose links resolve to the file rel, sorted
+// by path.
+func (ix *Index) Backlinks(ctx context.Context, rel string) ([]Backlink, error) {
+	if err := ix.Wait(ctx); err != nil {
+		return nil, err
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	srcs := ix.backlinks[rel]
+	out := make([]Backlink, 0, len(srcs))
+	for src, count := range srcs {
+		n := ix.notes[src]
+		if n == nil {
+			continue
+		}
+		out = append(out, Backlink{Source: src, Links: n.doc.rawLinks(), Count: count})
+	}
+	slices.SortFunc(out, func(a, b Backlink) int { return strings.Compare(a.Source, b.Source) })
+	return out, nil
+}
+
+// ResolveName finds the note a bare name or path names, as a link from the
+// vault root would ([[name]]). ok is false when nothing matches.
+func (ix *Index) ResolveName(ctx context.Context, name string) (string, bool, error) {
+	if err := ix.Wait(ctx); err != nil {
+		return "", false, err
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	rel, ok := ix.names.resolve(name, "")
+	return rel, ok, nil
+}
+
+// Outlink is one distinct link target of a note.
+type Outlink struct {
+	Name string // the target as written, without heading, block or alias
+	Path string // the resolved file, "" when the link is broken
+}
+
+// Outlinks returns the distinct targets a note links to, in order of
+// first appearance. Links to the note itself ([[#Heading]]) are left out.
+func (ix *Index) Outlinks(ctx context.Context, rel string) ([]Outlink, bool, error) {
+	if err := ix.Wait(ctx); err != nil {
+		return nil, false, err
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	n := ix.notes[rel]
+	if n == nil {
+		return nil, false, nil
+	}
+	var out []Outlink
+	seen := map[string]bool{}
+	for i, l := range n.doc.links {
+		if l.target == "" {
+			continue
+		}
+		k := n.out[i]
+		if k == "" {
+			k = "\x00" + key(l.target)
+		}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, Outlink{Name: l.target, Path: n.out[i]})
+	}
+	return out, true, nil
+}
+
+// BrokenLinks is one note's links to files that do not exist.
+type BrokenLinks struct {
+	Source  string
+	Targets []string // distinct targets as written
+}
+
+// Broken returns every note with links that resolve to nothing, sorted by
+// path. A link to an existing attachment, or to a heading or block of an
+// existing note, is not broken.
+func (ix *Index) Broken(ctx context.Context) ([]BrokenLinks, error) {
+	if err := ix.Wait(ctx); err != nil {
+		return nil, err
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	out := make([]BrokenLinks, 0, ix.broken)
+	for _, n := range ix.notes {
+		if n.brokenCount() == 0 {
+			continue
+		}
+		var targets []string
+		for i, l := range n.doc.links {
+			if n.out[i] == "" && l.target != "" && !slices.Contains(targets, l.target) {
+				targets = append(targets, l.target)
+			}
+		}
+		out = append(out, BrokenLinks{Source: n.rel, Targets: targets})
+	}
+	slices.SortFunc(out, func(a, b BrokenLinks) int { return strings.Compare(a.Source, b.Source) })
+	return out, nil
+}
+
+// DanglingAfterDelete counts the links that point at rel from other notes:
+// the links a deletion of rel would break.
+func (ix *Index) DanglingAfterDelete(ctx context.Context, rel string) (links, notes int, err error) {
+	if err := ix.Wait(ctx); err != nil {
+		return 0, 0, err
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	for _, c := range ix.backlinks[rel] {
+		links += c
+	}
+	return links, len(ix.backlinks[rel]), nil
+}
+
+// TagCount is one tag's frequency.
+type TagCount struct {
+	Tag   string // the most common spelling
+	Count int    // occurrences
+	Notes int    // notes carrying it
+}
+
+// Tags returns tag frequencies over the vault (rel == "") or one note,
+// most frequent first. With parents, a nested tag also counts toward each
+// of its parents ("area/work" counts for "area").
+func (ix *Index) Tags(ctx context.Context, rel string, parents bool) ([]TagCount, error) {
+	if err := ix.Wait(ctx); err != nil {
+		return nil, err
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	stats := ix.tags
+	if rel != "" {
+		stats = map[string]*tagStat{}
+		if n := ix.notes[rel]; n != nil {
+			for _, t := range n.doc.tags {
+				k := key(t)
+				st := stats[k]
+				if st == nil {
+					st = &tagStat{notes: 1, spellings: map[string]int{}}
+					stats[k] = st
+				}
+				st.count++
+				st.spellings[t]++
+			}
+		}
+	}
+	type agg struct {
+		count, notes int
+		spellings    map[string]int
+	}
+	all := map[string]*agg{}
+	add := func(k string, st *tagStat, spellingOf func(string) string) {
+		a := all[k]
+		if a == nil {
+			a = &agg{spellings: map[string]int{}}
+			all[k] = a
+		}
+		a.count += st.count
+		a.notes += st.notes
+		for s, c := range st.spellings {
+			a.spellings[spellingOf(s)] += c
+		}
+	}
+	for k, st := range stats {
+		add(k, st, func(s string) string { return s })
+		if !parents {
+			continue
+		}
+		for i := strings.LastIndexByte(k, '/'); i > 0; i = strings.LastIndexByte(k[:i], '/') {
+			cut := i
+			add(k[:cut], st, func(s string) string {
+				if len(s) >= cut {
+					return s[:cut]
+				}
+				return s
+			})
+		}
+	}
+	out := make([]TagCount, 0, len(all))
+	for _, a := range all {
+		best, bestN := "", -1
+		for s, c := range a.spellings {
+			if c > bestN || (c == bestN && s < best) {
+				best, bestN = s, c
+			}
+		}
+		out = append(out, TagCount{Tag: best, Count: a.count, Notes: a.notes})
+	}
+	slices.SortFunc(out, func(a, b TagCount) int {
+		if a.Count != b.Count {
+			return b.Count - a.Count
+		}
+		return strings.Compare(key(a.Tag), key(b.Tag))
+	})
+	return out, nil
+}
+
+// HasNote reports whether rel is an indexed Markdown note.
+func (ix *Index) HasNote(ctx context.Context, rel string) (bool, error) {
+	if err := ix.Wait(ctx); err != nil {
+		return false, err
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	_, ok := ix.notes[rel]
+	return ok, nil
+}
+
+// Texts calls fn with the content of every note under prefix (a folder,
+// "" for the whole vault) until fn returns false. ok is false while the
+// index is still building, so a caller can read the disk instead. fn
+// must not keep content beyond the call; it must not call the index.
+func (ix *Index) Texts(prefix string, fn func(rel string, content []byte) bool) (ok bool) {
+	if !ix.Ready() {
+		return false
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	dir := strings.TrimSuffix(prefix, "/")
+	for rel, n := range ix.notes {
+		if dir != "" && !strings.HasPrefix(rel, dir+"/") {
+			continue
+		}
+		if !fn(rel, n.content) {
+			break
+		}
+	}
+	return true
+}
+
+// Stats counts what the index holds.
+type Stats struct {
+	Notes, Files, Links, BrokenNotes, Tags int
+}
+
+// Stats returns counts over the index.
+func (ix *Index) Stats(ctx context.Context) (Stats, error) {
+	if err := ix.Wait(ctx); err != nil {
+		return Stats{}, err
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	s := Stats{Notes: len(ix.notes), Files: len(ix.files), BrokenNotes: ix.broken, Tags: len(ix.tags)}
+	for _, n := range ix.notes {
+		s.Links += len(n.doc.links)
+	}
+	return s, nil
+}
+
+// HasFile reports whether rel is an indexed file (note or attachment).
+func (ix *Index) HasFile(ctx context.Context, rel string) (bool, error) {
+	if err := ix.Wait(ctx); err != nil {
+		return false, err
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	_, ok := ix.files[rel]
+	return ok, nil
+}
+
+// BacklinksByName returns the backlinks of the note a name resolves to, as
+// [[name]] from the vault root would. When no file has that name, it
+// returns the notes whose links to that name are unresolved: a note can be
+// linked to before it exists.
+func (ix *Index) BacklinksByName(ctx context.Context, name string) ([]Backlink, error) {
+	if err := ix.Wait(ctx); err != nil {
+		return nil, err
+	}
+	ix.mu.RLock()
+	rel, ok := ix.names.resolve(name, "")
+	if ok {
+		ix.mu.RUnlock()
+		return ix.Backlinks(ctx, rel)
+	}
+	defer ix.mu.RUnlock()
+	want := key(strings.TrimSuffix(strings.TrimSpace(name), ".md"))
+	var out []Backlink
+	for src := range ix.linkers[linkKey(name)] {
+		n := ix.notes[src]
+		if n == nil {
+			continue
+		}
+		count := 0
+		for i, l := range n.doc.links {
+			if n.out[i] == "" && l.target != "" && key(strings.TrimSuffix(l.target, ".md")) == want {
+				count++
+			}
+		}
+		if count > 0 {
+			out = append(out, Backlink{Source: src, Links: n.doc.rawLinks(), Count: count})
+		}
+	}
+	slices.SortFunc(out, func(a, b Backlink) int { return strings.Compare(a.Source, b.Source) })
+	return out, nil
+}

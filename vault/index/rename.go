@@ -1,0 +1,169 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path"
+	"strings"
+
+	"vaultmcp/vault/markdown"
+)
+
+// Rewrite is the new content of one note whose links follow a renamed
+// file.
+type Rewrite struct {
+	Rel     string // the note's path after the rename
+	Content []byte
+	Links   int // links rewritten in it
+}
+
+// PlanRename works out, before a file moves from from to to, how every note
+// linking to it must change so its links still resolve to it. Each link
+// keeps its alias, heading, block and style (wikilink or Markdown, name or
+// path). Call it with the vault's write lock held, before the move.
+func (ix *Index) PlanRename(ctx context.Context, from, to string) ([]Rewrite, error) {
+	if err := ix.Wait(ctx); err != nil {
+		return nil, err
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+
+	// After the move, names resolve against this table.
+	after := ix.names.clone()
+	after.remove(from)
+	after.add(to)
+
+	sources := make([]string, 0, len(ix.backlinks[from])+1)
+	for src := range ix.backlinks[from] {
+		sources = append(sources, src)
+	}
+	if _, ok := ix.notes[from]; ok {
+		sources = append(sources, from) // the note may name itself, or link relatively
+	}
+	var out []Rewrite
+	for _, src := range sources {
+		n := ix.notes[src]
+		if n == nil {
+			continue
+		}
+		newSrc := src
+		if src == from {
+			newSrc = to
+		}
+		content, count := ix.rewriteNote(n, from, to, newSrc, &after)
+		if count == 0 {
+			continue
+		}
+		out = append(out, Rewrite{Rel: newSrc, Content: content, Links: count})
+	}
+	return out, nil
+}
+
+// rewriteNote rewrites the links of n that should point at the moved file
+// (or, for the moved note itself, at any file) so that they resolve the
+// same after the move. Caller holds mu.
+func (ix *Index) rewriteNote(n *note, from, to, newSrc string, after *names) ([]byte, int) {
+	src := n.content
+	if fresh, err := ix.readNote(n.rel); err == nil {
+		src = fresh
+	}
+	parsed := markdown.Parse(src)
+	var b strings.Builder
+	last, count := 0, 0
+	for _, l := range parsed.Links {
+		if l.Target == "" {
+			continue
+		}
+		was, ok := ix.names.resolve(l.Target, n.rel)
+		if !ok {
+			continue
+		}
+		want := was
+		if was == from {
+			want = to
+		} else if n.rel != from {
+			continue
+		}
+		if got, ok := after.resolve(l.Target, newSrc); ok && got == want {
+			continue
+		}
+		target := linkTarget(l, want, newSrc, after)
+		b.Write(src[last:l.Start])
+		b.WriteString(l.WithTarget(target))
+		last = l.End
+		count++
+	}
+	if count == 0 {
+		return nil, 0
+	}
+	b.Write(src[last:])
+	return []byte(b.String()), count
+}
+
+// linkTarget picks the shortest target text, in the link's own style, that
+// resolves from src to want.
+func linkTarget(l markdown.Link, want, src string, after *names) string {
+	withExt := strings.HasSuffix(strings.ToLower(l.Target), ".md")
+	trimExt := func(p string) string {
+		if !withExt && isNote(p) {
+			return strings.TrimSuffix(p, path.Ext(p))
+		}
+		return p
+	}
+	if l.Style == markdown.Markdown || l.Style == markdown.MarkdownAngle {
+		// Markdown links name files by path; keep a relative link
+		// relative and a vault-rooted one rooted.
+		if strings.HasPrefix(l.Target, "./") || strings.HasPrefix(l.Target, "../") {
+			return relPath(path.Dir(src), want)
+		}
+		return want
+	}
+	if !strings.Contains(l.Target, "/") {
+		name := trimExt(path.Base(want))
+		if got, ok := after.resolve(name, src); ok && got == want {
+			return name
+		}
+	}
+	return trimExt(want)
+}
+
+// relPath returns the path of target relative to the folder dir.
+func relPath(dir, target string) string {
+	if dir == "." {
+		dir = ""
+	}
+	d := strings.Split(dir, "/")
+	t := strings.Split(target, "/")
+	if dir == "" {
+		d = nil
+	}
+	i := 0
+	for i < len(d) && i < len(t)-1 && d[i] == t[i] {
+		i++
+	}
+	parts := make([]string, 0, len(d)-i+len(t)-i)
+	for j := i; j < len(d); j++ {
+		parts = append(parts, "..")
+	}
+	parts = append(parts, t[i:]...)
+	return strings.Join(parts, "/")
+}
+
+func (ix *Index) readNote(rel string) ([]byte, error) {
+	p, err := ix.v.Resolve(rel)
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(p.Abs)
+}
+
+func (n *names) clone() names {
+	c := names{byPath: make(map[string]string, len(n.byPath)), byBase: make(map[string][]string, len(n.byBase))}
+	for k, v := range n.byPath {
+		c.byPath[k] = v
+	}
+	for k, v := range n.byBase {
+		c.byBase[k] = append([]string(nil), v...)
+	}
+	return c
+}
