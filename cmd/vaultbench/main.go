@@ -40,6 +40,7 @@ type section struct {
 // sections lists every area measured, in the order printed.
 var sections = []section{
 	{"startup", benchStartup},
+	{"index", benchIndex},
 }
 
 func main() {

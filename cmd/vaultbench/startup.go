@@ -23,6 +23,11 @@ func benchStartup(ctx context.Context, e *env) ([]figure, error) {
 	}
 	defer s.close()
 	figs := []figure{{name: "initialize answered after start (median of 5)", got: median(readies), budget: 200 * time.Millisecond}}
+	// get_tags waits for the background index build: memory is measured
+	// with the whole vault indexed.
+	if _, err := s.call(ctx, "get_tags", map[string]any{}); err != nil {
+		return figs, err
+	}
 	if _, err := s.call(ctx, "list_directory", map[string]any{"path": "", "recursive": true}); err != nil {
 		return figs, err
 	}
@@ -30,6 +35,6 @@ func benchStartup(ctx context.Context, e *env) ([]figure, error) {
 	if err != nil {
 		return figs, err
 	}
-	figs = append(figs, figure{name: "resident memory, peak (after a full listing)", gotBytes: rss, budgetBytes: 200 << 20})
+	figs = append(figs, figure{name: "resident memory, peak (vault indexed)", gotBytes: rss, budgetBytes: 200 << 20})
 	return figs, nil
 }

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"path"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -40,6 +41,11 @@ type Index struct {
 	backlinks map[string]map[string]int      // target rel -> source rel -> link count
 	tags      map[string]*tagStat            // key(tag) -> counts
 	broken    int                            // notes with at least one broken link
+	gen       uint64                         // bumped by every change, for caches
+
+	cacheMu     sync.Mutex
+	brokenGen   uint64
+	brokenCache []BrokenLinks
 }
 
 // note is one Markdown note as the index holds it.
@@ -91,6 +97,12 @@ func (ix *Index) Build(ctx context.Context) error {
 		if d.IsDir() {
 			return nil
 		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			// Only a link whose target stays inside the vault is indexed.
+			if _, err := ix.v.Resolve(rel); err != nil {
+				return nil
+			}
+		}
 		if isNote(rel) {
 			mdPaths = append(mdPaths, rel)
 		} else {
@@ -109,7 +121,9 @@ func (ix *Index) Build(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				loaded[i] = ix.load(mdPaths[i])
+				// Walk vetted these paths: skip Resolve's per-component
+				// checks, a dozen system calls per file at start.
+				loaded[i] = ix.loadAt(mdPaths[i], filepath.Join(root.Abs, filepath.FromSlash(mdPaths[i])))
 			}
 		}()
 	}
@@ -182,7 +196,12 @@ func (ix *Index) load(rel string) *note {
 	if err != nil {
 		return nil
 	}
-	f, err := os.Open(p.Abs)
+	return ix.loadAt(p.Rel, p.Abs)
+}
+
+// loadAt reads and parses the note rel found at abs.
+func (ix *Index) loadAt(rel, abs string) *note {
+	f, err := os.Open(abs)
 	if err != nil {
 		return nil
 	}
@@ -330,6 +349,7 @@ func (ix *Index) removeFile(rel string) {
 // reresolve re-resolves the links of every note with a link in bucket k,
 // after a file of that name appeared or vanished. Caller holds mu.
 func (ix *Index) reresolve(k string) {
+	ix.gen++
 	for src := range ix.linkers[k] {
 		n := ix.notes[src]
 		if n == nil {
@@ -355,6 +375,7 @@ func (ix *Index) reresolve(k string) {
 // addContributions adds a note's links and tags to the vault-wide maps.
 // Caller holds mu.
 func (ix *Index) addContributions(n *note) {
+	ix.gen++
 	n.out = make([]string, len(n.doc.links))
 	for i, l := range n.doc.links {
 		target, _ := ix.names.resolve(l.target, n.rel)
@@ -390,6 +411,7 @@ func (ix *Index) addContributions(n *note) {
 
 // removeContributions undoes addContributions. Caller holds mu.
 func (ix *Index) removeContributions(n *note) {
+	ix.gen++
 	ix.adjustBroken(n.brokenCount() > 0, false)
 	for i, l := range n.doc.links {
 		ix.unlink(n.rel, n.out[i])

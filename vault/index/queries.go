@@ -91,13 +91,21 @@ type BrokenLinks struct {
 
 // Broken returns every note with links that resolve to nothing, sorted by
 // path. A link to an existing attachment, or to a heading or block of an
-// existing note, is not broken.
+// existing note, is not broken. The result is shared: callers must not
+// modify it.
 func (ix *Index) Broken(ctx context.Context) ([]BrokenLinks, error) {
 	if err := ix.Wait(ctx); err != nil {
 		return nil, err
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
+	// Scanning every note's links costs milliseconds on a large vault; the
+	// answer only changes when the index does.
+	ix.cacheMu.Lock()
+	defer ix.cacheMu.Unlock()
+	if ix.brokenCache != nil && ix.brokenGen == ix.gen {
+		return ix.brokenCache, nil
+	}
 	out := make([]BrokenLinks, 0, ix.broken)
 	for _, n := range ix.notes {
 		if n.brokenCount() == 0 {
@@ -112,6 +120,7 @@ func (ix *Index) Broken(ctx context.Context) ([]BrokenLinks, error) {
 		out = append(out, BrokenLinks{Source: n.rel, Targets: targets})
 	}
 	slices.SortFunc(out, func(a, b BrokenLinks) int { return strings.Compare(a.Source, b.Source) })
+	ix.brokenCache, ix.brokenGen = out, ix.gen
 	return out, nil
 }
 
