@@ -1,0 +1,109 @@
+# vaultmcp — GNU make. `make run` serves a vault over stdio, `make test` runs
+# every test (what .ci/run runs). `make help` lists the rest.
+#
+# Everything the tests need is installed here, never assumed: Go modules,
+# the TypeScript SDK for the e2e client (from e2e/ts/package-lock.json),
+# and git and Node.js from Debian's packages when they are missing.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-print-directory
+
+GO       ?= go
+NPM      ?= npm
+# FUZZTIME is how long `make fuzz` runs each fuzz target.
+FUZZTIME ?= 10s
+# RACE is passed to `go test` for the unit tests; empty turns it off.
+RACE     ?= -race
+# E2E_RACE=1 builds the binary the e2e tests drive with the race detector;
+# a race report in the server's log then fails the test.
+E2E_RACE ?= 1
+# ARGS are extra flags for `make run`, e.g. ARGS='--vault ~/notes'.
+ARGS     ?=
+
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK         := bin/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
+NPM_STAMP           := e2e/ts/node_modules/.package-lock.json
+
+.PHONY: help run build test deps system-deps go-deps e2e-deps vet unit e2e lint fuzz bench clean
+
+help: ## list the targets
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+
+run: ## serve a vault over stdio (the local default vault unless ARGS/config name one)
+	$(GO) run ./cmd/vaultmcp serve $(ARGS)
+
+build: ## build bin/vaultmcp
+	$(GO) build -o bin/vaultmcp ./cmd/vaultmcp
+
+test: deps ## everything: go vet, unit tests (race), fuzz seed corpora, e2e
+	$(MAKE) vet
+	$(MAKE) unit
+	$(MAKE) e2e
+
+deps: system-deps go-deps $(NPM_STAMP) ## install what the tests need
+
+# git (the vaults are repositories) and Node.js with npm (the TypeScript
+# SDK client) come from Debian's packages when missing.
+system-deps:
+	@missing=(); \
+	command -v git >/dev/null || missing+=(git); \
+	command -v node >/dev/null || missing+=(nodejs); \
+	command -v npm >/dev/null || missing+=(npm); \
+	if (( $${#missing[@]} )); then \
+		if [[ $$(id -u) -ne 0 ]]; then \
+			echo "missing: $${missing[*]}; install them (apt-get install $${missing[*]}) or run make as root" >&2; exit 1; \
+		fi; \
+		echo "installing $${missing[*]} from Debian's packages"; \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$${missing[@]}" >/dev/null; \
+	fi
+
+go-deps:
+	$(GO) mod download
+
+# npm ci runs again whenever the lock file changes (npm writes the stamp).
+$(NPM_STAMP): e2e/ts/package.json e2e/ts/package-lock.json | system-deps
+	$(NPM) ci --prefix e2e/ts --no-audit --no-fund
+	@touch $@
+
+e2e-deps: system-deps ## install the e2e TypeScript client's packages (npm ci)
+	$(NPM) ci --prefix e2e/ts --no-audit --no-fund
+	@touch $(NPM_STAMP)
+
+vet:
+	$(GO) vet ./...
+
+# Unit tests run every Fuzz* target's seed corpus (testdata/fuzz/...) as
+# ordinary tests; e2e runs separately below.
+unit:
+	$(GO) test $(RACE) $$($(GO) list ./... | grep -v '^vaultmcp/e2e$$')
+
+e2e: system-deps $(NPM_STAMP) ## end-to-end tests: the built binary, mcp-go and TypeScript SDK clients
+	VAULTMCP_E2E_RACE=$(filter 1,$(E2E_RACE)) $(GO) test -count=1 ./e2e/...
+
+lint: $(STATICCHECK) ## gofmt check, go vet, staticcheck
+	@files=$$(git ls-files -co --exclude-standard '*.go'); \
+	unformatted=$$(gofmt -l $$files); \
+	if [[ -n "$$unformatted" ]]; then echo "gofmt needed on:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(STATICCHECK) ./...
+
+$(STATICCHECK):
+	GOBIN=$(CURDIR)/$(dir $@) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+fuzz: go-deps ## run every fuzz target for FUZZTIME (default 10s)
+	@targets=$$($(GO) test -list '^Fuzz' ./... | awk '/^Fuzz/ {f[n++] = $$1; next} /^ok/ {for (i = 0; i < n; i++) print $$2 " " f[i]; n = 0}'); \
+	if [[ -z "$$targets" ]]; then echo "no fuzz targets"; exit 0; fi; \
+	while read -r pkg target; do \
+		echo "== $$pkg $$target ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) "$$pkg"; \
+	done <<< "$$targets"
+
+bench: go-deps ## Go benchmarks, then the DESIGN.md budget table (cmd/vaultbench)
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@if [[ -d cmd/vaultbench ]]; then echo "$(GO) run ./cmd/vaultbench"; $(GO) run ./cmd/vaultbench; fi
+
+clean: ## remove build output and installed e2e packages
+	rm -rf bin e2e/ts/node_modules
