@@ -1,0 +1,173 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// backlinkFiles calls get_backlinks and returns the linking files.
+func backlinkFiles(t *testing.T, s *session, args map[string]any) []string {
+	t.Helper()
+	var res struct {
+		Note          string `json:"note"`
+		BacklinkCount int    `json:"backlink_count"`
+		Backlinks     []struct {
+			File         string   `json:"file"`
+			AbsolutePath string   `json:"absolute_path"`
+			Links        []string `json:"links"`
+		} `json:"backlinks"`
+	}
+	if err := json.Unmarshal([]byte(s.ok(t, "get_backlinks", args)), &res); err != nil {
+		t.Fatal(err)
+	}
+	files := make([]string, len(res.Backlinks))
+	for i, b := range res.Backlinks {
+		files[i] = b.File
+	}
+	if res.BacklinkCount != len(files) {
+		t.Errorf("backlink_count %d but %d backlinks", res.BacklinkCount, len(files))
+	}
+	return files
+}
+
+// eventually polls until get_backlinks of target lists file, and returns
+// how long that took. The deadline only guards against a hang.
+func eventually(t *testing.T, s *session, target, file string) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for {
+		got := backlinkFiles(t, s, map[string]any{"note_name": target})
+		if slices.Contains(got, file) {
+			return time.Since(start)
+		}
+		if time.Since(start) > 15*time.Second {
+			t.Fatalf("%s never showed up in the backlinks of %s; got %q", file, target, got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestLinksAndTags(t *testing.T) {
+	t.Parallel()
+	v := newVault(t, map[string]string{
+		"Project Ideas.md":          "---\ntags: [project]\n---\n# Ideas\n## Big One\n#idea/new",
+		"Daily Notes/2025-01-15.md": "Met about [[Project Ideas]] and [[Meeting Notes]]. #daily",
+		"Work/Active Projects.md":   "See [[Project Ideas|Ideas]] and [[Project Ideas#Big One]].",
+		"Archive/Brainstorm.md":     "```\n[[Project Ideas]]\n```\n[[Deleted Note]] #idea",
+	})
+	s := startSession(t, v)
+
+	got := backlinkFiles(t, s, map[string]any{"note_name": "Project Ideas"})
+	if want := []string{"Daily Notes/2025-01-15.md", "Work/Active Projects.md"}; !slices.Equal(got, want) {
+		t.Errorf("backlinks = %q, want %q (a link in a code block is not a link)", got, want)
+	}
+	if got := backlinkFiles(t, s, map[string]any{"path": "Project Ideas.md"}); len(got) != 2 {
+		t.Errorf("backlinks by path = %q", got)
+	}
+	if got := backlinkFiles(t, s, map[string]any{"note_name": ""}); len(got) != 0 {
+		t.Errorf("empty name: %q", got)
+	}
+	msg := s.fail(t, "get_backlinks", map[string]any{"path": "../outside.md"})
+	wantContains(t, "error", msg, "outside")
+
+	broken := s.ok(t, "get_broken_links", map[string]any{})
+	wantContains(t, "get_broken_links", broken, `"files_with_broken_links":2`, "Deleted Note", "Meeting Notes")
+
+	links := s.ok(t, "find_links", map[string]any{"path": "Daily Notes/2025-01-15.md", "direction": "outlinks"})
+	wantContains(t, "find_links", links, `"success":true`, `"total":2`, `{"name":"Project Ideas","path":"Project Ideas.md"}`, `{"name":"Meeting Notes","path":null}`)
+	both := s.ok(t, "find_links", map[string]any{"path": "Project Ideas.md", "limit": 1})
+	wantContains(t, "find_links both", both, `"backlinks":{"results":["Daily Notes/2025-01-15.md"],"total":2}`)
+	miss := s.fail(t, "find_links", map[string]any{"path": "Nope.md"})
+	wantContains(t, "find_links error", miss, "not found")
+
+	tags := s.ok(t, "get_tags", map[string]any{})
+	wantContains(t, "get_tags", tags, "#idea", "#project", "#daily")
+	parents := s.ok(t, "get_tags", map[string]any{"include_parents": true})
+	wantContains(t, "get_tags parents", parents, "#idea: 2")
+
+	// Renaming rewrites the links, in the same commit.
+	renamed := s.ok(t, "rename_file", map[string]any{"old_path": "Project Ideas.md", "new_path": "Projects/Idea Backlog.md"})
+	wantContains(t, "rename", renamed, "updated 3 link(s) in 2 note(s)")
+	if got := v.read(t, "Work/Active Projects.md"); got != "See [[Idea Backlog|Ideas]] and [[Idea Backlog#Big One]]." {
+		t.Errorf("links not rewritten: %q", got)
+	}
+	if got := v.gitRun(t, "show", "--name-only", "--format=%s", "HEAD"); !strings.Contains(got, "MCP: rename Project Ideas.md -> Projects/Idea Backlog.md") ||
+		!strings.Contains(got, "Work/Active Projects.md") {
+		t.Errorf("rename commit:\n%s", got)
+	}
+	if got := backlinkFiles(t, s, map[string]any{"path": "Projects/Idea Backlog.md"}); len(got) != 2 {
+		t.Errorf("backlinks after rename = %q", got)
+	}
+	del := s.ok(t, "delete_file", map[string]any{"path": "Projects/Idea Backlog.md"})
+	wantContains(t, "delete", del, "3 link(s) in 2 note(s)")
+}
+
+// TestExternalChangesReachTheIndex: a file written behind the server's
+// back, and a note brought in by a git pull, show up in get_backlinks
+// without a restart.
+func TestExternalChangesReachTheIndex(t *testing.T) {
+	t.Parallel()
+	v := newVault(t, map[string]string{"Target.md": "# Target"})
+	remote := filepath.Join(v.base, "remote.git")
+	gitCLI(t, "", "init", "-q", "--bare", "-b", "main", remote)
+	v.gitRun(t, "remote", "add", "origin", remote)
+	v.commitAll(t, "test setup")
+	v.gitRun(t, "push", "-q", "origin", "main")
+
+	s := startSession(t, v, withEnv("VAULTMCP_GIT_REMOTE="+remote, "VAULTMCP_GIT_SYNC_INTERVAL=300ms"))
+	if got := backlinkFiles(t, s, map[string]any{"note_name": "Target"}); len(got) != 0 {
+		t.Fatalf("backlinks at start = %q", got)
+	}
+
+	v.write(t, "inbox/From Obsidian.md", "Links to [[Target]].")
+	t.Logf("file written on disk: in get_backlinks after %s", eventually(t, s, "Target", "inbox/From Obsidian.md"))
+
+	laptop := filepath.Join(v.base, "laptop")
+	gitCLI(t, "", "clone", "-q", remote, laptop)
+	if err := os.WriteFile(filepath.Join(laptop, "From Laptop.md"), []byte("Also [[target]]."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitCLI(t, laptop, "add", "-A")
+	gitCLI(t, laptop, "commit", "-q", "-m", "laptop note")
+	// The server pushes its own commits meanwhile: pull first, as
+	// obsidian-git does, and retry if the server got in between.
+	for attempt := 0; ; attempt++ {
+		gitCLI(t, laptop, "pull", "-q", "--rebase", "origin", "main")
+		if _, err := gitTry(laptop, "push", "-q", "origin", "main"); err == nil {
+			break
+		} else if attempt == 5 {
+			t.Fatalf("laptop push: %v", err)
+		}
+	}
+	t.Logf("note pulled from the remote: in get_backlinks after %s", eventually(t, s, "Target", "From Laptop.md"))
+}
+
+// gitCLI runs the git CLI in dir as "the user's laptop".
+func gitCLI(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := gitTry(dir, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func gitTry(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=laptop", "GIT_AUTHOR_EMAIL=laptop@example.com",
+		"GIT_COMMITTER_NAME=laptop", "GIT_COMMITTER_EMAIL=laptop@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
