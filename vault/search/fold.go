@@ -1,0 +1,123 @@
+package search
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// Case-insensitive search runs on a folded copy of each text: every rune
+// replaced by one fixed member of its case-folding orbit (the set of runes
+// regexp's (?i) treats as equal, e.g. k, K and the Kelvin sign K). Two
+// texts match case-insensitively exactly when their folded copies are
+// equal, so a folded literal can be found with bytes.Index.
+//
+// The folded copy is only used when it has the same length as the
+// original, byte for byte, so offsets found in it are offsets in the
+// original. A text where folding changes a rune's length (the Kelvin sign
+// folds to a one-byte k) is searched with the (?i) regexp instead.
+
+// foldTable holds canon for the first 0x800 runes (one- and two-byte
+// UTF-8), the ones that matter for speed.
+var foldTable = func() *[0x800]rune {
+	var t [0x800]rune
+	for r := range t {
+		t[r] = canonSlow(rune(r))
+	}
+	return &t
+}()
+
+// canon returns the fixed member of r's case-folding orbit.
+func canon(r rune) rune {
+	if r >= 0 && r < rune(len(foldTable)) {
+		return foldTable[r]
+	}
+	return canonSlow(r)
+}
+
+// canonSlow picks the smallest rune of the orbit, lower-cased when that
+// keeps it in the orbit (so ASCII folds to lower case, as people expect
+// when reading folded literals in tests).
+func canonSlow(r rune) rune {
+	lowest := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		if f < lowest {
+			lowest = f
+		}
+	}
+	lower := unicode.ToLower(lowest)
+	if lower != lowest && inOrbit(lower, r) {
+		return lower
+	}
+	return lowest
+}
+
+func inOrbit(x, r rune) bool {
+	if x == r {
+		return true
+	}
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		if f == x {
+			return true
+		}
+	}
+	return false
+}
+
+// foldString folds s rune by rune. Invalid UTF-8 bytes are kept as they
+// are.
+func foldString(s string) string {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			out = append(out, c)
+			i++
+			continue
+		}
+		out = utf8.AppendRune(out, canon(r))
+		i += n
+	}
+	return string(out)
+}
+
+// foldAligned returns the folded copy of b, or nil when folding would
+// change the length of some rune (then offsets would not carry over).
+func foldAligned(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			out[i] = c
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			out[i] = c
+			i++
+			continue
+		}
+		f := canon(r)
+		if f == r {
+			copy(out[i:i+n], b[i:i+n])
+		} else if utf8.RuneLen(f) == n {
+			utf8.EncodeRune(out[i:], f)
+		} else {
+			return nil
+		}
+		i += n
+	}
+	return out
+}

@@ -1,0 +1,381 @@
+package search
+
+import (
+	"bytes"
+	"container/heap"
+	"context"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"vaultmcp/vault"
+)
+
+const (
+	// DefaultGrepLimit is seed 003's cap on grep results.
+	DefaultGrepLimit = 500
+	// MaxContext is the most context lines grep shows around a match.
+	MaxContext = 5
+	// maxLineBytes is the longest line shown whole; longer lines are
+	// shortened to a window around the match.
+	maxLineBytes = 300
+	// windowBefore is how much of a long line is kept before the match.
+	windowBefore = 100
+)
+
+// GrepQuery is one grep call.
+type GrepQuery struct {
+	Query string
+	// Path is a folder or a file to search ("" = the whole vault).
+	Path string
+	// Regex says Query is a regular expression (Go RE2 syntax), not
+	// plain text.
+	Regex         bool
+	CaseSensitive bool
+	// Include is a glob files must match (see compileGlob), "" for all.
+	Include string
+	// Context is how many lines to show before and after each match,
+	// 0 to MaxContext.
+	Context int
+	// Limit caps the matching lines returned; 0 means DefaultGrepLimit.
+	Limit int
+}
+
+// Line is one line of grep output.
+type Line struct {
+	Path string
+	Num  int
+	// Text is the line without its line break, shortened around the
+	// match when very long ("…" marks the cuts).
+	Text string
+	// Match is false for a context line.
+	Match bool
+	// Break marks the first line of a group that does not continue the
+	// previous one (with context, printed as "--" before it).
+	Break bool
+}
+
+// GrepResult is what a grep found.
+type GrepResult struct {
+	Lines []Line
+	// Shown counts the matching lines in Lines; Total those in all files
+	// searched, in Files files. Searched counts the text files searched.
+	Shown, Total, Files, Searched int
+	// FromMemory says the texts came from the Texts source.
+	FromMemory bool
+}
+
+// Grep finds the lines matching q, in path order.
+func (e *Engine) Grep(ctx context.Context, q GrepQuery) (*GrepResult, error) {
+	m, err := compileQuery(q.Query, q.Regex, q.CaseSensitive)
+	if err != nil {
+		return nil, err
+	}
+	var include *glob
+	if q.Include != "" {
+		if include, err = compileGlob("include_pattern", q.Include, true); err != nil {
+			return nil, err
+		}
+	}
+	p, fi, err := e.stat(q.Path)
+	if err != nil {
+		return nil, err
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = DefaultGrepLimit
+	}
+	r := &grepRun{e: e, m: m, context: min(max(q.Context, 0), MaxContext), out: collector{limit: limit}}
+	dir := p.Rel
+	if !fi.IsDir() {
+		dir = path.Dir(p.Rel)
+		if dir == "." {
+			dir = ""
+		}
+	}
+	wanted := func(rel string) bool {
+		return include == nil || include.match(within(dir, rel))
+	}
+
+	res := &GrepResult{}
+	switch {
+	case !fi.IsDir():
+		if wanted(p.Rel) {
+			r.fromDisk(fileRef{rel: p.Rel, abs: p.Abs})
+		}
+	case e.memoryGrep(ctx, r, p, wanted):
+		res.FromMemory = true
+		if p.IsRoot() && include == nil && m.fold && !m.pre.empty() {
+			e.folds.sweep()
+		}
+	default:
+		err := walkFiles(ctx, e.v, p, e.workers, nil, func(f fileRef) {
+			if wanted(f.rel) && !knownBinary(f.rel) {
+				r.fromDisk(f)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		if p.IsRoot() && include == nil {
+			e.content.sweep()
+			if m.fold && !m.pre.empty() {
+				e.folds.sweep()
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res.Lines, res.Shown = r.format()
+	res.Total, res.Files, res.Searched = r.out.total, r.out.files, int(r.searched.Load())
+	return res, nil
+}
+
+// memoryGrep searches the texts the Texts source holds, reading from disk
+// only the files it does not hold.
+func (e *Engine) memoryGrep(ctx context.Context, r *grepRun, dir vault.Path, wanted func(string) bool) bool {
+	type item struct {
+		rel     string
+		content []byte
+	}
+	var items []item
+	ok := e.memory(dir, func(rel string, content []byte) {
+		if wanted(rel) && (content != nil || !knownBinary(rel)) {
+			items = append(items, item{rel, content})
+		}
+	})
+	if !ok {
+		return false
+	}
+	const chunk = 32
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < e.workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := int(next.Add(chunk)) - chunk
+				if i >= len(items) {
+					return
+				}
+				for _, it := range items[i:min(i+chunk, len(items))] {
+					if it.content == nil {
+						r.fromDisk(fileRef{rel: it.rel, abs: filepath.Join(e.v.Root(), filepath.FromSlash(it.rel))})
+						continue
+					}
+					r.search(it.rel, it.content, true, false)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return true
+}
+
+// grepRun is the state of one Grep call, shared by its workers.
+type grepRun struct {
+	e        *Engine
+	m        *matcher
+	context  int
+	searched atomic.Int64
+	out      collector
+}
+
+// fromDisk searches one file read through the content cache.
+func (r *grepRun) fromDisk(f fileRef) {
+	content, binary, kept, err := r.e.content.load(f)
+	if err != nil || binary {
+		return
+	}
+	r.search(f.rel, content, kept, true)
+}
+
+// search searches one text. kept says the text stays in memory (a cache
+// or the index holds it); checked says it is known not to be binary.
+func (r *grepRun) search(rel string, content []byte, kept, checked bool) {
+	var folded []byte
+	if r.m.fold && !r.m.pre.empty() {
+		folded = r.e.folds.get(rel, content, kept)
+	}
+	r.searched.Add(1)
+	hits := r.m.lines(content, folded, nil)
+	if len(hits) == 0 || (!checked && isBinary(content)) {
+		return
+	}
+	r.out.add(&fileHits{rel: rel, content: content, hits: hits})
+}
+
+// fileHits is the matching lines of one file.
+type fileHits struct {
+	rel     string
+	content []byte
+	hits    []hit
+}
+
+// collector gathers per-file results arriving in any order and keeps only
+// the files that can be shown: the fewest files, in path order, that hold
+// limit matching lines. The rest are only counted, so memory stays
+// bounded however much matches.
+type collector struct {
+	limit int
+
+	mu           sync.Mutex
+	kept         hitsHeap // max-heap by path
+	keptHits     int
+	total, files int
+}
+
+func (c *collector) add(f *fileHits) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.total += len(f.hits)
+	c.files++
+	if c.keptHits >= c.limit && len(c.kept) > 0 && comparePaths(f.rel, c.kept[0].rel) > 0 {
+		return
+	}
+	heap.Push(&c.kept, f)
+	c.keptHits += len(f.hits)
+	for len(c.kept) > 1 && c.keptHits-len(c.kept[0].hits) >= c.limit {
+		last := heap.Pop(&c.kept).(*fileHits)
+		c.keptHits -= len(last.hits)
+	}
+}
+
+type hitsHeap []*fileHits
+
+func (h hitsHeap) Len() int           { return len(h) }
+func (h hitsHeap) Less(i, j int) bool { return comparePaths(h[i].rel, h[j].rel) > 0 }
+func (h hitsHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *hitsHeap) Push(x any)        { *h = append(*h, x.(*fileHits)) }
+func (h *hitsHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// format renders the kept files' matches, in path order, up to the
+// limit, with context lines.
+func (r *grepRun) format() ([]Line, int) {
+	files := slices.Clone(r.out.kept)
+	slices.SortFunc(files, func(a, b *fileHits) int { return comparePaths(a.rel, b.rel) })
+	var out []Line
+	shown := 0
+	for _, f := range files {
+		if shown >= r.out.limit {
+			break
+		}
+		hits := f.hits[:min(len(f.hits), r.out.limit-shown)]
+		shown += len(hits)
+		out = r.formatFile(out, f, hits)
+	}
+	if len(out) > 0 {
+		out[0].Break = false
+	}
+	return out, shown
+}
+
+// formatFile appends one file's matches with their context.
+func (r *grepRun) formatFile(out []Line, f *fileHits, hits []hit) []Line {
+	text := f.content
+	last := 0 // number of the last line printed
+	for i, h := range hits {
+		var before []hit
+		s := h.start
+		for k := 0; k < r.context && s > 0 && h.num-k-1 > last; k++ {
+			end := s - 1
+			start := 0
+			if j := bytes.LastIndexByte(text[:end], '\n'); j >= 0 {
+				start = j + 1
+			}
+			before = append(before, hit{num: h.num - k - 1, start: start, end: end})
+			s = start
+		}
+		slices.Reverse(before)
+		group := h.num
+		if len(before) > 0 {
+			group = before[0].num
+		}
+		brk := r.context > 0 && (last == 0 || group > last+1)
+		for _, b := range before {
+			out = append(out, Line{Path: f.rel, Num: b.num, Text: r.lineText(text[b.start:b.end], false), Break: brk})
+			brk = false
+		}
+		out = append(out, Line{Path: f.rel, Num: h.num, Text: r.lineText(text[h.start:h.end], true), Match: true, Break: brk})
+		last = h.num
+		stop := h.num + r.context
+		if i+1 < len(f.hits) {
+			stop = min(stop, f.hits[i+1].num-1)
+		}
+		for e := h.end; last < stop && e+1 < len(text); {
+			start := e + 1
+			e = lineEnd(text, start)
+			last++
+			out = append(out, Line{Path: f.rel, Num: last, Text: r.lineText(text[start:e], false)})
+		}
+	}
+	return out
+}
+
+// lineText renders a line for output, shortened around the match when
+// it is long.
+func (r *grepRun) lineText(line []byte, match bool) string {
+	line = stripCR(line)
+	if len(line) <= maxLineBytes {
+		return string(line)
+	}
+	ms, me := 0, 0
+	if match {
+		if loc := r.m.ref.FindIndex(line); loc != nil {
+			ms, me = loc[0], loc[1]
+		}
+	}
+	return window(line, ms, me)
+}
+
+// window cuts a long line to about maxLineBytes around [ms, me), on rune
+// boundaries, marking the cuts with "…".
+func window(line []byte, ms, me int) string {
+	begin := max(0, ms-windowBefore)
+	end := min(len(line), max(begin+maxLineBytes, min(me, begin+2*maxLineBytes)))
+	for begin > 0 && !utf8.RuneStart(line[begin]) {
+		begin--
+	}
+	for end < len(line) && !utf8.RuneStart(line[end]) {
+		end--
+	}
+	var b strings.Builder
+	if begin > 0 {
+		b.WriteString("…")
+	}
+	b.Write(line[begin:end])
+	if end < len(line) {
+		b.WriteString("…")
+	}
+	return b.String()
+}
+
+// binaryExts are extensions of files that are never text; grep does not
+// even open them.
+var binaryExts = map[string]bool{
+	".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true, ".bmp": true, ".ico": true,
+	".tif": true, ".tiff": true, ".heic": true, ".avif": true, ".pdf": true, ".zip": true, ".gz": true,
+	".tgz": true, ".7z": true, ".rar": true, ".mp3": true, ".m4a": true, ".wav": true, ".ogg": true,
+	".flac": true, ".mp4": true, ".mov": true, ".webm": true, ".mkv": true, ".avi": true, ".woff": true,
+	".woff2": true, ".ttf": true, ".otf": true, ".exe": true, ".dll": true, ".so": true, ".dylib": true,
+	".sqlite": true, ".db": true, ".psd": true, ".epub": true, ".docx": true, ".xlsx": true, ".pptx": true,
+}
+
+func knownBinary(rel string) bool {
+	ext := path.Ext(rel)
+	if ext == "" {
+		return false
+	}
+	return binaryExts[strings.ToLower(ext)]
+}

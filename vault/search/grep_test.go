@@ -1,0 +1,272 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"vaultmcp/vault"
+)
+
+var grepVault = map[string]string{
+	"Welcome.md":                "# Welcome\nSee [[Projects/Alpha]].\nTODO: write more\n",
+	"Projects/Alpha.md":         "---\ntags: [project]\n---\n# Alpha\nStatus: todo\nThe alpha project.\n",
+	"Projects/Beta.md":          "# Beta\r\nstatus: done\r\nTODO later\r\n",
+	"Projects/notes.txt":        "plain text TODO\n",
+	"Daily Notes/2025-01-01.md": "# 2025-01-01\n- todo: call\n",
+	".obsidian/workspace.json":  `{"TODO": true}`,
+	".trash/old.md":             "TODO deleted\n",
+	".git/config":               "TODO git\n",
+	".claude/notes.md":          "TODO claude\n",
+	"image.png":                 "\x89PNG TODO",
+	"blob.md":                   "TODO\x00binary",
+}
+
+func TestGrep(t *testing.T) {
+	v := newTestVault(t, grepVault)
+	tests := []struct {
+		name string
+		q    GrepQuery
+		want []string
+	}{
+		{"literal, case-sensitive", GrepQuery{Query: "TODO", CaseSensitive: true}, []string{
+			"Projects/Beta.md:3: TODO later",
+			"Projects/notes.txt:1: plain text TODO",
+			"Welcome.md:3: TODO: write more",
+		}},
+		{"literal, case-insensitive", GrepQuery{Query: "todo"}, []string{
+			"Daily Notes/2025-01-01.md:2: - todo: call",
+			"Projects/Alpha.md:5: Status: todo",
+			"Projects/Beta.md:3: TODO later",
+			"Projects/notes.txt:1: plain text TODO",
+			"Welcome.md:3: TODO: write more",
+		}},
+		{"regex anchored", GrepQuery{Query: `^status:`, Regex: true, CaseSensitive: true}, []string{
+			"Projects/Beta.md:2: status: done",
+		}},
+		{"regex $ before CRLF", GrepQuery{Query: `done$`, Regex: true}, []string{
+			"Projects/Beta.md:2: status: done",
+		}},
+		{"regex case-insensitive", GrepQuery{Query: `^status: (todo|done)`, Regex: true}, []string{
+			"Projects/Alpha.md:5: Status: todo",
+			"Projects/Beta.md:2: status: done",
+		}},
+		{"folder", GrepQuery{Query: "todo", Path: "Projects"}, []string{
+			"Projects/Alpha.md:5: Status: todo",
+			"Projects/Beta.md:3: TODO later",
+			"Projects/notes.txt:1: plain text TODO",
+		}},
+		{"one file", GrepQuery{Query: "todo", Path: "Projects/Beta.md"}, []string{
+			"Projects/Beta.md:3: TODO later",
+		}},
+		{"include by name", GrepQuery{Query: "todo", Include: "*.MD"}, []string{
+			"Daily Notes/2025-01-01.md:2: - todo: call",
+			"Projects/Alpha.md:5: Status: todo",
+			"Projects/Beta.md:3: TODO later",
+			"Welcome.md:3: TODO: write more",
+		}},
+		{"include by path relative to the folder", GrepQuery{Query: "todo", Path: "Projects", Include: "B*.md"}, []string{
+			"Projects/Beta.md:3: TODO later",
+		}},
+		{"skipped folder named directly", GrepQuery{Query: "todo", Path: ".obsidian"}, []string{
+			`.obsidian/workspace.json:1: {"TODO": true}`,
+		}},
+		{"no match", GrepQuery{Query: "nowhere to be found"}, nil},
+		{"context", GrepQuery{Query: "alpha", Context: 1, CaseSensitive: true}, []string{
+			"Projects/Alpha.md-5- Status: todo",
+			"Projects/Alpha.md:6: The alpha project.",
+		}},
+	}
+	for name, e := range engines(t, v) {
+		for _, tt := range tests {
+			t.Run(name+"/"+tt.name, func(t *testing.T) {
+				res, got := grepLines(t, e, tt.q)
+				if !slices.Equal(got, tt.want) {
+					t.Errorf("got\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
+				}
+				matches := 0
+				for _, l := range res.Lines {
+					if l.Match {
+						matches++
+					}
+				}
+				if res.Shown != matches || res.Total != res.Shown {
+					t.Errorf("shown %d total %d, want %d", res.Shown, res.Total, matches)
+				}
+				if name == "memory" && tt.q.Path != ".obsidian" && tt.q.Path != "Projects/Beta.md" && !res.FromMemory {
+					t.Errorf("searched the disk, want memory")
+				}
+			})
+		}
+	}
+}
+
+func TestGrepContextGroups(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&b, "line %d", i)
+		if i == 3 || i == 5 || i == 15 {
+			b.WriteString(" hit")
+		}
+		b.WriteString("\n")
+	}
+	v := newTestVault(t, map[string]string{"a.md": b.String(), "b.md": "hit\nafter\n"})
+	for name, e := range engines(t, v) {
+		_, got := grepLines(t, e, GrepQuery{Query: "hit", Context: 2})
+		want := []string{
+			"a.md-1- line 1", "a.md-2- line 2", "a.md:3: line 3 hit", "a.md-4- line 4", "a.md:5: line 5 hit",
+			"a.md-6- line 6", "a.md-7- line 7",
+			"--", "a.md-13- line 13", "a.md-14- line 14", "a.md:15: line 15 hit", "a.md-16- line 16", "a.md-17- line 17",
+			"--", "b.md:1: hit", "b.md-2- after",
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: got\n  %s\nwant\n  %s", name, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+		}
+	}
+}
+
+func TestGrepLimit(t *testing.T) {
+	files := map[string]string{}
+	for i := 0; i < 30; i++ {
+		files[fmt.Sprintf("n%02d.md", i)] = strings.Repeat("match me\n", 25)
+	}
+	v := newTestVault(t, files)
+	for name, e := range engines(t, v) {
+		res, got := grepLines(t, e, GrepQuery{Query: "match", Limit: 100})
+		if res.Shown != 100 || len(got) != 100 || res.Total != 750 || res.Files != 30 {
+			t.Fatalf("%s: shown %d (%d lines), total %d in %d files; want 100, 750 in 30", name, res.Shown, len(got), res.Total, res.Files)
+		}
+		// The first 100 in path order: all of n00..n03.
+		if got[0] != "n00.md:1: match me" || got[99] != "n03.md:25: match me" {
+			t.Errorf("%s: first %q, last %q", name, got[0], got[99])
+		}
+		res, _ = grepLines(t, e, GrepQuery{Query: "match"})
+		if res.Shown != DefaultGrepLimit || res.Total != 750 {
+			t.Errorf("%s: default limit shows %d of %d", name, res.Shown, res.Total)
+		}
+	}
+}
+
+func TestGrepLongLine(t *testing.T) {
+	long := strings.Repeat("a", 5000) + "NEEDLE" + strings.Repeat("é", 3000)
+	v := newTestVault(t, map[string]string{"long.md": long})
+	e := New(v, Options{})
+	_, got := grepLines(t, e, GrepQuery{Query: "needle"})
+	if len(got) != 1 {
+		t.Fatalf("got %q", got)
+	}
+	line := got[0]
+	if !strings.Contains(line, "NEEDLE") || !strings.Contains(line, "…") || len(line) > 2*maxLineBytes {
+		t.Errorf("long line shown as %q (%d bytes)", line, len(line))
+	}
+	if !strings.HasPrefix(line, "long.md:1: …") || !strings.HasSuffix(line, "…") {
+		t.Errorf("cuts not marked: %q", line)
+	}
+}
+
+func TestGrepBadInput(t *testing.T) {
+	v := newTestVault(t, grepVault)
+	outside := filepath.Join(filepath.Dir(v.Root()), "outside.md")
+	if err := os.WriteFile(outside, []byte("TODO outside"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := New(v, Options{})
+	tests := []struct {
+		q    GrepQuery
+		kind error
+		want string
+	}{
+		{GrepQuery{Query: "(", Regex: true}, vault.ErrInvalidInput, "invalid regular expression"},
+		{GrepQuery{Query: ""}, vault.ErrInvalidInput, "query is empty"},
+		{GrepQuery{Query: "x", Include: "[a"}, vault.ErrInvalidInput, "invalid include_pattern"},
+		{GrepQuery{Query: "x", Path: "../"}, vault.ErrOutside, "outside the vault"},
+		{GrepQuery{Query: "x", Path: outside}, vault.ErrOutside, "outside the vault"},
+		{GrepQuery{Query: "x", Path: ".git"}, vault.ErrHidden, "hidden"},
+		{GrepQuery{Query: "x", Path: "Nope"}, vault.ErrNotFound, "not found"},
+	}
+	for _, tt := range tests {
+		_, err := e.Grep(context.Background(), tt.q)
+		if !errors.Is(err, tt.kind) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: error %v, want %v mentioning %q", tt.q, err, tt.kind, tt.want)
+		}
+		if err != nil && strings.Contains(err.Error(), v.Root()) {
+			t.Errorf("error %q shows the vault's absolute path", err)
+		}
+	}
+}
+
+func TestGrepSymlinkNotFollowed(t *testing.T) {
+	v := newTestVault(t, map[string]string{"in.md": "secret inside\n"})
+	outside := filepath.Join(filepath.Dir(v.Root()), "outside")
+	writeFile(t, outside, "secret.md", "secret outside\n")
+	for _, link := range []struct{ name, target string }{
+		{"link.md", filepath.Join(outside, "secret.md")},
+		{"linkdir", outside},
+	} {
+		if err := os.Symlink(link.target, filepath.Join(v.Root(), link.name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, e := range engines(t, v) {
+		_, got := grepLines(t, e, GrepQuery{Query: "secret"})
+		if !slices.Equal(got, []string{"in.md:1: secret inside"}) {
+			t.Errorf("%s: got %q", name, got)
+		}
+	}
+}
+
+func TestGrepEmptyVault(t *testing.T) {
+	v := newTestVault(t, nil)
+	for name, e := range engines(t, v) {
+		res, got := grepLines(t, e, GrepQuery{Query: "x"})
+		if len(got) != 0 || res.Total != 0 || res.Searched != 0 {
+			t.Errorf("%s: %+v", name, res)
+		}
+	}
+}
+
+func TestGrepSeesChanges(t *testing.T) {
+	v := newTestVault(t, map[string]string{"a.md": "alpha\n", "gone.md": "alpha too\n"})
+	e := New(v, Options{})
+	if _, got := grepLines(t, e, GrepQuery{Query: "alpha"}); len(got) != 2 {
+		t.Fatalf("got %q", got)
+	}
+	// Same size, written at once: the cached copy is racy and re-read.
+	writeFile(t, v.Root(), "a.md", "gamma\n")
+	if err := os.Remove(filepath.Join(v.Root(), "gone.md")); err != nil {
+		t.Fatal(err)
+	}
+	if _, got := grepLines(t, e, GrepQuery{Query: "alpha"}); len(got) != 0 {
+		t.Errorf("stale cache: %q", got)
+	}
+	// An old file whose mtime moves on is re-read too.
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(v.Root(), "a.md"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	grepLines(t, e, GrepQuery{Query: "gamma"})
+	writeFile(t, v.Root(), "a.md", "delta\n")
+	if _, got := grepLines(t, e, GrepQuery{Query: "delta"}); len(got) != 1 {
+		t.Errorf("changed file not re-read: %q", got)
+	}
+	if e.content.bytes != int64(len("delta\n")) {
+		t.Errorf("cache holds %d bytes after a sweep, want %d", e.content.bytes, len("delta\n"))
+	}
+}
+
+func TestGrepTextsNotReady(t *testing.T) {
+	v := newTestVault(t, map[string]string{"a.md": "alpha\n"})
+	texts := loadTexts(t, v)
+	texts.ready = false
+	e := New(v, Options{Texts: texts})
+	res, got := grepLines(t, e, GrepQuery{Query: "alpha"})
+	if res.FromMemory || len(got) != 1 {
+		t.Errorf("from memory %v, lines %q", res.FromMemory, got)
+	}
+}

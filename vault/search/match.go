@@ -1,0 +1,281 @@
+package search
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"unicode/utf8"
+
+	"vaultmcp/vault"
+)
+
+// matcher finds the lines of a text that match one grep query. Lines are
+// what lies between '\n's; a trailing '\r' (CRLF files) is not part of
+// the line. Every match lies within one line.
+type matcher struct {
+	literal bool // the query is plain text, not a regexp
+	fold    bool // case-insensitive
+	// ref decides whether one line (without its line break) matches; it
+	// is the query as the client wrote it, (?i) when fold.
+	ref *regexp.Regexp
+	// scan finds candidate lines in a whole text when no prefilter
+	// applies: ref rewritten so that no match crosses a line break and ^,
+	// $ hold at line ends (see lineSafe). Every line ref matches holds a
+	// scan match starting in it or earlier on the same line.
+	scan *regexp.Regexp
+	pre  prefilter
+}
+
+func invalidInput(format string, args ...any) error {
+	return &vault.Error{Kind: vault.ErrInvalidInput, Msg: fmt.Sprintf(format, args...)}
+}
+
+// compileQuery builds the matcher for a grep query.
+func compileQuery(query string, isRegex, caseSensitive bool) (*matcher, error) {
+	if query == "" {
+		return nil, invalidInput("query is empty: give the text or regular expression to search for")
+	}
+	if !utf8.ValidString(query) {
+		return nil, invalidInput("query is not valid UTF-8 text")
+	}
+	m := &matcher{literal: !isRegex, fold: !caseSensitive}
+	prefix := ""
+	if m.fold {
+		prefix = "(?i)"
+	}
+	if m.literal {
+		if strings.ContainsAny(query, "\n") {
+			return nil, invalidInput("query contains a line break: grep matches within single lines, so search for one line of the text")
+		}
+		m.ref = regexp.MustCompile(prefix + regexp.QuoteMeta(query))
+		m.scan = m.ref
+		lit := query
+		if m.fold {
+			lit = foldString(query)
+		}
+		m.pre = prefilter{must: []string{lit}}
+		return m, nil
+	}
+	flags := syntax.Perl
+	if m.fold {
+		flags |= syntax.FoldCase
+	}
+	tree, err := syntax.Parse(query, flags)
+	if err != nil {
+		return nil, invalidInput("invalid regular expression %q: %s (set is_regex to false to search for the text as it is)", query, describeSyntaxError(err))
+	}
+	if hasNewline(tree) {
+		return nil, invalidInput("regular expression %q contains a line break (\\n): grep matches within single lines", query)
+	}
+	ref, err := regexp.Compile(prefix + query)
+	if err != nil {
+		return nil, invalidInput("invalid regular expression %q: %s", query, describeSyntaxError(err))
+	}
+	m.ref = ref
+	m.pre = extractPrefilter(tree, m.fold)
+	scanTree, err := syntax.Parse(query, flags)
+	if err != nil {
+		return nil, invalidInput("invalid regular expression %q: %s", query, describeSyntaxError(err))
+	}
+	scan, err := regexp.Compile(lineSafe(scanTree).String())
+	if err != nil {
+		// Should not happen: the rewrite only narrows classes and swaps
+		// anchors. The reference regexp still gives correct results.
+		scan = ref
+	}
+	m.scan = scan
+	return m, nil
+}
+
+// describeSyntaxError phrases a regexp/syntax error without Go's
+// "error parsing regexp: " preamble.
+func describeSyntaxError(err error) string {
+	if se, ok := err.(*syntax.Error); ok {
+		msg := string(se.Code)
+		if se.Expr != "" {
+			msg += " in `" + se.Expr + "`"
+		}
+		return msg
+	}
+	return strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+}
+
+// lineSafe rewrites a parsed regexp, in place, so that searching a whole
+// text finds, for every line the original matches on its own, a match on
+// that line: '.' and classes no longer match '\n', \A and ^ match at any
+// line start, and \z and $ at any line end (before an optional '\r').
+func lineSafe(re *syntax.Regexp) *syntax.Regexp {
+	for i, sub := range re.Sub {
+		re.Sub[i] = lineSafe(sub)
+	}
+	switch re.Op {
+	case syntax.OpAnyChar:
+		re.Op = syntax.OpAnyCharNotNL
+	case syntax.OpCharClass:
+		re.Rune = withoutNewline(re.Rune)
+		if len(re.Rune) == 0 {
+			return &syntax.Regexp{Op: syntax.OpNoMatch}
+		}
+	case syntax.OpBeginText:
+		re.Op = syntax.OpBeginLine
+		re.Flags &^= syntax.OneLine
+	case syntax.OpEndText, syntax.OpEndLine:
+		cr := &syntax.Regexp{Op: syntax.OpLiteral, Rune: []rune{'\r'}}
+		return &syntax.Regexp{Op: syntax.OpConcat, Sub: []*syntax.Regexp{
+			{Op: syntax.OpQuest, Sub: []*syntax.Regexp{cr}},
+			{Op: syntax.OpEndLine},
+		}}
+	}
+	return re
+}
+
+// withoutNewline removes '\n' from a class given as rune ranges.
+func withoutNewline(ranges []rune) []rune {
+	out := make([]rune, 0, len(ranges)+2)
+	for i := 0; i+1 < len(ranges); i += 2 {
+		lo, hi := ranges[i], ranges[i+1]
+		if lo <= '\n' && '\n' <= hi {
+			if lo < '\n' {
+				out = append(out, lo, '\n'-1)
+			}
+			if hi > '\n' {
+				out = append(out, '\n'+1, hi)
+			}
+			continue
+		}
+		out = append(out, lo, hi)
+	}
+	return out
+}
+
+// hit is one matching line: its number (1-based) and byte range in the
+// text, without the line break.
+type hit struct {
+	num        int
+	start, end int
+}
+
+// lineEnd returns the end of the line holding position i.
+func lineEnd(text []byte, i int) int {
+	if j := bytes.IndexByte(text[i:], '\n'); j >= 0 {
+		return i + j
+	}
+	return len(text)
+}
+
+// stripCR drops a trailing '\r'.
+func stripCR(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		return line[:n-1]
+	}
+	return line
+}
+
+// lines appends text's matching lines to hits. folded is text's folded
+// copy for a case-insensitive search, or nil when none could be made.
+func (m *matcher) lines(text, folded []byte, hits []hit) []hit {
+	c := lineCounter{text: text, num: 1}
+	switch {
+	case m.pre.empty() || (m.fold && folded == nil):
+		return m.scanLines(text, &c, hits)
+	case len(m.pre.any) > 0:
+		return m.anyLines(text, folded, &c, hits)
+	}
+	hay := text
+	if m.fold {
+		hay = folded
+	}
+	lit := []byte(m.pre.best())
+	for pos := 0; pos < len(hay); {
+		i := bytes.Index(hay[pos:], lit)
+		if i < 0 {
+			break
+		}
+		i += pos
+		start := pos + bytes.LastIndexByte(hay[pos:i], '\n') + 1
+		end := lineEnd(hay, i)
+		if m.literal || m.ref.Match(stripCR(text[start:end])) {
+			hits = append(hits, hit{num: c.at(start), start: start, end: end})
+		}
+		pos = end + 1
+	}
+	return hits
+}
+
+// anyLines is lines for a prefilter of alternatives: the candidate line
+// is the first one holding any of them.
+func (m *matcher) anyLines(text, folded []byte, c *lineCounter, hits []hit) []hit {
+	hay := text
+	if m.fold {
+		hay = folded
+	}
+	lits := make([][]byte, len(m.pre.any))
+	next := make([]int, len(lits)) // next occurrence of each, -1 for none
+	for k, s := range m.pre.any {
+		lits[k] = []byte(s)
+		next[k] = bytes.Index(hay, lits[k])
+	}
+	for pos := 0; pos < len(hay); {
+		i := -1
+		for k := range lits {
+			if next[k] >= 0 && next[k] < pos {
+				if j := bytes.Index(hay[pos:], lits[k]); j >= 0 {
+					next[k] = pos + j
+				} else {
+					next[k] = -1
+				}
+			}
+			if next[k] >= 0 && (i < 0 || next[k] < i) {
+				i = next[k]
+			}
+		}
+		if i < 0 {
+			break
+		}
+		start := pos + bytes.LastIndexByte(hay[pos:i], '\n') + 1
+		end := lineEnd(hay, i)
+		if m.ref.Match(stripCR(text[start:end])) {
+			hits = append(hits, hit{num: c.at(start), start: start, end: end})
+		}
+		pos = end + 1
+	}
+	return hits
+}
+
+// scanLines is lines without a prefilter: the line-safe regexp runs over
+// the whole text, and each line it lands on is checked with ref.
+func (m *matcher) scanLines(text []byte, c *lineCounter, hits []hit) []hit {
+	for pos := 0; pos < len(text); {
+		loc := m.scan.FindIndex(text[pos:])
+		if loc == nil {
+			break
+		}
+		s := pos + loc[0]
+		start := pos + bytes.LastIndexByte(text[pos:s], '\n') + 1
+		if start >= len(text) {
+			break // an empty match after the final line break
+		}
+		end := lineEnd(text, s)
+		if m.ref.Match(stripCR(text[start:end])) {
+			hits = append(hits, hit{num: c.at(start), start: start, end: end})
+		}
+		pos = end + 1
+	}
+	return hits
+}
+
+// lineCounter numbers lines met in increasing order of position.
+type lineCounter struct {
+	text []byte
+	pos  int // a line start
+	num  int // its number
+}
+
+// at returns the number of the line starting at start (>= the last one).
+func (c *lineCounter) at(start int) int {
+	c.num += bytes.Count(c.text[c.pos:start], []byte{'\n'})
+	c.pos = start
+	return c.num
+}

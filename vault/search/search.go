@@ -1,0 +1,141 @@
+// Package search finds things in a vault: files by glob (search_files),
+// lines by text or regular expression (grep), files by name, date and
+// size (find_files), and the counts get_vault_info reports. Text is
+// searched from memory when a Texts source (the live index) holds it, and
+// otherwise by a parallel scan of the disk through a content cache
+// checked against each file's size and modification time. Like every
+// scan of the vault it leaves out hidden and skipped folders and never
+// follows a symbolic link.
+package search
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"runtime"
+	"strings"
+
+	"vaultmcp/vault"
+)
+
+// Texts is a source of file contents already in memory: the live index.
+type Texts interface {
+	// Texts calls fn for every file it knows under prefix (a
+	// vault-relative folder, "" for the whole vault; a file is under
+	// prefix when its path is prefix or starts with prefix + "/"), in any
+	// order, until fn returns false. content is the file's bytes when the
+	// source holds them and nil when it does not (attachments, files it
+	// does not parse): grep then reads that file from disk. Files in
+	// hidden or skipped folders must not be reported.
+	//
+	// ok=false means the source is not ready (still building): nothing
+	// was reported, and the engine scans the disk instead.
+	//
+	// content is shared, not copied: neither side may modify it, and a
+	// file that changes must be reported with a new slice, since the
+	// engine caches data derived from a text by the identity of its
+	// slice. fn may be slow; Texts should not hold a lock that writers
+	// wait on while it runs if it can avoid it.
+	Texts(prefix string, fn func(rel string, content []byte) bool) (ok bool)
+}
+
+// Options configure an Engine. The zero value searches the disk with the
+// default cache.
+type Options struct {
+	// Texts, when set, serves file contents from memory.
+	Texts Texts
+	// CacheBytes caps the contents of files read from disk kept between
+	// searches, and separately the folded copies kept for case-insensitive
+	// search. 0 means DefaultCacheBytes; negative disables both caches.
+	CacheBytes int64
+	// Workers is how many files are searched at once; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// DefaultCacheBytes is the default cap of each cache: a 10,000-note
+// vault of 2 KB notes takes 20 MB.
+const DefaultCacheBytes = 64 << 20
+
+// Engine runs searches over one vault. It is safe for concurrent use.
+type Engine struct {
+	v       *vault.Vault
+	texts   Texts
+	workers int
+	content *contentCache
+	folds   *foldCache
+}
+
+// New returns an engine over v.
+func New(v *vault.Vault, opts Options) *Engine {
+	limit := opts.CacheBytes
+	switch {
+	case limit == 0:
+		limit = DefaultCacheBytes
+	case limit < 0:
+		limit = 0
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return &Engine{
+		v:       v,
+		texts:   opts.Texts,
+		workers: workers,
+		content: newContentCache(limit),
+		folds:   newFoldCache(limit),
+	}
+}
+
+// folder resolves a client path that must name an existing folder
+// ("" = the vault root).
+func (e *Engine) folder(given string) (vault.Path, error) {
+	p, fi, err := e.stat(given)
+	if err != nil {
+		return vault.Path{}, err
+	}
+	if !fi.IsDir() {
+		return vault.Path{}, &vault.Error{Kind: vault.ErrNotDir, Path: given,
+			Msg: "Not a directory: " + given + " (give a folder to search in, or \"\" for the whole vault)"}
+	}
+	return p, nil
+}
+
+// stat resolves a client path that must exist.
+func (e *Engine) stat(given string) (vault.Path, fs.FileInfo, error) {
+	p, err := e.v.Resolve(given)
+	if err != nil {
+		return vault.Path{}, nil, err
+	}
+	fi, err := os.Stat(p.Abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return vault.Path{}, nil, &vault.Error{Kind: vault.ErrNotFound, Path: given, Msg: "Path not found: " + given}
+		}
+		return vault.Path{}, nil, &vault.Error{Kind: vault.ErrInvalidInput, Path: given, Msg: "Cannot read " + given}
+	}
+	return p, fi, nil
+}
+
+// inSkipped reports whether rel lies in a folder scans leave out, which
+// a client may still search by naming it; the index does not hold it.
+func (e *Engine) inSkipped(rel string) bool {
+	for _, part := range strings.Split(rel, "/") {
+		if part != "" && e.v.Skipped(part) {
+			return true
+		}
+	}
+	return false
+}
+
+// memory lists the files under dir from the Texts source, or reports
+// false when there is none or it is not ready.
+func (e *Engine) memory(dir vault.Path, fn func(rel string, content []byte)) bool {
+	if e.texts == nil || e.inSkipped(dir.Rel) {
+		return false
+	}
+	return e.texts.Texts(dir.Rel, func(rel string, content []byte) bool {
+		fn(rel, content)
+		return true
+	})
+}
