@@ -41,6 +41,7 @@ type section struct {
 var sections = []section{
 	{"startup", benchStartup},
 	{"index", benchIndex},
+	{"git", benchGit},
 }
 
 func main() {

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// benchGit measures the write path (write_file → committed → returned) on
+// a 10,000-note repository beside the git CLI committing the same kind of
+// change in a copy of that repository, and get_recent_changes on a
+// history of 1,000+ commits beside `git log -p -10`.
+func benchGit(ctx context.Context, e *env) ([]figure, error) {
+	ours := filepath.Join(e.tmp, "git-ours")
+	theirs := filepath.Join(e.tmp, "git-cli")
+	for _, dir := range []string{ours, theirs} {
+		if err := copyTree(e.vault.Dir, dir); err != nil {
+			return nil, err
+		}
+		if err := gitInit(dir); err != nil {
+			return nil, err
+		}
+	}
+
+	s, err := startServer(ctx, e, ours, "VAULTMCP_GIT_SYNC_INTERVAL=0")
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	const writes = 1000
+	var durs []time.Duration
+	for i := 0; i < writes; i++ {
+		rel := e.vault.Paths[i%len(e.vault.Paths)]
+		content := fmt.Sprintf("# Edited %d\n\nbench write %d\n", i, i)
+		start := time.Now()
+		text, err := s.call(ctx, "write_file", map[string]any{"path": rel, "content": content})
+		if err != nil {
+			return nil, err
+		}
+		durs = append(durs, time.Since(start))
+		if !strings.Contains(text, "commit") {
+			return nil, fmt.Errorf("write_file did not commit: %s", text)
+		}
+	}
+
+	var cli []time.Duration
+	for i := 0; i < 30; i++ {
+		rel := e.vault.Paths[i]
+		if err := os.WriteFile(filepath.Join(theirs, rel), []byte(fmt.Sprintf("cli write %d\n", i)), 0o644); err != nil {
+			return nil, err
+		}
+		start := time.Now()
+		if err := git(theirs, "add", rel); err != nil {
+			return nil, err
+		}
+		if err := git(theirs, "commit", "-q", "-m", "cli "+rel); err != nil {
+			return nil, err
+		}
+		cli = append(cli, time.Since(start))
+	}
+	figs := []figure{{
+		name: fmt.Sprintf("write_file → committed, median of %d", writes), got: median(durs),
+		budget: 10 * time.Millisecond, baseName: "git add && git commit", base: median(cli),
+	}}
+
+	recent, err := timeIt(20, func() error {
+		_, err := s.call(ctx, "get_recent_changes", map[string]any{"count": 10})
+		return err
+	})
+	if err != nil {
+		return figs, err
+	}
+	logp, err := timeIt(20, func() error { return git(ours, "log", "-p", "-10") })
+	if err != nil {
+		return figs, err
+	}
+	filtered, err := timeIt(20, func() error {
+		_, err := s.call(ctx, "get_recent_changes", map[string]any{"count": 10, "path": e.vault.Paths[3]})
+		return err
+	})
+	if err != nil {
+		return figs, err
+	}
+	logpPath, err := timeIt(20, func() error { return git(ours, "log", "-p", "-10", "--", e.vault.Paths[3]) })
+	if err != nil {
+		return figs, err
+	}
+	return append(figs,
+		figure{name: fmt.Sprintf("get_recent_changes(10), %d+ commits", writes), got: recent,
+			budget: 100 * time.Millisecond, baseName: "git log -p -10", base: logp},
+		figure{name: "get_recent_changes(10, path)", got: filtered,
+			budget: 100 * time.Millisecond, baseName: "git log -p -10 -- path", base: logpPath},
+	), nil
+}
+
+// gitInit makes dir a repository with everything in one first commit.
+func gitInit(dir string) error {
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "main"},
+		{"add", "-A"},
+		{"commit", "-q", "-m", "generated vault"},
+	} {
+		if err := git(dir, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func git(dir string, args ...string) error {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@localhost",
+		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@localhost")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// copyTree copies the files below src into dst.
+func copyTree(src, dst string) error {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	if out, err := exec.Command("cp", "-a", src+"/.", dst+"/").CombinedOutput(); err != nil {
+		return fmt.Errorf("copy %s: %v: %s", src, err, out)
+	}
+	return nil
+}
