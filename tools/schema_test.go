@@ -8,8 +8,19 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/server"
+
+	"vaultmcp/gitsync"
 	"vaultmcp/tools"
+	"vaultmcp/vault/index"
 )
+
+// allTools returns every tool tools.All can offer: the index and history
+// tools are only listed when their dependencies exist, so stand-ins are
+// given (definitions are static; no handler runs here).
+func allTools() []server.ServerTool {
+	return tools.All(tools.Deps{Index: &index.Index{}, Git: &gitsync.Repo{}})
+}
 
 var update = flag.Bool("update", false, "rewrite the tool schema snapshots in testdata/schemas")
 
@@ -18,7 +29,7 @@ var update = flag.Bool("update", false, "rewrite the tool schema snapshots in te
 // clients see must show up in review as a change to testdata/schemas.
 // Run `go test ./tools -update` to accept a change.
 func TestSchemaSnapshots(t *testing.T) {
-	all := tools.All(tools.Deps{})
+	all := allTools()
 	dir := filepath.Join("testdata", "schemas")
 	if *update {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -73,7 +84,7 @@ func TestSchemaSnapshots(t *testing.T) {
 // Every tool states all four behaviour hints itself: mcp-go's defaults
 // (destructive, open world) are wrong for a vault.
 func TestAnnotationsExplicit(t *testing.T) {
-	for _, st := range tools.All(tools.Deps{}) {
+	for _, st := range allTools() {
 		a := st.Tool.Annotations
 		if a.ReadOnlyHint == nil || a.DestructiveHint == nil || a.IdempotentHint == nil || a.OpenWorldHint == nil {
 			t.Errorf("%s: annotations not all set: %+v", st.Tool.Name, a)
@@ -107,7 +118,7 @@ func TestAnnotationsExplicit(t *testing.T) {
 		"rename_file":      {false, false},
 		"create_directory": {false, false},
 	}
-	for _, st := range tools.All(tools.Deps{}) {
+	for _, st := range allTools() {
 		w, ok := want[st.Tool.Name]
 		if !ok {
 			continue
