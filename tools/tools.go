@@ -12,6 +12,7 @@ import (
 	"vaultmcp/gitsync"
 	"vaultmcp/vault"
 	"vaultmcp/vault/index"
+	"vaultmcp/vault/search"
 )
 
 // DefaultMaxReadBytes is how much of a file read_file returns when Deps
@@ -27,6 +28,12 @@ type Deps struct {
 	Index *index.Index
 	// Git is the vault's history; nil leaves the history tools out.
 	Git *gitsync.Repo
+	// Search runs search_files, grep, find_files and get_vault_info's
+	// counts; nil means All builds one, over Index's texts when set.
+	Search *search.Engine
+	// SyncStatus reports git sync for get_vault_info; nil means Git's
+	// Status when Git is set, else no sync section.
+	SyncStatus func() gitsync.SyncStatus
 	// MaxReadBytes caps read_file; 0 means DefaultMaxReadBytes.
 	MaxReadBytes int64
 	// Logger receives unexpected failures; nil means slog.Default().
@@ -47,8 +54,15 @@ func (d Deps) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// All returns every tool, in the order tools/list shows them.
+// All returns every tool the dependencies support. (tools/list sorts
+// them by name.)
 func All(d Deps) []server.ServerTool {
+	if d.Search == nil {
+		d.Search = newSearch(d)
+	}
+	if d.SyncStatus == nil && d.Git != nil {
+		d.SyncStatus = d.Git.Status
+	}
 	all := []server.ServerTool{
 		ReadFile(d),
 		WriteFile(d),
@@ -57,6 +71,10 @@ func All(d Deps) []server.ServerTool {
 		RenameFile(d),
 		ListDirectory(d),
 		CreateDirectory(d),
+		SearchFiles(d),
+		Grep(d),
+		FindFiles(d),
+		GetVaultInfo(d),
 	}
 	if d.Index != nil {
 		all = append(all,
