@@ -76,6 +76,10 @@ func Open(dir string, opts Options) (*Vault, error) {
 	if err != nil || !fi.IsDir() {
 		return nil, &Error{Kind: ErrVaultMissing, Path: dir, Msg: "Vault not found: " + dir}
 	}
+	if root == string(filepath.Separator) {
+		// The boundary is "below the root": the whole file system cannot be one.
+		return nil, &Error{Kind: ErrVaultMissing, Path: dir, Msg: "Vault must not be the file-system root: " + dir}
+	}
 	hidden, skip := opts.Hidden, opts.Skip
 	if hidden == nil {
 		hidden = DefaultHidden
