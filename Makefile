@@ -31,8 +31,9 @@ NPM_STAMP           := e2e/ts/node_modules/.package-lock.json
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
+# stdout is the MCP stream: the recipe is not echoed onto it.
 run: ## serve a vault over stdio (the local default vault unless ARGS/config name one)
-	$(GO) run ./cmd/vaultmcp serve $(ARGS)
+	@$(GO) run ./cmd/vaultmcp serve $(ARGS)
 
 build: ## build bin/vaultmcp
 	$(GO) build -o bin/vaultmcp ./cmd/vaultmcp
