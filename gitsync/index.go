@@ -153,10 +153,22 @@ func (u *indexUpdate) removed(name string) bool {
 	return false
 }
 
-// apply returns a new index: old with u applied. old is not modified.
+// apply returns a new index: old with u applied. old is not modified. The
+// entries stay sorted by merging the (few) new entries into the old order,
+// not by sorting ten thousand entries again.
 func (u *indexUpdate) apply(old *index.Index) *index.Index {
-	out := make([]*index.Entry, 0, len(old.Entries)+len(u.set))
+	adds := make([]*index.Entry, 0, len(u.set))
+	for _, e := range u.set {
+		adds = append(adds, e)
+	}
+	sort.Slice(adds, func(i, j int) bool { return adds[i].Name < adds[j].Name })
+	out := make([]*index.Entry, 0, len(old.Entries)+len(adds))
+	k := 0
 	for _, e := range old.Entries {
+		for k < len(adds) && adds[k].Name < e.Name {
+			out = append(out, adds[k])
+			k++
+		}
 		if _, ok := u.set[e.Name]; ok {
 			continue
 		}
@@ -165,14 +177,7 @@ func (u *indexUpdate) apply(old *index.Index) *index.Index {
 		}
 		out = append(out, e)
 	}
-	added := false
-	for _, e := range u.set {
-		out = append(out, e)
-		added = true
-	}
-	if added {
-		sortEntries(out)
-	}
+	out = append(out, adds[k:]...)
 	version := old.Version
 	if version < 2 {
 		version = 2

@@ -37,6 +37,7 @@ func (r *Repo) Push(ctx context.Context) error {
 		r.state.lastPushErr = ""
 		if pushed {
 			r.state.lastPush = r.opts.Now()
+			r.state.pushes++
 		}
 	}
 	r.statMu.Unlock()

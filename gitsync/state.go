@@ -50,6 +50,7 @@ type syncState struct {
 	lastPushErr, lastPullErr string
 	ahead, behind            int
 	conflicts                []string
+	pushes                   int // successful pushes, for tests
 }
 
 // Status returns the sync state. It never waits for a running commit, pull

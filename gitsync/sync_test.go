@@ -1,0 +1,503 @@
+package gitsync
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// world is a remote (bare repository on disk), the server's vault and a
+// laptop (a clone driven by the git CLI).
+type world struct {
+	remote, vault, laptop string
+	r                     *Repo
+	changedMu             sync.Mutex
+	changed               []string
+	lock                  sync.Mutex // the vault's write lock
+}
+
+// newWorld makes an empty remote, opens the server's vault on it (an empty
+// remote gives a fresh repository) and clones the laptop after the server's
+// first push.
+func newWorld(t *testing.T, opts Options) *world {
+	t.Helper()
+	base := t.TempDir()
+	w := &world{
+		remote: filepath.Join(base, "remote.git"),
+		vault:  filepath.Join(base, "vault"),
+		laptop: filepath.Join(base, "laptop"),
+	}
+	git(t, base, "init", "-q", "--bare", "-b", "main", w.remote)
+	opts.Dir = w.vault
+	opts.RemoteURL = w.remote
+	opts.Locker = &w.lock
+	opts.Changed = func(paths []string) {
+		if w.lock.TryLock() {
+			t.Error("Changed called without the vault lock held")
+			w.lock.Unlock()
+		}
+		w.changedMu.Lock()
+		w.changed = append(w.changed, paths...)
+		w.changedMu.Unlock()
+	}
+	w.r = openRepo(t, opts)
+	w.write(t, "write welcome.md", "welcome.md", "# Welcome\n")
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatalf("first push: %v", err)
+	}
+	git(t, base, "clone", "-q", w.remote, w.laptop)
+	return w
+}
+
+// write records a change the way the vault does: under the vault lock.
+func (w *world) write(t *testing.T, summary, rel, content string) Result {
+	t.Helper()
+	w.lock.Lock()
+	defer w.lock.Unlock()
+	return record(t, w.r, summary, rel, content)
+}
+
+// laptopCommit commits a change on the laptop and pushes it.
+func (w *world) laptopCommit(t *testing.T, rel, content, msg string) {
+	t.Helper()
+	writeFile(t, w.laptop, rel, content)
+	git(t, w.laptop, "add", "-A")
+	git(t, w.laptop, "commit", "-q", "-m", msg)
+	git(t, w.laptop, "push", "-q", "origin", "main")
+}
+
+func (w *world) takeChanged() []string {
+	w.changedMu.Lock()
+	defer w.changedMu.Unlock()
+	out := w.changed
+	w.changed = nil
+	slices.Sort(out)
+	return out
+}
+
+// remoteLog is the subject lines of the remote branch, newest first.
+func (w *world) remoteLog(t *testing.T) []string {
+	return strings.Split(git(t, w.remote, "log", "--format=%s", "main"), "\n")
+}
+
+// assertSameEverywhere pulls the laptop and checks both worktrees hold the
+// same files with the same content, the history is linear, and both are
+// clean.
+func (w *world) assertSameEverywhere(t *testing.T) {
+	t.Helper()
+	git(t, w.laptop, "pull", "-q", "--ff-only")
+	if a, b := git(t, w.vault, "rev-parse", "HEAD"), git(t, w.laptop, "rev-parse", "HEAD"); a != b {
+		t.Errorf("vault at %s, laptop at %s", a, b)
+	}
+	if got := git(t, w.remote, "rev-list", "--merges", "--count", "main"); got != "0" {
+		t.Errorf("%s merge commits on the remote; history must stay linear", got)
+	}
+	files := strings.Split(git(t, w.vault, "ls-files"), "\n")
+	for _, f := range files {
+		if a, b := readFile(t, w.vault, f), readFile(t, w.laptop, f); a != b {
+			t.Errorf("%s differs:\nvault:\n%s\nlaptop:\n%s", f, a, b)
+		}
+	}
+	assertClean(t, w.vault)
+	assertClean(t, w.laptop)
+}
+
+func TestPushOneCommitPerWrite(t *testing.T) {
+	w := newWorld(t, Options{})
+	for _, n := range []string{"a", "b", "c"} {
+		w.write(t, "write notes/"+n+".md", "notes/"+n+".md", n+"\n")
+	}
+	if got := w.r.Status().Ahead; got != 3 {
+		t.Errorf("ahead = %d, want 3", got)
+	}
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"MCP: write notes/c.md", "MCP: write notes/b.md", "MCP: write notes/a.md", "MCP: write welcome.md"}
+	if got := w.remoteLog(t); !slices.Equal(got, want) {
+		t.Errorf("remote log = %q, want %q", got, want)
+	}
+	st := w.r.Status()
+	if st.Ahead != 0 || st.LastPush.IsZero() || st.LastPushError != "" || !st.RemoteConfigured {
+		t.Errorf("status after push = %+v", st)
+	}
+	// The remote-tracking ref follows, for `git status` on the command line.
+	if got := git(t, w.vault, "rev-parse", "origin/main"); got != git(t, w.vault, "rev-parse", "HEAD") {
+		t.Errorf("origin/main = %s", got)
+	}
+	w.assertSameEverywhere(t)
+}
+
+func TestBackgroundPushCoalescesAndArrives(t *testing.T) {
+	w := newWorld(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w.r.Start(ctx)
+	waitFor(t, "the first sync", func() bool { return !w.r.Status().LastSync.IsZero() })
+	pushesBefore := w.pushes()
+	// Hold the network side as a slow push would: the five commits made
+	// meanwhile must leave in one push.
+	w.r.netMu.Lock()
+	for i, n := range []string{"a", "b", "c", "d", "e"} {
+		w.write(t, "write "+n+".md", n+".md", strings.Repeat(n, i+1)+"\n")
+	}
+	w.r.netMu.Unlock()
+	waitFor(t, "the remote to have all 6 commits", func() bool { return len(w.remoteLog(t)) == 6 })
+	waitFor(t, "ahead to drop to 0", func() bool { return w.r.Status().Ahead == 0 })
+	if got := w.pushes() - pushesBefore; got != 1 {
+		t.Errorf("%d pushes for 5 commits, want 1", got)
+	}
+	w.assertSameEverywhere(t)
+}
+
+func (w *world) pushes() int {
+	w.r.statMu.Lock()
+	defer w.r.statMu.Unlock()
+	return w.r.state.pushes
+}
+
+func TestCloneIntoEmptyFolder(t *testing.T) {
+	base := t.TempDir()
+	remote := filepath.Join(base, "remote.git")
+	git(t, base, "init", "-q", "--bare", "-b", "main", remote)
+	laptop := filepath.Join(base, "laptop")
+	git(t, base, "clone", "-q", remote, laptop)
+	writeFile(t, laptop, "notes/one.md", "one\n")
+	writeFile(t, laptop, "two.md", "two\n")
+	git(t, laptop, "add", "-A")
+	git(t, laptop, "commit", "-q", "-m", "from the laptop")
+	git(t, laptop, "push", "-q", "origin", "main")
+
+	vault := filepath.Join(base, "vault")
+	r := openRepo(t, Options{Dir: vault, RemoteURL: remote})
+	if got := readFile(t, vault, "notes/one.md"); got != "one\n" {
+		t.Errorf("cloned content = %q", got)
+	}
+	if r.Branch() != "main" || r.Status().Head == "" {
+		t.Errorf("status after clone: %+v", r.Status())
+	}
+	assertClean(t, vault)
+	res := record(t, r, "edit two.md", "two.md", "two, edited\n")
+	if !res.Created {
+		t.Fatal("no commit")
+	}
+	if err := r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	git(t, laptop, "pull", "-q", "--ff-only")
+	if got := readFile(t, laptop, "two.md"); got != "two, edited\n" {
+		t.Errorf("laptop has %q", got)
+	}
+}
+
+func TestFastForwardTouchesOnlyChangedFiles(t *testing.T) {
+	w := newWorld(t, Options{})
+	for _, n := range []string{"a", "b", "c"} {
+		w.write(t, "write "+n+".md", n+".md", n+"\n")
+	}
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	git(t, w.laptop, "pull", "-q")
+	before, _ := os.Stat(filepath.Join(w.vault, "a.md"))
+	w.laptopCommit(t, "b.md", "b from the laptop\n", "laptop edits b")
+	os.Remove(filepath.Join(w.laptop, "c.md"))
+	w.laptopCommit(t, "new/d.md", "d\n", "laptop adds d, deletes c")
+	w.takeChanged()
+	if err := w.r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := w.takeChanged(), []string{"b.md", "c.md", "new/d.md"}; !slices.Equal(got, want) {
+		t.Errorf("Changed got %q, want %q", got, want)
+	}
+	after, _ := os.Stat(filepath.Join(w.vault, "a.md"))
+	if !after.ModTime().Equal(before.ModTime()) {
+		t.Error("an unchanged file was rewritten")
+	}
+	if _, err := os.Stat(filepath.Join(w.vault, "c.md")); !os.IsNotExist(err) {
+		t.Error("c.md still in the vault")
+	}
+	st := w.r.Status()
+	if st.Behind != 0 || st.Ahead != 0 || st.LastSync.IsZero() || st.LastPullError != "" {
+		t.Errorf("status = %+v", st)
+	}
+	w.assertSameEverywhere(t)
+}
+
+func TestSyncReplaysOurCommitsOnTopOfTheRemote(t *testing.T) {
+	w := newWorld(t, Options{})
+	w.laptopCommit(t, "laptop.md", "from the laptop\n", "laptop note")
+	w.write(t, "write server1.md", "server1.md", "1\n")
+	w.write(t, "write server2.md", "server2.md", "2\n")
+	if err := w.r.Push(context.Background()); err != ErrRejected {
+		t.Fatalf("push over a moved remote: %v, want ErrRejected", err)
+	}
+	if err := w.r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"MCP: write server2.md", "MCP: write server1.md", "laptop note", "MCP: write welcome.md"}
+	if got := w.remoteLog(t); !slices.Equal(got, want) {
+		t.Errorf("remote log = %q, want %q", got, want)
+	}
+	w.assertSameEverywhere(t)
+}
+
+func TestSyncMergesEditsInDifferentPlaces(t *testing.T) {
+	w := newWorld(t, Options{})
+	base := "# Plan\n\nline 1\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\n"
+	w.write(t, "write plan.md", "plan.md", base)
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	git(t, w.laptop, "pull", "-q")
+	w.laptopCommit(t, "plan.md", strings.Replace(base, "line 2\n", "line 2 (laptop)\n", 1), "laptop edits the top")
+	w.write(t, "edit plan.md", "plan.md", strings.Replace(base, "line 7\n", "line 7 (server)\n", 1)+"line 9 (server)\n")
+	if err := w.r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := "# Plan\n\nline 1\nline 2 (laptop)\nline 3\nline 4\nline 5\nline 6\nline 7 (server)\nline 8\nline 9 (server)\n"
+	if got := readFile(t, w.vault, "plan.md"); got != want {
+		t.Errorf("merged:\n%s\nwant:\n%s", got, want)
+	}
+	if got := w.takeChanged(); !slices.Equal(got, []string{"plan.md"}) {
+		t.Errorf("Changed = %q", got)
+	}
+	if c := w.r.Status().PendingConflicts; len(c) != 0 {
+		t.Errorf("conflicts: %q", c)
+	}
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w.assertSameEverywhere(t)
+}
+
+// conflictName matches "name (conflict YYYY-MM-DD HHMM).md".
+var conflictNameRE = regexp.MustCompile(`^plan \(conflict \d{4}-\d{2}-\d{2} \d{4}\)\.md$`)
+
+func TestSyncKeepsBothVersionsOnCollision(t *testing.T) {
+	w := newWorld(t, Options{})
+	base := "# Plan\nStatus: planning\nOwner: me\n"
+	w.write(t, "write plan.md", "plan.md", base)
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	git(t, w.laptop, "pull", "-q")
+	laptopText := "# Plan\nStatus: blocked\nOwner: me\n"
+	serverText := "# Plan\nStatus: in progress\nOwner: me\n"
+	w.laptopCommit(t, "plan.md", laptopText, "laptop says blocked")
+	w.write(t, "edit plan.md", "plan.md", serverText)
+	w.write(t, "edit plan.md", "plan.md", serverText+"More from the server.\n")
+	if err := w.r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, w.vault, "plan.md"); got != laptopText {
+		t.Errorf("plan.md = %q, want the remote's version", got)
+	}
+	conflicts := w.r.Status().PendingConflicts
+	if len(conflicts) != 1 || !conflictNameRE.MatchString(conflicts[0]) {
+		t.Fatalf("pending conflicts = %q", conflicts)
+	}
+	if got := readFile(t, w.vault, conflicts[0]); got != serverText+"More from the server.\n" {
+		t.Errorf("conflict copy = %q, want our latest version", got)
+	}
+	if got := w.takeChanged(); !slices.Equal(got, []string{conflicts[0], "plan.md"}) {
+		t.Errorf("Changed = %q", got)
+	}
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w.assertSameEverywhere(t)
+	// Both commits of ours are kept, following the note into the copy.
+	log := w.remoteLog(t)
+	if !slices.Equal(log[:3], []string{"MCP: edit plan.md", "MCP: edit plan.md", "laptop says blocked"}) {
+		t.Errorf("remote log = %q", log)
+	}
+	// The user resolves it by deleting the copy.
+	w.lock.Lock()
+	os.Remove(filepath.Join(w.vault, conflicts[0]))
+	w.r.Commit(context.Background(), "delete "+conflicts[0], conflicts[:1])
+	w.lock.Unlock()
+	if c := w.r.Status().PendingConflicts; len(c) != 0 {
+		t.Errorf("conflicts after resolving: %q", c)
+	}
+}
+
+func TestSyncDeleteAgainstEdit(t *testing.T) {
+	w := newWorld(t, Options{})
+	w.write(t, "write a.md", "a.md", "a\n")
+	w.write(t, "write b.md", "b.md", "b\n")
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	git(t, w.laptop, "pull", "-q")
+	// The laptop deletes a.md and edits b.md; the server edits a.md and
+	// deletes b.md. Edits win: nothing is lost.
+	os.Remove(filepath.Join(w.laptop, "a.md"))
+	w.laptopCommit(t, "b.md", "b edited on the laptop\n", "laptop")
+	w.write(t, "edit a.md", "a.md", "a edited on the server\n")
+	w.lock.Lock()
+	os.Remove(filepath.Join(w.vault, "b.md"))
+	w.r.Commit(context.Background(), "delete b.md", []string{"b.md"})
+	w.lock.Unlock()
+	if err := w.r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, w.vault, "a.md"); got != "a edited on the server\n" {
+		t.Errorf("a.md = %q", got)
+	}
+	if got := readFile(t, w.vault, "b.md"); got != "b edited on the laptop\n" {
+		t.Errorf("b.md = %q", got)
+	}
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w.assertSameEverywhere(t)
+}
+
+func TestExternalChangesAreCommitted(t *testing.T) {
+	w := newWorld(t, Options{})
+	w.write(t, "write keep.md", "keep.md", "keep\n")
+	w.write(t, "write gone.md", "gone.md", "gone\n")
+	// Obsidian on the same disk: an edit, a new note, a deletion, and an
+	// ignored workspace file.
+	writeFile(t, w.vault, ".gitignore", ".obsidian/workspace.json\n")
+	writeFile(t, w.vault, "keep.md", "keep, edited in Obsidian\n")
+	writeFile(t, w.vault, "Inbox/new note.md", "new\n")
+	writeFile(t, w.vault, ".obsidian/workspace.json", "{}")
+	os.Remove(filepath.Join(w.vault, "gone.md"))
+	if err := w.r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := git(t, w.vault, "log", "-1", "--format=%s"); got != ExternalChangesMessage {
+		t.Errorf("last commit %q", got)
+	}
+	got := git(t, w.vault, "show", "--name-status", "--format=", "HEAD")
+	want := "A\t.gitignore\nA\tInbox/new note.md\nD\tgone.md\nM\tkeep.md"
+	if got != want {
+		t.Errorf("external commit:\n%s\nwant:\n%s", got, want)
+	}
+	assertClean(t, w.vault)
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w.assertSameEverywhere(t)
+	// Nothing new: no commit.
+	head := git(t, w.vault, "rev-parse", "HEAD")
+	if err := w.r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if git(t, w.vault, "rev-parse", "HEAD") != head {
+		t.Error("a sync without changes made a commit")
+	}
+}
+
+func TestExternalChangesWithoutRemote(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "existing.md", "was here before the server\n")
+	r := openRepo(t, Options{Dir: dir})
+	if err := r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := git(t, dir, "log", "--format=%s"); got != ExternalChangesMessage {
+		t.Errorf("log = %q", got)
+	}
+	assertClean(t, dir)
+}
+
+func TestRemoteUnavailableLosesNothing(t *testing.T) {
+	w := newWorld(t, Options{})
+	away := w.remote + ".away"
+	if err := os.Rename(w.remote, away); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w.r.Start(ctx)
+	for _, n := range []string{"a", "b", "c"} {
+		w.write(t, "write "+n+".md", n+".md", n+"\n")
+	}
+	waitFor(t, "a push error in the status", func() bool { return w.r.Status().LastPushError != "" })
+	st := w.r.Status()
+	if st.Ahead != 3 {
+		t.Errorf("ahead = %d, want 3", st.Ahead)
+	}
+	if strings.Contains(st.LastPushError, w.vault) {
+		t.Errorf("push error shows the vault's path: %s", st.LastPushError)
+	}
+	if err := os.Rename(away, w.remote); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the commits to reach the remote", func() bool { return len(w.remoteLog(t)) == 4 })
+	waitFor(t, "the push error to clear", func() bool { return w.r.Status().LastPushError == "" })
+	w.assertSameEverywhere(t)
+}
+
+func TestRejectedPushPullsAndPushesAgain(t *testing.T) {
+	w := newWorld(t, Options{SyncInterval: -1})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w.r.Start(ctx)
+	waitFor(t, "the first sync", func() bool { return !w.r.Status().LastSync.IsZero() })
+	w.laptopCommit(t, "laptop.md", "laptop\n", "laptop note")
+	w.write(t, "write server.md", "server.md", "server\n")
+	waitFor(t, "both commits on the remote", func() bool { return len(w.remoteLog(t)) == 3 })
+	w.assertSameEverywhere(t)
+}
+
+// TestConcurrentEditsBothSides runs the server's writes and the laptop's
+// commits at the same time, with the background sync on, and checks that
+// after a final sync both sides have every change.
+func TestConcurrentEditsBothSides(t *testing.T) {
+	w := newWorld(t, Options{SyncInterval: 300 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w.r.Start(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; i < 20; i++ {
+			w.write(t, "write server/n"+itoa(i)+".md", "server/n"+itoa(i)+".md", "s"+itoa(i)+"\n")
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	for i := 0; i < 10; i++ {
+		writeFile(t, w.laptop, "laptop/n"+itoa(i)+".md", "l"+itoa(i)+"\n")
+		git(t, w.laptop, "add", "-A")
+		git(t, w.laptop, "commit", "-q", "-m", "laptop "+itoa(i))
+		for {
+			if _, err := gitErr(w.laptop, "push", "-q", "origin", "main"); err == nil {
+				break
+			}
+			git(t, w.laptop, "pull", "-q", "--rebase")
+		}
+	}
+	wg.Wait()
+	waitFor(t, "all 31 commits on the remote", func() bool {
+		w.r.SyncNow()
+		return len(w.remoteLog(t)) == 31 && w.r.Status().Ahead == 0
+	})
+	w.assertSameEverywhere(t)
+	for i := 0; i < 20; i++ {
+		if got := readFile(t, w.laptop, "server/n"+itoa(i)+".md"); got != "s"+itoa(i)+"\n" {
+			t.Errorf("server/n%d.md = %q", i, got)
+		}
+	}
+	for i := 0; i < 10; i++ {
+		if got := readFile(t, w.vault, "laptop/n"+itoa(i)+".md"); got != "l"+itoa(i)+"\n" {
+			t.Errorf("laptop/n%d.md = %q", i, got)
+		}
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
