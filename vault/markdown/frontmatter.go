@@ -1,0 +1,161 @@
+package markdown
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+var (
+	bom = []byte("\xef\xbb\xbf")
+
+	errNotMapping = errors.New("frontmatter is not a YAML mapping")
+)
+
+// frontmatter reads the YAML block that opens the note, if any, fills
+// BodyOffset, Frontmatter, FrontmatterErr, the frontmatter tags and aliases,
+// and returns the line number where the body starts.
+func (p *parser) frontmatter() int {
+	src := p.src
+	start := 0
+	if bytes.HasPrefix(src, bom) {
+		start = len(bom)
+	}
+	open := delimiterLine(src, start, "---")
+	if open < 0 {
+		return 1
+	}
+	yamlStart := open
+	closeStart, bodyStart := -1, -1
+	for pos := open; pos < len(src); {
+		if end := delimiterLine(src, pos, "---"); end >= 0 {
+			closeStart, bodyStart = pos, end
+			break
+		}
+		if end := delimiterLine(src, pos, "..."); end >= 0 {
+			closeStart, bodyStart = pos, end
+			break
+		}
+		nl := bytes.IndexByte(src[pos:], '\n')
+		if nl < 0 {
+			break
+		}
+		pos += nl + 1
+	}
+	if closeStart < 0 {
+		return 1 // no closing line: the opening --- is body text
+	}
+	n := p.note
+	n.BodyOffset = bodyStart
+	p.readYAML(src[yamlStart:closeStart], 2)
+	return 1 + bytes.Count(src[:bodyStart], []byte{'\n'})
+}
+
+// delimiterLine reports whether the line at pos is exactly delim (trailing
+// spaces allowed) and returns the offset of the next line, or -1.
+func delimiterLine(src []byte, pos int, delim string) int {
+	if !bytes.HasPrefix(src[pos:], []byte(delim)) {
+		return -1
+	}
+	i := pos + len(delim)
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\r') {
+		i++
+	}
+	if i == len(src) {
+		return i
+	}
+	if src[i] == '\n' {
+		return i + 1
+	}
+	return -1
+}
+
+// readYAML decodes the frontmatter text, whose first line is line firstLine
+// of the note.
+func (p *parser) readYAML(text []byte, firstLine int) {
+	n := p.note
+	defer func() {
+		// yaml.v3 has panicked on hostile input before; a note must still
+		// parse.
+		if r := recover(); r != nil {
+			n.Frontmatter = nil
+			n.FrontmatterErr = fmt.Errorf("frontmatter: %v", r)
+		}
+	}()
+	var doc yaml.Node
+	if err := yaml.Unmarshal(text, &doc); err != nil {
+		n.FrontmatterErr = fmt.Errorf("frontmatter: %w", err)
+		return
+	}
+	if len(doc.Content) == 0 {
+		n.Frontmatter = map[string]any{}
+		return
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		n.FrontmatterErr = errNotMapping
+		return
+	}
+	m := map[string]any{}
+	if err := root.Decode(&m); err != nil {
+		n.FrontmatterErr = fmt.Errorf("frontmatter: %w", err)
+		var typeErr *yaml.TypeError
+		if !errors.As(err, &typeErr) {
+			m = nil
+		}
+	}
+	n.Frontmatter = m
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		key, value := root.Content[i], root.Content[i+1]
+		if key.Kind != yaml.ScalarNode {
+			continue
+		}
+		switch strings.ToLower(key.Value) {
+		case "tags", "tag":
+			eachScalar(value, func(v *yaml.Node) {
+				for _, name := range strings.FieldsFunc(v.Value, isListSeparator) {
+					name = strings.TrimLeft(name, "#")
+					if ValidTag(name) {
+						n.Tags = append(n.Tags, Tag{Name: name, Line: v.Line + firstLine - 1, Frontmatter: true})
+					}
+				}
+			})
+		case "aliases", "alias":
+			eachScalar(value, func(v *yaml.Node) {
+				names := []string{v.Value}
+				if value.Kind == yaml.ScalarNode {
+					names = strings.Split(v.Value, ",")
+				}
+				for _, a := range names {
+					if a = strings.TrimSpace(a); a != "" {
+						n.Aliases = append(n.Aliases, a)
+					}
+				}
+			})
+		}
+	}
+}
+
+func isListSeparator(r rune) bool {
+	return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r'
+}
+
+// eachScalar calls f for a non-null scalar, or for each such item of a
+// sequence.
+func eachScalar(v *yaml.Node, f func(*yaml.Node)) {
+	switch v.Kind {
+	case yaml.ScalarNode:
+		if v.Tag != "!!null" {
+			f(v)
+		}
+	case yaml.SequenceNode:
+		for _, item := range v.Content {
+			if item.Kind == yaml.ScalarNode && item.Tag != "!!null" {
+				f(item)
+			}
+		}
+	}
+}
