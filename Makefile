@@ -26,7 +26,7 @@ STATICCHECK_VERSION := v0.8.2
 STATICCHECK         := bin/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 NPM_STAMP           := e2e/ts/node_modules/.package-lock.json
 
-.PHONY: help run build test deps system-deps go-deps e2e-deps vet unit e2e lint fuzz bench clean
+.PHONY: help run build test deps system-deps go-deps e2e-deps vet unit e2e lint fuzz bench bench-deps clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -102,7 +102,18 @@ fuzz: go-deps ## run every fuzz target for FUZZTIME (default 10s)
 		$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) "$$pkg"; \
 	done <<< "$$targets"
 
-bench: go-deps ## Go benchmarks, then the DESIGN.md budget table (cmd/vaultbench)
+# ripgrep is the baseline `make bench` runs grep against.
+bench-deps: ## install ripgrep (make bench's baseline) from Debian's packages when missing
+	@if ! command -v rg >/dev/null; then \
+		if [[ $$(id -u) -ne 0 ]]; then \
+			echo "missing: ripgrep; install it (apt-get install ripgrep) or run make as root" >&2; exit 1; \
+		fi; \
+		echo "installing ripgrep from Debian's packages"; \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ripgrep >/dev/null; \
+	fi
+
+bench: go-deps bench-deps ## Go benchmarks, then the DESIGN.md budget table (cmd/vaultbench)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	@if [[ -d cmd/vaultbench ]]; then echo "$(GO) run ./cmd/vaultbench"; $(GO) run ./cmd/vaultbench; fi
 

@@ -169,7 +169,7 @@ func (e *Engine) memoryGrep(ctx context.Context, r *grepRun, dir vault.Path, wan
 						r.fromDisk(fileRef{rel: it.rel, abs: filepath.Join(e.v.Root(), filepath.FromSlash(it.rel))})
 						continue
 					}
-					r.search(it.rel, it.content, true, false)
+					r.searchText(it.rel, it.content, true, false)
 				}
 			}
 		}()
@@ -193,17 +193,18 @@ func (r *grepRun) fromDisk(f fileRef) {
 	if err != nil || binary {
 		return
 	}
-	r.search(f.rel, content, kept, true)
+	r.searchText(f.rel, content, kept, true)
 }
 
-// search searches one text. kept says the text stays in memory (a cache
-// or the index holds it); checked says it is known not to be binary.
-func (r *grepRun) search(rel string, content []byte, kept, checked bool) {
+// searchText searches one text. kept says the text stays in memory (a
+// cache or the index holds it); checked says it is known not to be
+// binary.
+func (r *grepRun) searchText(rel string, content []byte, kept, checked bool) {
+	r.searched.Add(1)
 	var folded []byte
 	if r.m.fold && !r.m.pre.empty() {
 		folded = r.e.folds.get(rel, content, kept)
 	}
-	r.searched.Add(1)
 	hits := r.m.lines(content, folded, nil)
 	if len(hits) == 0 || (!checked && isBinary(content)) {
 		return

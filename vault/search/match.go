@@ -26,6 +26,10 @@ type matcher struct {
 	// scan match starting in it or earlier on the same line.
 	scan *regexp.Regexp
 	pre  prefilter
+	// lit is pre.best(), the literal searched for first; anyLits are
+	// pre.any, both as bytes.
+	lit     finder
+	anyLits []finder
 }
 
 func invalidInput(format string, args ...any) error {
@@ -56,6 +60,7 @@ func compileQuery(query string, isRegex, caseSensitive bool) (*matcher, error) {
 			lit = foldString(query)
 		}
 		m.pre = prefilter{must: []string{lit}}
+		m.prepare()
 		return m, nil
 	}
 	flags := syntax.Perl
@@ -86,7 +91,16 @@ func compileQuery(query string, isRegex, caseSensitive bool) (*matcher, error) {
 		scan = ref
 	}
 	m.scan = scan
+	m.prepare()
 	return m, nil
+}
+
+// prepare converts the prefilter to the byte slices the search loops use.
+func (m *matcher) prepare() {
+	m.lit = newFinder([]byte(m.pre.best()))
+	for _, s := range m.pre.any {
+		m.anyLits = append(m.anyLits, newFinder([]byte(s)))
+	}
 }
 
 // describeSyntaxError phrases a regexp/syntax error without Go's
@@ -187,9 +201,9 @@ func (m *matcher) lines(text, folded []byte, hits []hit) []hit {
 	if m.fold {
 		hay = folded
 	}
-	lit := []byte(m.pre.best())
+	lit := m.lit
 	for pos := 0; pos < len(hay); {
-		i := bytes.Index(hay[pos:], lit)
+		i := lit.index(hay[pos:])
 		if i < 0 {
 			break
 		}
@@ -211,17 +225,16 @@ func (m *matcher) anyLines(text, folded []byte, c *lineCounter, hits []hit) []hi
 	if m.fold {
 		hay = folded
 	}
-	lits := make([][]byte, len(m.pre.any))
+	lits := m.anyLits
 	next := make([]int, len(lits)) // next occurrence of each, -1 for none
-	for k, s := range m.pre.any {
-		lits[k] = []byte(s)
-		next[k] = bytes.Index(hay, lits[k])
+	for k, lit := range lits {
+		next[k] = lit.index(hay)
 	}
 	for pos := 0; pos < len(hay); {
 		i := -1
 		for k := range lits {
 			if next[k] >= 0 && next[k] < pos {
-				if j := bytes.Index(hay[pos:], lits[k]); j >= 0 {
+				if j := lits[k].index(hay[pos:]); j >= 0 {
 					next[k] = pos + j
 				} else {
 					next[k] = -1

@@ -188,3 +188,13 @@ func FuzzMatcherLines(f *testing.F) {
 		}
 	})
 }
+
+func FuzzFinder(f *testing.F) {
+	f.Add([]byte("note 01234"), []byte("nnnnnote 0123 note 01234 x"))
+	f.Add([]byte("aa"), []byte("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab"))
+	f.Fuzz(func(t *testing.T, needle, hay []byte) {
+		if got, want := newFinder(needle).index(hay), bytes.Index(hay, needle); got != want {
+			t.Fatalf("index(%q, %q) = %d, want %d", hay, needle, got, want)
+		}
+	})
+}
