@@ -678,18 +678,9 @@ func TestConcurrency(t *testing.T) {
 	noTempFiles(t, v)
 }
 
-// knownBug skips a test of behaviour the server gets wrong today. The
-// reason names the bug; delete the call once the server is fixed.
-func knownBug(t *testing.T, reason string) {
-	t.Helper()
-	if os.Getenv("VAULTMCP_E2E_KNOWN_BUGS") == "" {
-		t.Skip("known server bug, reported: " + reason + " (VAULTMCP_E2E_KNOWN_BUGS=1 runs it)")
-	}
-}
 
 func TestSymlinkInsideVault(t *testing.T) {
 	t.Parallel()
-	knownBug(t, "delete_file and rename_file on a symlink act on the link's target and leave a dangling link")
 	v := newVault(t, map[string]string{"notes/a.md": "A\n", "notes/b.md": "B\n"})
 	v.symlink(t, "alias-a.md", "notes/a.md")
 	v.symlink(t, "alias-b.md", "notes/b.md")
@@ -712,7 +703,6 @@ func TestSymlinkInsideVault(t *testing.T) {
 
 func TestInvalidUTF8Path(t *testing.T) {
 	t.Parallel()
-	knownBug(t, "a path with invalid UTF-8 bytes or a lone surrogate is decoded to U+FFFD and a file of that name is created")
 	v := newVault(t, nil)
 	r := startRaw(t, v)
 	for _, args := range [][]byte{
@@ -728,7 +718,6 @@ func TestInvalidUTF8Path(t *testing.T) {
 
 func TestWriteFolderPath(t *testing.T) {
 	t.Parallel()
-	knownBug(t, "write_file with a path ending in / (a folder) creates a file of that name")
 	v := newVault(t, nil)
 	s := startSession(t, v)
 	before := v.snapshot(t)

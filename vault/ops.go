@@ -33,6 +33,9 @@ func (v *Vault) ResolveFile(given string) (Path, error) {
 	if p.IsRoot() {
 		return Path{}, newError(ErrIsDir, given, "Is a directory, not a file: %s", displayDir(given))
 	}
+	if strings.HasSuffix(given, "/") {
+		return Path{}, newError(ErrIsDir, given, "Path ends with / and so names a folder, not a file: %s", given)
+	}
 	return p, nil
 }
 
@@ -161,7 +164,7 @@ func (v *Vault) DeleteFile(ctx context.Context, given string) (Written, error) {
 // DeleteFileWith is DeleteFile with a hook that runs under the write lock
 // just before the file goes (the index counts the links it will break).
 func (v *Vault) DeleteFileWith(ctx context.Context, given string, before func(p Path) error) (Written, error) {
-	p, _, err := v.statFile(given)
+	p, err := v.statEntry(given)
 	if err != nil {
 		return Written{}, err
 	}
@@ -184,7 +187,7 @@ func (v *Vault) DeleteFileWith(ctx context.Context, given string, before func(p 
 // extra, when not nil, runs inside the same change after the move (the
 // index rewrites links there), so everything lands in one commit.
 func (v *Vault) RenameFile(ctx context.Context, oldGiven, newGiven string, extra func(tx *Tx, from, to Path) error) (Written, error) {
-	from, _, err := v.statFile(oldGiven)
+	from, err := v.statEntry(oldGiven)
 	if err != nil {
 		return Written{}, err
 	}

@@ -55,6 +55,44 @@ func (v *Vault) Resolve(given string) (Path, error) {
 	return Path{Given: given, Rel: real, Abs: v.abs(real)}, nil
 }
 
+// ResolveEntry is Resolve for operations on a directory entry itself
+// (delete, rename): a symbolic link in the last component that leads to a
+// file inside the vault is not followed, so deleting or moving it acts on
+// the link and never on the note it points to. Everything else resolves
+// as by Resolve.
+func (v *Vault) ResolveEntry(given string) (Path, error) {
+	rel, err := v.lexical(given)
+	if err != nil {
+		return Path{}, err
+	}
+	if rel != "" {
+		dir, base := path.Split(rel)
+		if parent, err := v.Resolve(strings.TrimSuffix(dir, "/")); err == nil {
+			abs := filepath.Join(parent.Abs, base)
+			if fi, err := os.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 && v.leadsInside(abs) {
+				entry := path.Join(parent.Rel, base)
+				if err := v.checkHidden(given, entry); err != nil {
+					return Path{}, err
+				}
+				return Path{Given: given, Rel: entry, Abs: abs}, nil
+			}
+		}
+	}
+	return v.Resolve(given)
+}
+
+// leadsInside reports whether the symlink at abs resolves to an existing
+// file inside the vault. Links that lead out, or nowhere, stay refused as
+// Resolve refuses them: the server has no business with them at all.
+func (v *Vault) leadsInside(abs string) bool {
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return false
+	}
+	_, ok := v.relInside(real)
+	return ok
+}
+
 // lexical validates and cleans a path without touching the disk.
 func (v *Vault) lexical(given string) (string, error) {
 	if strings.IndexByte(given, 0) >= 0 {
@@ -62,6 +100,11 @@ func (v *Vault) lexical(given string) (string, error) {
 	}
 	if !utf8.ValidString(given) {
 		return "", newError(ErrInvalidPath, given, "Path is not valid UTF-8: %q", given)
+	}
+	// JSON decoding turns invalid bytes and lone surrogates into U+FFFD:
+	// a path holding one was not valid UTF-8 when the client sent it.
+	if strings.ContainsRune(given, utf8.RuneError) {
+		return "", newError(ErrInvalidPath, given, "Path is not valid UTF-8 (it holds U+FFFD, the mark of bytes that were not): %q", given)
 	}
 	p := given
 	if path.IsAbs(p) || filepath.IsAbs(p) {

@@ -77,6 +77,18 @@ func (tx *Tx) Remove(p Path) error {
 	if fi.IsDir() {
 		return newError(ErrIsDir, p.Given, "Is a directory, not a file: %s (delete_file removes single files)", displayDir(p.Given))
 	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := os.Readlink(p.Abs)
+		if err != nil {
+			return osError(p.Given, err)
+		}
+		if err := os.Remove(p.Abs); err != nil {
+			return osError(p.Given, err)
+		}
+		tx.undo = append(tx.undo, func() error { return os.Symlink(target, p.Abs) })
+		tx.touch(p.Rel)
+		return nil
+	}
 	prev, err := os.ReadFile(p.Abs)
 	if err != nil {
 		return osError(p.Given, err)

@@ -204,6 +204,30 @@ func (v *Vault) statFile(given string) (Path, fs.FileInfo, error) {
 	return p, fi, nil
 }
 
+// statEntry resolves a client path that must name an existing file or
+// symbolic link, for operations on the entry itself: a link is deleted or
+// moved as a link.
+func (v *Vault) statEntry(given string) (Path, error) {
+	if given == "" {
+		return Path{}, newError(ErrInvalidPath, given, "Path is required")
+	}
+	p, err := v.ResolveEntry(given)
+	if err != nil {
+		return Path{}, err
+	}
+	fi, err := os.Lstat(p.Abs)
+	if err != nil {
+		return Path{}, osError(given, err)
+	}
+	switch {
+	case fi.IsDir():
+		return Path{}, newError(ErrIsDir, given, "Is a directory, not a file: %s", displayDir(given))
+	case fi.Mode()&fs.ModeSymlink == 0 && !fi.Mode().IsRegular():
+		return Path{}, newError(ErrInvalidInput, given, "Not a regular file: %s", given)
+	}
+	return p, nil
+}
+
 func displayDir(given string) string {
 	if given == "" || given == "." || given == "/" {
 		return "/ (the vault root)"
