@@ -44,20 +44,25 @@ func (e *Engine) Glob(ctx context.Context, q GlobQuery) (*GlobResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Always from the disk: a parallel walk of 10,000 files takes a few
-	// milliseconds, and it sees every file, where a Texts source may hold
-	// only notes.
-	var mu sync.Mutex
 	var paths []string
-	err = walkFiles(ctx, e.v, dir, e.workers, nil, func(f fileRef) {
-		if g.match(within(dir.Rel, f.rel)) {
-			mu.Lock()
-			paths = append(paths, f.rel)
-			mu.Unlock()
+	fromMemory := e.files != nil && !e.inSkipped(dir.Rel) && e.files.Files(dir.Rel, func(rel string) bool {
+		if g.match(within(dir.Rel, rel)) {
+			paths = append(paths, rel)
 		}
+		return true
 	})
-	if err != nil {
-		return nil, err
+	if !fromMemory {
+		var mu sync.Mutex
+		err = walkFiles(ctx, e.v, dir, e.workers, nil, func(f fileRef) {
+			if g.match(within(dir.Rel, f.rel)) {
+				mu.Lock()
+				paths = append(paths, f.rel)
+				mu.Unlock()
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	slices.SortFunc(paths, comparePaths)
 	return &GlobResult{Paths: paths[:min(len(paths), limitOr(q.Limit))], Total: len(paths)}, nil

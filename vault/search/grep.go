@@ -152,6 +152,19 @@ func (e *Engine) memoryGrep(ctx context.Context, r *grepRun, dir vault.Path, wan
 	if !ok {
 		return false
 	}
+	if e.files != nil {
+		// Files whose text the source does not hold are read from disk.
+		held := make(map[string]struct{}, len(items))
+		for _, it := range items {
+			held[it.rel] = struct{}{}
+		}
+		e.files.Files(dir.Rel, func(rel string) bool {
+			if _, ok := held[rel]; !ok && wanted(rel) && !knownBinary(rel) {
+				items = append(items, item{rel: rel})
+			}
+			return true
+		})
+	}
 	const chunk = 32
 	var next atomic.Int64
 	var wg sync.WaitGroup

@@ -99,7 +99,7 @@ func TestGrep(t *testing.T) {
 				if res.Shown != matches || res.Total != res.Shown {
 					t.Errorf("shown %d total %d, want %d", res.Shown, res.Total, matches)
 				}
-				if name == "memory" && tt.q.Path != ".obsidian" && tt.q.Path != "Projects/Beta.md" && !res.FromMemory {
+				if name != "disk" && tt.q.Path != ".obsidian" && tt.q.Path != "Projects/Beta.md" && !res.FromMemory {
 					t.Errorf("searched the disk, want memory")
 				}
 			})

@@ -95,12 +95,32 @@ func (m *memTexts) Texts(prefix string, fn func(rel string, content []byte) bool
 	return true
 }
 
-// engines returns the two ways an engine gets its texts: the disk (with
-// its cache) and a Texts source.
+// notesOnly is a Texts source holding notes only, like the index: other
+// files are not reported at all, or (with files) reported by Files.
+type notesOnly struct{ m *memTexts }
+
+func (n notesOnly) Texts(prefix string, fn func(rel string, content []byte) bool) bool {
+	return n.m.Texts(prefix, func(rel string, content []byte) bool {
+		return content == nil || fn(rel, content)
+	})
+}
+
+type notesAndFiles struct{ notesOnly }
+
+var _ Files = notesAndFiles{}
+
+func (n notesAndFiles) Files(prefix string, fn func(rel string) bool) bool {
+	return n.m.Texts(prefix, func(rel string, _ []byte) bool { return fn(rel) })
+}
+
+// engines returns the ways an engine gets its texts: the disk (with its
+// cache), a Texts source reporting every file (nil content for those it
+// does not hold), and one reporting notes with Files for the rest.
 func engines(t testing.TB, v *vault.Vault) map[string]*Engine {
 	return map[string]*Engine{
-		"disk":   New(v, Options{}),
-		"memory": New(v, Options{Texts: loadTexts(t, v)}),
+		"disk":          New(v, Options{}),
+		"memory":        New(v, Options{Texts: loadTexts(t, v)}),
+		"memory, Files": New(v, Options{Texts: notesAndFiles{notesOnly{loadTexts(t, v)}}}),
 	}
 }
 

@@ -39,6 +39,20 @@ type Texts interface {
 	Texts(prefix string, fn func(rel string, content []byte) bool) (ok bool)
 }
 
+// Files is an optional interface of a Texts source that knows every
+// file, not only those whose text it holds (an index that keeps notes
+// also tracks attachments and other files). With it, search_files runs
+// from memory, and grep reads from disk only the files Texts did not
+// report (non-notes), skipping known binary types without opening them.
+// Without it, search_files walks the disk and grep from memory searches
+// only what Texts reports.
+type Files interface {
+	// Files calls fn with the path of every file under prefix (as for
+	// Texts), in any order, until fn returns false; ok=false means not
+	// ready.
+	Files(prefix string, fn func(rel string) bool) (ok bool)
+}
+
 // Options configure an Engine. The zero value searches the disk with the
 // default cache.
 type Options struct {
@@ -60,6 +74,7 @@ const DefaultCacheBytes = 64 << 20
 type Engine struct {
 	v       *vault.Vault
 	texts   Texts
+	files   Files // texts as Files, when it is one
 	workers int
 	content *contentCache
 	folds   *foldCache
@@ -78,9 +93,11 @@ func New(v *vault.Vault, opts Options) *Engine {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	files, _ := opts.Texts.(Files)
 	return &Engine{
 		v:       v,
 		texts:   opts.Texts,
+		files:   files,
 		workers: workers,
 		content: newContentCache(limit),
 		folds:   newFoldCache(limit),
