@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/yuin/goldmark"
@@ -88,4 +89,38 @@ func BenchmarkGoldmarkParse(b *testing.B) {
 	for b.Loop() {
 		p.Parse(text.NewReader(src))
 	}
+}
+
+// BenchmarkParseHostile parses 256 KB inputs built to make naive scanners
+// quadratic (unclosed constructs rescanned from every opener); MB/s should
+// stay in the same range as for a normal note.
+func BenchmarkParseHostile(b *testing.B) {
+	inputs := map[string]string{
+		"backtick runs":    growingRuns(),
+		"unclosed comment": strings.Repeat("<!-- a ", 1<<15),
+		"dollars":          strings.Repeat("$a ", 1<<16),
+		"brackets":         strings.Repeat("[a](b \"", 1<<15),
+		"wikilink opens":   strings.Repeat("[[a ", 1<<16),
+		"nested quotes":    strings.Repeat("> ", 1<<16) + "[[x]]",
+		"list nesting":     strings.Repeat("- ", 1<<16) + "[[x]]",
+	}
+	for name, in := range inputs {
+		src := []byte(in)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				Parse(src)
+			}
+		})
+	}
+}
+
+// growingRuns is "` “ ``` ````…": runs of distinct lengths, none closed.
+func growingRuns() string {
+	var sb strings.Builder
+	for n := 1; sb.Len() < 1<<18; n++ {
+		sb.WriteString(strings.Repeat("`", n))
+		sb.WriteByte(' ')
+	}
+	return sb.String()
 }

@@ -345,7 +345,7 @@ func (p *parser) blockStart(container int) int {
 			container--
 			containerIsPara = false
 		}
-		if (c == '*' || c == '-' || c == '_') && isThematicBreak(p.src[nn:p.lineEnd]) {
+		if (c == '*' || c == '-' || c == '_') && p.thematicBreak(nn) {
 			p.closeUnmatched()
 			p.closeLeafTip()
 			p.stack[len(p.stack)-1].hasChild = true
@@ -357,7 +357,7 @@ func (p *parser) blockStart(container int) int {
 					return 0
 				}
 			} else {
-				if containerIsPara && (m.ordered && !isOne(p.src[nn:nn+m.len-1]) || isBlank(p.src[nn+m.len:p.lineEnd])) {
+				if containerIsPara && (m.ordered && !isOne(p.src[nn:nn+m.len-1]) || p.restIsBlank(nn+m.len)) {
 					return 0 // only non-empty items, and lists starting at 1, interrupt a paragraph
 				}
 				p.closeUnmatched()
@@ -514,21 +514,41 @@ func isSetextLine(b []byte) bool {
 	return isBlank(b[i:])
 }
 
-func isThematicBreak(b []byte) bool {
-	var mark byte
-	n := 0
-	for _, c := range b {
-		if c == ' ' || c == '\t' || c == '\r' {
-			continue
+// tbScan remembers the last thematic-break scan of a line: nested list
+// markers ("- - - - …") would otherwise rescan the line once per marker.
+type tbScan struct {
+	line, from int
+	mark       byte
+	count      int // marks in src[from:bad or lineEnd]
+	bad        int // first byte that is neither the mark nor a space, or -1
+}
+
+// thematicBreak reports whether the current line from k (a '*', '-' or '_'
+// at nextNonspace) is a thematic break: three or more of that mark and
+// nothing but spaces besides.
+func (p *parser) thematicBreak(k int) bool {
+	mark := p.src[k]
+	t := &p.tb
+	if t.line == p.lineStart && t.mark == mark && k >= t.from && (t.bad < 0 || k < t.bad) {
+		// k lies in the part already scanned, made of marks and spaces.
+		for i := t.from; i < k; i++ {
+			if p.src[i] == mark {
+				t.count--
+			}
 		}
-		if mark == 0 {
-			mark = c
-		} else if c != mark {
-			return false
-		}
-		n++
+		t.from = k
+		return t.bad < 0 && t.count >= 3
 	}
-	return n >= 3
+	*t = tbScan{line: p.lineStart, from: k, mark: mark, bad: -1}
+	for i := k; i < p.lineEnd; i++ {
+		if c := p.src[i]; c == mark {
+			t.count++
+		} else if c != ' ' && c != '\t' && c != '\r' {
+			t.bad = i
+			break
+		}
+	}
+	return t.bad < 0 && t.count >= 3
 }
 
 // marker is a list item marker found at nextNonspace.
@@ -597,7 +617,7 @@ func (p *parser) openItem(m marker) {
 			break
 		}
 	}
-	if width > 4 || isBlank(p.src[nn+m.len:p.lineEnd]) {
+	if width > 4 || p.restIsBlank(nn+m.len) {
 		width = 1
 	}
 	// Advance to the content as goldmark does: width relative columns,
@@ -654,7 +674,7 @@ func (p *parser) continueList(i int) int {
 					return 1
 				}
 				rest := p.src[p.nextNonspace:p.lineEnd]
-				if isThematicBreak(rest) {
+				if (rest[0] == '*' || rest[0] == '-' || rest[0] == '_') && p.thematicBreak(p.nextNonspace) {
 					tip := p.stack[len(p.stack)-1].kind
 					if !(tip == kindParagraph && rest[0] == '-' && isSetextLine(rest)) {
 						return 1
@@ -697,6 +717,17 @@ func (p *parser) continueItem(i int) int {
 	}
 	p.advanceOffset(b.contentIndent, true)
 	return 0
+}
+
+// restIsBlank reports whether the current line is blank from i on, looking
+// no further than its first non-blank byte.
+func (p *parser) restIsBlank(i int) bool {
+	for ; i < p.lineEnd; i++ {
+		if c := p.src[i]; c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
 }
 
 // spaceIndent reports whether the indentation before nextNonspace is made of

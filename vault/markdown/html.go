@@ -18,9 +18,11 @@ const (
 )
 
 var (
-	htmlBlockType1Open  = regexp.MustCompile(`(?i)^<(script|pre|style|textarea)(?:\s.*|>.*|/>.*|)$`)
+	// goldmark's type 1 and 6 patterns end in "(?:\s.*|>.*|/>.*|)$" on a
+	// single line: only what follows the tag name matters, so they stop there.
+	htmlBlockType1Open  = regexp.MustCompile(`(?i)^<(script|pre|style|textarea)(?:\s|>|/>|$)`)
 	htmlBlockType1Close = regexp.MustCompile(`(?i)</(?:script|pre|style|textarea)>`)
-	htmlBlockType6      = regexp.MustCompile(`^<(?:/[ ]*)?([a-zA-Z]+[a-zA-Z0-9\-]*)(?:[ ].*|>.*|/>.*|)$`)
+	htmlBlockType6      = regexp.MustCompile(`^<(?:/[ ]*)?([a-zA-Z]+[a-zA-Z0-9\-]*)(?:[ ]|>|/>|$)`)
 	htmlBlockType7      = regexp.MustCompile(`^<(/[ ]*)?([a-zA-Z]+[a-zA-Z0-9\-]*)(` + attributePattern + `*)[ ]*(?:>|/>)[ ]*$`)
 )
 
@@ -95,7 +97,7 @@ func htmlBlockCloses(t int, line []byte) bool {
 // rawHTML returns the end of the inline raw HTML (tag, comment, processing
 // instruction, declaration or CDATA section) starting at b[i] == '<', or -1.
 // comment reports whether it is an HTML comment.
-func rawHTML(b []byte, i int) (end int, comment bool) {
+func (p *parser) rawHTML(b []byte, i int) (end int, comment bool) {
 	rest := b[i:]
 	line := rest
 	if nl := bytes.IndexByte(line, '\n'); nl >= 0 {
@@ -111,24 +113,28 @@ func rawHTML(b []byte, i int) (end int, comment bool) {
 	case bytes.HasPrefix(line, []byte("<!--->")):
 		return i + 6, true
 	case bytes.HasPrefix(line, []byte("<!--")):
-		if k := bytes.Index(rest[4:], []byte("-->")); k >= 0 {
-			return i + 4 + k + 3, true
-		}
-		return -1, false
+		return p.until(rest[4:], i+4, "-->", 0), true
 	case bytes.HasPrefix(line, []byte("<?")):
-		return until(rest, i, "?>"), false
+		return p.until(rest, i, "?>", 1), false
 	case len(line) > 2 && line[1] == '!' && line[2] >= 'A' && line[2] <= 'Z':
-		return until(rest, i, ">"), false
+		return p.until(rest, i, ">", 2), false
 	case bytes.HasPrefix(line, []byte("<![CDATA[")):
-		return until(rest, i, "]]>"), false
+		return p.until(rest, i, "]]>", 3), false
 	}
 	return -1, false
 }
 
-func until(rest []byte, i int, closer string) int {
+// until returns the end of the first closer in rest (which starts at i), or
+// -1; like goldmark it remembers a failure (kind indexes htmlUnclosed), as
+// no later search in the paragraph can succeed.
+func (p *parser) until(rest []byte, i int, closer string, kind int) int {
+	if p.htmlUnclosed[kind] {
+		return -1
+	}
 	if k := bytes.Index(rest, []byte(closer)); k >= 0 {
 		return i + k + len(closer)
 	}
+	p.htmlUnclosed[kind] = true
 	return -1
 }
 

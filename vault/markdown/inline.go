@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"bytes"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -52,74 +53,55 @@ func isPunct(c byte) bool {
 // isSpace is goldmark's util.IsSpace.
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-var pass1Special = [256]bool{'\\': true, '`': true, '<': true, '!': true, '[': true, ']': true}
+var pass1Special = [256]bool{'\\': true, '`': true, '<': true, '!': true, '[': true, ']': true, '*': true, '_': true, '\n': true}
 
 // pass1 fills p.regions (sorted) and p.mdLinks (sorted) for the inline
 // buffer b.
+//
+// It walks b like goldmark's inline loop. Punctuation may start an inline
+// element unless backslash-escaped, except at a "retry" position (a line
+// start, or right after an element): there goldmark tries it even when
+// escaped, which matters when an escape is carried over a line break.
 func (p *parser) pass1(b []byte) {
 	p.regions, p.mdLinks, p.brackets = p.regions[:0], p.mdLinks[:0], p.brackets[:0]
-	escaped := false
+	clear(p.noCloser)
+	p.ticks, p.tickScan = nil, 0
+	p.htmlUnclosed = [4]bool{}
+	escaped, retry := false, true
 	lineStart := 0
 	for i := 0; i < len(b); {
 		c := b[i]
 		if !pass1Special[c] {
-			if c == '\n' {
-				lineStart = i + 1
-			} else if escaped && !hardBreakTail(b, i, lineStart) {
+			if escaped && !hardBreakTail(b, i, lineStart) {
 				escaped = false
 			}
+			retry = false
 			i++
 			continue
+		}
+		if c == '\n' {
+			// goldmark stops at the newline: an escape carries over it
+			lineStart, retry = i+1, true
+			i++
+			continue
+		}
+		if c == '\\' && hardBreakTail(b, i, lineStart) {
+			i++ // a hard line break: goldmark drops it unread
+			continue
+		}
+		if !escaped || retry {
+			if end, ok := p.inline(b, i); ok {
+				i, retry = end, true
+				continue
+			}
 		}
 		if escaped {
 			escaped = false
-			i++
-			continue
+		} else if c == '\\' {
+			escaped = true
 		}
-		switch c {
-		case '\\':
-			if !hardBreakTail(b, i, lineStart) {
-				escaped = true
-			}
-			i++
-		case '`':
-			n := 1
-			for i+n < len(b) && b[i+n] == '`' {
-				n++
-			}
-			if end := closingBackticks(b, i+n, n); end > 0 {
-				p.regions = append(p.regions, region{i, end, regionCode})
-				i = end
-			} else {
-				i += n
-			}
-		case '<':
-			if end := autolink(b, i); end > 0 {
-				p.regions = append(p.regions, region{i, end, regionHTML})
-				i = end
-			} else if end, comment := rawHTML(b, i); end > 0 {
-				k := regionHTML
-				if comment {
-					k = regionComment
-				}
-				p.regions = append(p.regions, region{i, end, k})
-				i = end
-			} else {
-				i++
-			}
-		case '!':
-			if i+1 < len(b) && b[i+1] == '[' {
-				p.brackets = append(p.brackets, bracket{pos: i + 1, image: true})
-				i += 2
-			} else {
-				i++
-			}
-		case '[':
-			p.brackets = append(p.brackets, bracket{pos: i})
-			i++
-		case ']':
-			i = p.closeBracket(b, i)
-		}
+		retry = false
+		i++
 	}
 	// Links close inside out; the second pass wants them by start.
 	for i := 1; i < len(p.mdLinks); i++ {
@@ -127,6 +109,54 @@ func (p *parser) pass1(b []byte) {
 			p.mdLinks[j], p.mdLinks[j-1] = p.mdLinks[j-1], p.mdLinks[j]
 		}
 	}
+}
+
+// inline tries to start an inline element at b[i] and returns where it
+// ends; ok is false when nothing starts there (goldmark's parser returned
+// nil).
+func (p *parser) inline(b []byte, i int) (end int, ok bool) {
+	switch c := b[i]; c {
+	case '`':
+		n := 1
+		for i+n < len(b) && b[i+n] == '`' {
+			n++
+		}
+		if end := p.closingBackticks(b, i+n, n); end > 0 {
+			p.regions = append(p.regions, region{i, end, regionCode})
+			return end, true
+		}
+		return i + n, true // literal backticks, still an element for goldmark
+	case '*', '_':
+		j := i + 1
+		for j < len(b) && b[j] == c {
+			j++
+		}
+		return j, true // an emphasis delimiter run
+	case '<':
+		if end := autolink(b, i); end > 0 {
+			p.regions = append(p.regions, region{i, end, regionHTML})
+			return end, true
+		}
+		if end, comment := p.rawHTML(b, i); end > 0 {
+			k := regionHTML
+			if comment {
+				k = regionComment
+			}
+			p.regions = append(p.regions, region{i, end, k})
+			return end, true
+		}
+	case '!':
+		if i+1 < len(b) && b[i+1] == '[' {
+			p.brackets = append(p.brackets, bracket{pos: i + 1, image: true})
+			return i + 2, true
+		}
+	case '[':
+		p.brackets = append(p.brackets, bracket{pos: i})
+		return i + 1, true
+	case ']':
+		return p.closeBracket(b, i)
+	}
+	return 0, false
 }
 
 // hardBreakTail reports whether b[i] belongs to a hard line break at the end
@@ -155,24 +185,64 @@ func hardBreakTail(b []byte, i, lineStart int) bool {
 }
 
 // closingBackticks returns the end of the first run of exactly n backticks
-// at or after from, or -1.
-func closingBackticks(b []byte, from, n int) int {
-	for i := from; i < len(b); {
+// at or after from, or -1. Scanning ahead from every opener is quadratic on
+// hostile input (runs of many different lengths, none closed), so a failed
+// search is remembered per length, and past a budget the runs are indexed.
+func (p *parser) closingBackticks(b []byte, from, n int) int {
+	if p.noCloser[n] {
+		return -1
+	}
+	if p.ticks == nil && p.tickScan > 4*len(b)+4096 {
+		p.indexTicks(b)
+	}
+	if p.ticks != nil {
+		runs := p.ticks[n]
+		k := sort.SearchInts(runs, from)
+		if k < len(runs) {
+			return runs[k] + n
+		}
+	} else {
+		for i := from; i < len(b); {
+			k := bytes.IndexByte(b[i:], '`')
+			if k < 0 {
+				break
+			}
+			i += k
+			j := i
+			for j < len(b) && b[j] == '`' {
+				j++
+			}
+			if j-i == n {
+				p.tickScan += j - from
+				return j
+			}
+			i = j
+		}
+		p.tickScan += len(b) - from
+	}
+	if p.noCloser == nil {
+		p.noCloser = make(map[int]bool)
+	}
+	p.noCloser[n] = true
+	return -1
+}
+
+// indexTicks records where the backtick runs of b start, by length.
+func (p *parser) indexTicks(b []byte) {
+	p.ticks = make(map[int][]int)
+	for i := 0; i < len(b); {
 		k := bytes.IndexByte(b[i:], '`')
 		if k < 0 {
-			return -1
+			break
 		}
 		i += k
 		j := i
 		for j < len(b) && b[j] == '`' {
 			j++
 		}
-		if j-i == n {
-			return j
-		}
+		p.ticks[j-i] = append(p.ticks[j-i], i)
 		i = j
 	}
-	return -1
 }
 
 // autolink returns the end of the autolink (<scheme:...> or <user@host>)
@@ -253,16 +323,17 @@ func emailEnd(b []byte) int {
 	return end
 }
 
-// closeBracket handles the ']' at b[i] and returns where scanning resumes.
-func (p *parser) closeBracket(b []byte, i int) int {
+// closeBracket handles the ']' at b[i]: it returns the end of the link it
+// closes, or ok false (the ']' is text).
+func (p *parser) closeBracket(b []byte, i int) (int, bool) {
 	n := len(p.brackets)
 	if n == 0 {
-		return i + 1
+		return 0, false
 	}
 	last := p.brackets[n-1]
 	p.brackets = p.brackets[:n-1]
 	if !last.image && last.hasLink {
-		return i + 1
+		return 0, false
 	}
 	start := last.pos
 	if last.image {
@@ -274,23 +345,24 @@ func (p *parser) closeBracket(b []byte, i int) int {
 			p.mdLinks = append(p.mdLinks, l)
 			p.regions = append(p.regions, region{i + 1, l.end, regionLinkTail})
 			p.linkFormed(last.image)
-			return l.end
+			return l.end, true
 		}
 	} else if i+1 < len(b) && b[i+1] == '[' {
 		end, found, hasValue := p.referenceLink(b, last.pos+1, i)
 		if found {
 			p.regions = append(p.regions, region{i + 1, end, regionLinkTail})
 			p.linkFormed(last.image)
-			return end
+			return end, true
 		}
 		if hasValue {
-			return i + 1
+			return 0, false
 		}
 	}
 	if label := b[last.pos+1 : i]; len(label) <= 999 && p.hasReference(label) {
 		p.linkFormed(last.image)
+		return i + 1, true
 	}
-	return i + 1
+	return 0, false
 }
 
 // linkFormed records that the brackets still open now contain a link.

@@ -162,6 +162,7 @@ type parser struct {
 	allClosed                    bool
 	lastMatched                  int
 	emptyItemBlank               bool // goldmark: a blank line followed an empty list item
+	tb                           tbScan
 	stack                        []openBlock
 
 	// block pass output
@@ -175,6 +176,12 @@ type parser struct {
 	regions  []region
 	mdLinks  []mdLink
 	brackets []bracket
+	// searches that failed in the current leaf, so they are not repeated
+	noCloser     map[int]bool  // backtick run lengths with no closing run
+	tickScan     int           // bytes scanned looking for closing runs
+	ticks        map[int][]int // backtick runs by length, once tickScan is large
+	htmlUnclosed [4]bool       // no "-->", "?>", ">" or "]]>" follows
+	noMathClose  bool          // no closing $ follows
 
 	// Obsidian state that crosses blocks
 	inComment bool // inside %% … %%

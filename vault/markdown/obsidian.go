@@ -23,6 +23,7 @@ func (p *parser) pass2(lf *leaf, b []byte) {
 		idPos, id = blockIDCandidate(b)
 	}
 	regions := p.regions
+	p.noMathClose = false
 	ri, mi := 0, 0
 	i := 0
 	for i < len(b) {
@@ -146,18 +147,19 @@ func (p *parser) math(b []byte, i int, regions []region) int {
 		return i + 2
 	}
 	// $inline$: no space after the opener, none before the closer, and no
-	// digit right after it (so "$5 and $6" is not math).
-	if i+1 >= len(b) || isSpace(b[i+1]) {
+	// digit right after it (so "$5 and $6" is not math). When no closer
+	// follows one opener, none follows a later one either.
+	if i+1 >= len(b) || isSpace(b[i+1]) || p.noMathClose {
 		return i + 1
 	}
+	ri := 0
 	for j := i + 1; j < len(b); j++ {
-		for _, r := range regions {
-			if r.start <= j && j < r.end {
-				j = r.end
-			}
+		for ri < len(regions) && regions[ri].end <= j {
+			ri++
 		}
-		if j >= len(b) {
-			break
+		if ri < len(regions) && regions[ri].start <= j {
+			j = regions[ri].end - 1
+			continue
 		}
 		switch b[j] {
 		case '\\':
@@ -168,6 +170,7 @@ func (p *parser) math(b []byte, i int, regions []region) int {
 			}
 		}
 	}
+	p.noMathClose = true
 	return i + 1
 }
 
