@@ -51,7 +51,38 @@ func (p *parser) frontmatter() int {
 	n := p.note
 	n.BodyOffset = bodyStart
 	p.readYAML(src[yamlStart:closeStart], 2)
+	p.frontmatterLinks(yamlStart, closeStart)
 	return 1 + bytes.Count(src[:bodyStart], []byte{'\n'})
+}
+
+// frontmatterLinks records the wikilinks written in the frontmatter text
+// src[from:to] (its first line is line 2).
+func (p *parser) frontmatterLinks(from, to int) {
+	line := 2
+	for pos := from; pos < to; line++ {
+		end := to
+		if nl := bytes.IndexByte(p.src[pos:to], '\n'); nl >= 0 {
+			end = pos + nl
+		}
+		b := p.src[pos:end]
+		if bytes.Contains(b, []byte("[[")) {
+			p.bmap = append(p.bmap[:0], bufSeg{buf: 0, src: pos, line: line})
+			for i := 0; i+1 < len(b); i++ {
+				embed := b[i] == '!'
+				s := i
+				if embed {
+					s++
+				}
+				if s+1 < len(b) && b[s] == '[' && b[s+1] == '[' {
+					if e := p.wikilink(b, i, s, len(b), embed); e > 0 {
+						p.note.Links[len(p.note.Links)-1].Frontmatter = true
+						i = e - 1
+					}
+				}
+			}
+		}
+		pos = end + 1
+	}
 }
 
 // delimiterLine reports whether the line at pos is exactly delim (trailing

@@ -78,8 +78,8 @@ func checkNote(t *testing.T, src []byte) {
 	v := viewOf(src, n.BodyOffset)
 	prev := -1
 	for _, l := range n.Links {
-		if l.Start < n.BodyOffset || l.End > len(src) || l.Start >= l.End {
-			t.Fatalf("link %+v: bad offsets (len %d)", l, len(src))
+		if l.End > len(src) || l.Start >= l.End || (l.Start < n.BodyOffset) != l.Frontmatter {
+			t.Fatalf("link %+v: bad offsets (len %d, body at %d)", l, len(src), n.BodyOffset)
 		}
 		if l.Start < prev {
 			t.Fatalf("link %+v: not in source order", l)
@@ -103,6 +103,9 @@ func checkNote(t *testing.T, src []byte) {
 			}
 			if got := l.WithTarget(l.Target); got != written {
 				t.Fatalf("wikilink %q: WithTarget(Target) = %q", written, got)
+			}
+			if bytes.IndexByte(src[l.Start:l.End], '\n') >= 0 {
+				t.Fatalf("wikilink %q spans lines", written)
 			}
 			if v.inCode(l.Start, l.End) {
 				t.Fatalf("wikilink %q at %d lies in goldmark code %v", written, l.Start, v.code)

@@ -29,7 +29,7 @@ type Note struct {
 	// frontmatter's closing line (0 without frontmatter).
 	BodyOffset int
 	// Links are wikilinks, embeds and Markdown links to local files, in
-	// source order.
+	// source order, starting with the wikilinks of frontmatter properties.
 	Links []Link
 	// Tags are the frontmatter tags followed by the inline #tags, in source
 	// order, spelled as written (without '#').
@@ -94,6 +94,9 @@ type Link struct {
 	Start, End int
 	// Line is the 1-based line of Start.
 	Line int
+	// Frontmatter is set for a wikilink written in a frontmatter property
+	// (up: "[[Parent]]"), which Obsidian counts as a link too.
+	Frontmatter bool
 
 	// before and after are the link's text around its target (both slices
 	// of the note's source), for WithTarget.

@@ -123,7 +123,8 @@ var parseCases = []parseCase{
 	{name: "frontmatter tag singular", src: "---\ntag: solo\n---\n", tags: []string{"solo"}},
 	{name: "frontmatter closes with dots", src: "---\ntags: [x]\n...\n[[yes]]", tags: []string{"x"}, links: []wantLink{{Target: "yes"}}},
 	{name: "frontmatter not closed is body", src: "---\n[[yes]] #t", links: []wantLink{{Target: "yes"}}, tags: []string{"t"}},
-	{name: "frontmatter links are not links", src: "---\nup: \"[[Parent]]\"\n---\n[[yes]]", links: []wantLink{{Target: "yes"}}},
+	{name: "frontmatter wikilinks", src: "---\nup: \"[[Parent]]\"\nrelated: [\"[[A|a]]\", \"![[B]]\"]\nsee: \"[x](no.md)\"\n---\n[[yes]]",
+		links: []wantLink{{Target: "Parent"}, {Target: "A", Alias: "a"}, {Target: "B", Embed: true}, {Target: "yes"}}},
 }
 
 func TestParse(t *testing.T) {
@@ -199,6 +200,7 @@ func TestWithTarget(t *testing.T) {
 		{"[t](<Old Name.md>)", "New Name.md", "[t](<New Name.md>)"},
 		{`![a](old.png "title")`, "new (1).png", `![a](new%20%281%29.png "title")`},
 		{"[t](old.md)", "100% #1.md", "[t](100%25%20%231.md)"},
+		{"---\nup: \"[[Old|x]]\"\n---\nbody", "New", "[[New|x]]"},
 	}
 	for _, tc := range cases {
 		n := Parse([]byte(tc.src))
