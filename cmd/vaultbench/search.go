@@ -81,6 +81,11 @@ func benchSearch(ctx context.Context, e *env) ([]figure, error) {
 		}
 		figs = append(figs, f)
 	}
+	rss, err := s.peakRSS()
+	if err != nil {
+		return figs, err
+	}
+	figs = append(figs, figure{name: "resident memory, peak (after the searches)", gotBytes: rss, budgetBytes: 200 << 20})
 
 	// The engine on its own: from the index's texts, and from the disk
 	// through its content cache (the fallback while the index builds).

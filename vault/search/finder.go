@@ -1,31 +1,171 @@
 package search
 
-import "bytes"
+import (
+	"bytes"
+	"unicode"
+	"unicode/utf8"
+)
 
 // finder looks for one literal the way ripgrep does: it scans for the
 // literal's rarest byte with IndexByte (vectorised, many GB/s while
-// candidates are rare) and checks the whole literal only there. Searching
-// for the first byte instead, as bytes.Index does, crawls when that byte
-// is common: "note" in folded text stops at every 'n'. If the text proves
-// the chosen byte common after all, the rest goes to bytes.Index.
+// candidates are rare) and checks the literal only there. Searching for
+// the first byte instead, as bytes.Index does, crawls when that byte is
+// common: "note" stops at every 'n'. If the text proves the chosen byte
+// common after all, a case-sensitive search hands the rest to
+// bytes.Index.
+//
+// A case-insensitive finder holds the folded literal (see fold.go) and
+// scans for a byte whose case forms are known: a byte of a rune without
+// case (digit, punctuation, most scripts), or an ASCII letter in both
+// cases (never k or s, which have non-ASCII forms: the Kelvin sign, long
+// s). Where the text around a candidate is ASCII, comparing folded bytes
+// settles it; where it holds other runes, whose folded forms may differ in
+// length, the finder reports the candidate as unsure and the caller asks
+// the regexp about that line. So no folded copy of the text is needed.
 type finder struct {
 	needle []byte
-	rare   byte // needle[off], the byte scanned for
+	fold   bool
+	none   bool // fold: no byte can be scanned for; use the regexp
+	rare   byte // the byte scanned for, at needle[off]
+	alt    byte // fold: the other case of rare, 0 if none
 	off    int
 }
 
-func newFinder(needle []byte) finder {
-	f := finder{needle: needle}
-	for i, c := range needle {
-		if byteRank[c] < byteRank[f.rare] || i == 0 {
-			f.rare, f.off = c, i
+func newFinder(needle []byte, fold bool) finder {
+	f := finder{needle: needle, fold: fold}
+	if !fold {
+		for i, c := range needle {
+			if i == 0 || byteRank[c] < byteRank[f.rare] {
+				f.rare, f.off = c, i
+			}
 		}
+		return f
 	}
+	best := -1
+	for i := 0; i < len(needle); {
+		r, n := utf8.DecodeRune(needle[i:])
+		switch {
+		case r < utf8.RuneSelf && (r == 'k' || r == 's'):
+			// Their orbits hold non-ASCII runes.
+		case r >= 'a' && r <= 'z':
+			if score := max(int(byteRank[byte(r)]), int(byteRank[byte(r)-'a'+'A'])) + 5; best < 0 || score < best {
+				best, f.rare, f.alt, f.off = score, byte(r), byte(r)-'a'+'A', i
+			}
+		case r != utf8.RuneError && unicode.SimpleFold(r) == r:
+			for k := i; k < i+n; k++ {
+				if score := int(byteRank[needle[k]]); best < 0 || score < best {
+					best, f.rare, f.alt, f.off = score, needle[k], 0, k
+				}
+			}
+		}
+		i += n
+	}
+	f.none = best < 0 && len(needle) > 0
 	return f
 }
 
-// index returns the first position of the literal in s, or -1.
-func (f finder) index(s []byte) int {
+// find returns the position of the first candidate at or after from: the
+// start of a sure match, or, when sure is false, a position on a line the
+// caller must check. It returns -1 when there is none.
+func (f *finder) find(s []byte, from int) (pos int, sure bool) {
+	if !f.fold {
+		i := f.index(s[from:])
+		if i < 0 {
+			return -1, false
+		}
+		return from + i, true
+	}
+	n := len(f.needle)
+	if n == 0 {
+		return from, true
+	}
+	// The scanned byte of a match lies on the match's line, at or after
+	// from, even where folded runes differ in length from the text's.
+	for i := from; i < len(s); {
+		p := f.next(s, i)
+		if p < 0 {
+			return -1, false
+		}
+		start := p - f.off
+		if start >= 0 && foldEqualAt(s, start, f.needle) {
+			return start, true
+		}
+		// Runes other than ASCII near the candidate may fold to the
+		// literal with other lengths: let the regexp decide.
+		lo, hi := max(0, p-4*f.off-4), min(len(s), p+4*(n-f.off)+4)
+		if hasHighByte(s[lo:hi]) {
+			return p, false
+		}
+		i = p + 1
+	}
+	return -1, false
+}
+
+// next returns the first position at or after i holding rare or alt.
+func (f *finder) next(s []byte, i int) int {
+	j := bytes.IndexByte(s[i:], f.rare)
+	end := len(s)
+	if j >= 0 {
+		end = i + j
+	}
+	if f.alt != 0 {
+		if k := bytes.IndexByte(s[i:end], f.alt); k >= 0 {
+			return i + k
+		}
+	}
+	if j < 0 {
+		return -1
+	}
+	return i + j
+}
+
+// foldEqualAt reports whether the text at start, folded, begins with the
+// folded literal.
+func foldEqualAt(s []byte, start int, needle []byte) bool {
+	i := start
+	for j := 0; j < len(needle); {
+		if i >= len(s) {
+			return false
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != needle[j] {
+				return false
+			}
+			i++
+			j++
+			continue
+		}
+		r, n := utf8.DecodeRune(s[i:])
+		want, m := utf8.DecodeRune(needle[j:])
+		if r == utf8.RuneError && n == 1 {
+			if want != utf8.RuneError || m != 1 || needle[j] != c {
+				return false
+			}
+		} else if canon(r) != want {
+			return false
+		}
+		i += n
+		j += m
+	}
+	return true
+}
+
+func hasHighByte(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
+}
+
+// index returns the first position of the literal in s, or -1
+// (case-sensitive).
+func (f *finder) index(s []byte) int {
 	n := len(f.needle)
 	switch {
 	case n == 0:

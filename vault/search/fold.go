@@ -5,16 +5,12 @@ import (
 	"unicode/utf8"
 )
 
-// Case-insensitive search runs on a folded copy of each text: every rune
-// replaced by one fixed member of its case-folding orbit (the set of runes
-// regexp's (?i) treats as equal, e.g. k, K and the Kelvin sign K). Two
-// texts match case-insensitively exactly when their folded copies are
-// equal, so a folded literal can be found with bytes.Index.
-//
-// The folded copy is only used when it has the same length as the
-// original, byte for byte, so offsets found in it are offsets in the
-// original. A text where folding changes a rune's length (the Kelvin sign
-// folds to a one-byte k) is searched with the (?i) regexp instead.
+// Case-insensitive literals are folded: every rune replaced by one fixed
+// member of its case-folding orbit (the set of runes regexp's (?i) treats
+// as equal, e.g. k, K and the Kelvin sign K). Two strings match
+// case-insensitively exactly when their folded forms are equal. The
+// finder compares the text with a folded literal rune by rune, so the
+// text itself is never copied.
 
 // foldTable holds canon for the first 0x800 runes (one- and two-byte
 // UTF-8), the ones that matter for speed.
@@ -87,37 +83,4 @@ func foldString(s string) string {
 		i += n
 	}
 	return string(out)
-}
-
-// foldAligned returns the folded copy of b, or nil when folding would
-// change the length of some rune (then offsets would not carry over).
-func foldAligned(b []byte) []byte {
-	out := make([]byte, len(b))
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c < utf8.RuneSelf {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			out[i] = c
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
-			out[i] = c
-			i++
-			continue
-		}
-		f := canon(r)
-		if f == r {
-			copy(out[i:i+n], b[i:i+n])
-		} else if utf8.RuneLen(f) == n {
-			utf8.EncodeRune(out[i:], f)
-		} else {
-			return nil
-		}
-		i += n
-	}
-	return out
 }

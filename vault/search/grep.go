@@ -109,9 +109,6 @@ func (e *Engine) Grep(ctx context.Context, q GrepQuery) (*GrepResult, error) {
 		}
 	case e.memoryGrep(ctx, r, p, wanted):
 		res.FromMemory = true
-		if p.IsRoot() && include == nil && m.fold && !m.pre.empty() {
-			e.folds.sweep()
-		}
 	default:
 		err := walkFiles(ctx, e.v, p, e.workers, nil, func(f fileRef) {
 			if wanted(f.rel) && !knownBinary(f.rel) {
@@ -123,9 +120,6 @@ func (e *Engine) Grep(ctx context.Context, q GrepQuery) (*GrepResult, error) {
 		}
 		if p.IsRoot() && include == nil {
 			e.content.sweep()
-			if m.fold && !m.pre.empty() {
-				e.folds.sweep()
-			}
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -182,7 +176,7 @@ func (e *Engine) memoryGrep(ctx context.Context, r *grepRun, dir vault.Path, wan
 						r.fromDisk(fileRef{rel: it.rel, abs: filepath.Join(e.v.Root(), filepath.FromSlash(it.rel))})
 						continue
 					}
-					r.searchText(it.rel, it.content, true, false)
+					r.searchText(it.rel, it.content, false)
 				}
 			}
 		}()
@@ -202,23 +196,18 @@ type grepRun struct {
 
 // fromDisk searches one file read through the content cache.
 func (r *grepRun) fromDisk(f fileRef) {
-	content, binary, kept, err := r.e.content.load(f)
+	content, binary, _, err := r.e.content.load(f)
 	if err != nil || binary {
 		return
 	}
-	r.searchText(f.rel, content, kept, true)
+	r.searchText(f.rel, content, true)
 }
 
-// searchText searches one text. kept says the text stays in memory (a
-// cache or the index holds it); checked says it is known not to be
+// searchText searches one text; checked says it is known not to be
 // binary.
-func (r *grepRun) searchText(rel string, content []byte, kept, checked bool) {
+func (r *grepRun) searchText(rel string, content []byte, checked bool) {
 	r.searched.Add(1)
-	var folded []byte
-	if r.m.fold && !r.m.pre.empty() {
-		folded = r.e.folds.get(rel, content, kept)
-	}
-	hits := r.m.lines(content, folded, nil)
+	hits := r.m.lines(content, nil)
 	if len(hits) == 0 || (!checked && isBinary(content)) {
 		return
 	}

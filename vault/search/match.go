@@ -97,9 +97,16 @@ func compileQuery(query string, isRegex, caseSensitive bool) (*matcher, error) {
 
 // prepare converts the prefilter to the byte slices the search loops use.
 func (m *matcher) prepare() {
-	m.lit = newFinder([]byte(m.pre.best()))
+	m.lit = newFinder([]byte(m.pre.best()), m.fold)
 	for _, s := range m.pre.any {
-		m.anyLits = append(m.anyLits, newFinder([]byte(s)))
+		f := newFinder([]byte(s), m.fold)
+		if f.none {
+			// One alternative cannot be scanned for: none can stand in
+			// for the others.
+			m.anyLits, m.lit = nil, f
+			return
+		}
+		m.anyLits = append(m.anyLits, f)
 	}
 }
 
@@ -187,69 +194,39 @@ func stripCR(line []byte) []byte {
 	return line
 }
 
-// lines appends text's matching lines to hits. folded is text's folded
-// copy for a case-insensitive search, or nil when none could be made.
-func (m *matcher) lines(text, folded []byte, hits []hit) []hit {
+// lines appends text's matching lines to hits.
+func (m *matcher) lines(text []byte, hits []hit) []hit {
 	c := lineCounter{text: text, num: 1}
-	switch {
-	case m.pre.empty() || (m.fold && folded == nil):
+	if m.pre.empty() || m.lit.none {
 		return m.scanLines(text, &c, hits)
-	case len(m.pre.any) > 0:
-		return m.anyLines(text, folded, &c, hits)
 	}
-	hay := text
-	if m.fold {
-		hay = folded
+	finders := m.anyLits
+	if len(finders) == 0 {
+		finders = []finder{m.lit}
 	}
-	lit := m.lit
-	for pos := 0; pos < len(hay); {
-		i := lit.index(hay[pos:])
-		if i < 0 {
-			break
-		}
-		i += pos
-		start := pos + bytes.LastIndexByte(hay[pos:i], '\n') + 1
-		end := lineEnd(hay, i)
-		if m.literal || m.ref.Match(stripCR(text[start:end])) {
-			hits = append(hits, hit{num: c.at(start), start: start, end: end})
-		}
-		pos = end + 1
+	// next[k] is finder k's next candidate at or after pos (-2: not
+	// searched yet, -1: none left).
+	next := make([]int, len(finders))
+	sure := make([]bool, len(finders))
+	for k := range next {
+		next[k] = -2
 	}
-	return hits
-}
-
-// anyLines is lines for a prefilter of alternatives: the candidate line
-// is the first one holding any of them.
-func (m *matcher) anyLines(text, folded []byte, c *lineCounter, hits []hit) []hit {
-	hay := text
-	if m.fold {
-		hay = folded
-	}
-	lits := m.anyLits
-	next := make([]int, len(lits)) // next occurrence of each, -1 for none
-	for k, lit := range lits {
-		next[k] = lit.index(hay)
-	}
-	for pos := 0; pos < len(hay); {
-		i := -1
-		for k := range lits {
-			if next[k] >= 0 && next[k] < pos {
-				if j := lits[k].index(hay[pos:]); j >= 0 {
-					next[k] = pos + j
-				} else {
-					next[k] = -1
-				}
+	for pos := 0; pos < len(text); {
+		i, isSure := -1, false
+		for k := range finders {
+			if next[k] == -2 || (next[k] >= 0 && next[k] < pos) {
+				next[k], sure[k] = finders[k].find(text, pos)
 			}
 			if next[k] >= 0 && (i < 0 || next[k] < i) {
-				i = next[k]
+				i, isSure = next[k], sure[k]
 			}
 		}
 		if i < 0 {
 			break
 		}
-		start := pos + bytes.LastIndexByte(hay[pos:i], '\n') + 1
-		end := lineEnd(hay, i)
-		if m.ref.Match(stripCR(text[start:end])) {
+		start := pos + bytes.LastIndexByte(text[pos:i], '\n') + 1
+		end := lineEnd(text, i)
+		if (isSure && m.literal) || m.ref.Match(stripCR(text[start:end])) {
 			hits = append(hits, hit{num: c.at(start), start: start, end: end})
 		}
 		pos = end + 1

@@ -59,15 +59,14 @@ type Options struct {
 	// Texts, when set, serves file contents from memory.
 	Texts Texts
 	// CacheBytes caps the contents of files read from disk kept between
-	// searches, and separately the folded copies kept for case-insensitive
-	// search. 0 means DefaultCacheBytes; negative disables both caches.
+	// searches. 0 means DefaultCacheBytes; negative disables the cache.
 	CacheBytes int64
 	// Workers is how many files are searched at once; 0 means GOMAXPROCS.
 	Workers int
 }
 
-// DefaultCacheBytes is the default cap of each cache: a 10,000-note
-// vault of 2 KB notes takes 20 MB.
+// DefaultCacheBytes is the default cap of the content cache: a
+// 10,000-note vault of 2 KB notes takes 20 MB.
 const DefaultCacheBytes = 64 << 20
 
 // Engine runs searches over one vault. It is safe for concurrent use.
@@ -77,7 +76,6 @@ type Engine struct {
 	files   Files // texts as Files, when it is one
 	workers int
 	content *contentCache
-	folds   *foldCache
 }
 
 // New returns an engine over v.
@@ -100,7 +98,6 @@ func New(v *vault.Vault, opts Options) *Engine {
 		files:   files,
 		workers: workers,
 		content: newContentCache(limit),
-		folds:   newFoldCache(limit),
 	}
 }
 
