@@ -162,10 +162,10 @@ func (p *parser) incorporateLine() {
 	for container+1 < len(p.stack) {
 		p.findNextNonspace()
 		r := p.continueBlock(container + 1)
-		if r == 2 {
+		if r == lineDone {
 			return
 		}
-		if r == 1 {
+		if r == unmatched {
 			break
 		}
 		container++
@@ -173,25 +173,23 @@ func (p *parser) incorporateLine() {
 	p.allClosed = container == len(p.stack)-1
 	p.lastMatched = container
 
-	k := p.stack[container].kind
-	matchedLeaf := k == kindFenced || k == kindIndented || k == kindHTML
-	for !matchedLeaf {
-		p.findNextNonspace()
-		if !p.indented && !maybeSpecial(p.at(p.nextNonspace)) {
-			p.advanceNextNonspace()
-			break
-		}
-		r := p.blockStart(container)
-		if r == 0 {
-			p.advanceNextNonspace()
-			break
-		}
-		if r == 3 { // the start consumed the whole line
-			return
-		}
-		container = len(p.stack) - 1
-		if r == 2 {
-			matchedLeaf = true
+	// Open new blocks, unless the line belongs to an open code or HTML block.
+	if k := p.stack[container].kind; k != kindFenced && k != kindIndented && k != kindHTML {
+		for {
+			p.findNextNonspace()
+			if !p.indented && !maybeSpecial(p.at(p.nextNonspace)) {
+				p.advanceNextNonspace()
+				break
+			}
+			r := p.blockStart(container)
+			if r == lineDone {
+				return
+			}
+			if r == unmatched {
+				p.advanceNextNonspace()
+				break
+			}
+			container = len(p.stack) - 1
 		}
 	}
 
@@ -232,9 +230,17 @@ func maybeSpecial(c int) bool {
 	return false
 }
 
-// continueBlock reports whether the line continues open block i:
-// 0 matched, 1 not matched, 2 matched and the line is done.
-func (p *parser) continueBlock(i int) int {
+// lineResult says how a block took the current line.
+type lineResult uint8
+
+const (
+	matched   lineResult = iota // the block goes on (or opened); look further
+	unmatched                   // the block does not take the line (or none opens)
+	lineDone                    // the line is fully handled
+)
+
+// continueBlock reports whether the line continues open block i.
+func (p *parser) continueBlock(i int) lineResult {
 	b := &p.stack[i]
 	switch b.kind {
 	case kindQuote:
@@ -244,9 +250,9 @@ func (p *parser) continueBlock(i int) int {
 			if isSpaceOrTab(p.at(p.offset)) {
 				p.advanceOffset(1, true)
 			}
-			return 0
+			return matched
 		}
-		return 1
+		return unmatched
 	case kindList:
 		return p.continueList(i)
 	case kindItem:
@@ -259,41 +265,40 @@ func (p *parser) continueBlock(i int) int {
 			}
 			if j-p.nextNonspace >= b.fenceLen && isBlank(p.src[j:p.lineEnd]) {
 				p.closeAbove(i - 1)
-				return 2
+				return lineDone
 			}
 		}
 		for n := b.fenceOffset; n > 0 && isSpaceOrTab(p.at(p.offset)); n-- {
 			p.advanceOffset(1, true)
 		}
-		return 0
+		return matched
 	case kindIndented:
 		if p.indent >= 4 {
 			p.advanceOffset(4, true)
 		} else if p.blank {
 			p.advanceNextNonspace()
 		} else {
-			return 1
+			return unmatched
 		}
-		return 0
+		return matched
 	case kindHTML:
 		if p.blank && (b.htmlType == 6 || b.htmlType == 7) {
-			return 1
+			return unmatched
 		}
-		return 0
+		return matched
 	case kindParagraph:
 		if p.blank {
-			return 1
+			return unmatched
 		}
-		return 0
+		return matched
 	}
-	return 1
+	return unmatched
 }
 
 // blockStart tries to open a block at the current position, inside the
-// matched container. It returns 0 for none, 1 for a container (try more
-// starts), 2 for a leaf that takes the rest of the line as its content, 3
-// when the line is fully handled.
-func (p *parser) blockStart(container int) int {
+// matched container: matched for a container (more may open inside it),
+// lineDone for a leaf that takes the line, unmatched for none.
+func (p *parser) blockStart(container int) lineResult {
 	nn := p.nextNonspace
 	c := p.at(nn)
 	containerIsPara := p.stack[container].kind == kindParagraph
@@ -307,10 +312,10 @@ func (p *parser) blockStart(container int) int {
 			}
 			p.closeUnmatched()
 			p.addChild(kindQuote)
-			return 1
+			return matched
 		case '#':
 			if p.atxHeading() {
-				return 3
+				return lineDone
 			}
 		case '`', '~':
 			j := nn
@@ -322,7 +327,7 @@ func (p *parser) blockStart(container int) int {
 				p.addChild(kindFenced)
 				b := &p.stack[len(p.stack)-1]
 				b.fenceChar, b.fenceLen, b.fenceOffset = byte(c), n, p.indent
-				return 3
+				return lineDone
 			}
 		case '<':
 			if t := p.htmlBlockStart(); t != 0 && p.spaceIndent() {
@@ -333,12 +338,12 @@ func (p *parser) blockStart(container int) int {
 				if t <= 5 && htmlBlockCloses(t, p.src[p.offset:p.lineEnd]) {
 					p.closeAbove(tip - 1)
 				}
-				return 3
+				return lineDone
 			}
 		}
 		if (c == '=' || c == '-') && containerIsPara && p.spaceIndent() && isSetextLine(p.src[nn:p.lineEnd]) {
 			if p.setextHeading(container, c) {
-				return 3
+				return lineDone
 			}
 			// The paragraph held only link reference definitions and is
 			// gone: try the other starts in its parent.
@@ -349,34 +354,34 @@ func (p *parser) blockStart(container int) int {
 			p.closeUnmatched()
 			p.closeLeafTip()
 			p.stack[len(p.stack)-1].hasChild = true
-			return 3
+			return lineDone
 		}
 		if m, ok := p.listItemMarker(); ok {
 			if p.stack[container].kind == kindList {
 				if p.indent-p.stack[container].lastItemOffset > 3 {
-					return 0
+					return unmatched
 				}
 			} else {
 				if containerIsPara && (m.ordered && !isOne(p.src[nn:nn+m.len-1]) || p.restIsBlank(nn+m.len)) {
-					return 0 // only non-empty items, and lists starting at 1, interrupt a paragraph
+					return unmatched // only non-empty items, and lists starting at 1, interrupt a paragraph
 				}
 				p.closeUnmatched()
 				p.addChild(kindList)
 				p.stack[len(p.stack)-1].marker = m.marker
 			}
 			p.openItem(m)
-			return 1
+			return matched
 		}
-		return 0
+		return unmatched
 	}
 	tip := len(p.stack) - 1
 	if p.stack[tip].kind != kindParagraph && !p.blank {
 		p.advanceOffset(4, true)
 		p.closeUnmatched()
 		p.addChild(kindIndented)
-		return 3
+		return lineDone
 	}
-	return 0
+	return unmatched
 }
 
 // closeUnmatched closes the blocks the current line did not continue.
@@ -654,7 +659,7 @@ func (p *parser) openItem(m marker) {
 // a new item of the same kind, with a line indented into its last item, or
 // after blank lines; "emptyItemBlank" (a blank line after an empty item,
 // goldmark's document-wide flag) ends it.
-func (p *parser) continueList(i int) int {
+func (p *parser) continueList(i int) lineResult {
 	l := &p.stack[i]
 	lastIsEmpty := !l.lastItemHasChild
 	if i+1 < len(p.stack) && p.stack[i+1].kind == kindItem {
@@ -664,59 +669,59 @@ func (p *parser) continueList(i int) int {
 		if lastIsEmpty {
 			p.emptyItemBlank = true
 		}
-		return 0
+		return matched
 	}
 	offset := l.lastItemOffset
 	if p.indent < offset || lastIsEmpty {
 		if p.indent < 4 {
 			if m, ok := p.listItemMarker(); ok && p.indent-offset < 4 {
 				if m.marker != l.marker {
-					return 1
+					return unmatched
 				}
 				rest := p.src[p.nextNonspace:p.lineEnd]
 				if (rest[0] == '*' || rest[0] == '-' || rest[0] == '_') && p.thematicBreak(p.nextNonspace) {
 					tip := p.stack[len(p.stack)-1].kind
 					if !(tip == kindParagraph && rest[0] == '-' && isSetextLine(rest)) {
-						return 1
+						return unmatched
 					}
 				}
-				return 0
+				return matched
 			}
 		}
 		if !lastIsEmpty {
-			return 1
+			return unmatched
 		}
 	}
 	if lastIsEmpty && p.indent < offset {
-		return 1
+		return unmatched
 	}
 	if p.emptyItemBlank {
-		return 1
+		return unmatched
 	}
-	return 0
+	return matched
 }
 
 // continueItem follows goldmark's listItemParser.Continue.
-func (p *parser) continueItem(i int) int {
+func (p *parser) continueItem(i int) lineResult {
 	b := &p.stack[i]
 	if p.blank {
 		p.advanceNextNonspace()
-		return 0
+		return matched
 	}
 	isEmpty := !b.hasChild && p.emptyItemBlank
 	if (isEmpty || p.indent < b.contentIndent) && p.indent < 4 {
 		if _, ok := p.listItemMarker(); ok {
-			return 1 // a new item of the list
+			return unmatched // a new item of the list
 		}
 		if !isEmpty {
-			return 1
+			return unmatched
 		}
 	}
 	if p.indent < b.contentIndent {
-		return 1
+		return unmatched
 	}
 	p.advanceOffset(b.contentIndent, true)
-	return 0
+	return matched
 }
 
 // restIsBlank reports whether the current line is blank from i on, looking

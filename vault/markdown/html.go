@@ -96,8 +96,7 @@ func htmlBlockCloses(t int, line []byte) bool {
 
 // rawHTML returns the end of the inline raw HTML (tag, comment, processing
 // instruction, declaration or CDATA section) starting at b[i] == '<', or -1.
-// comment reports whether it is an HTML comment.
-func (p *parser) rawHTML(b []byte, i int) (end int, comment bool) {
+func (p *parser) rawHTML(b []byte, i int) int {
 	rest := b[i:]
 	line := rest
 	if nl := bytes.IndexByte(line, '\n'); nl >= 0 {
@@ -105,23 +104,23 @@ func (p *parser) rawHTML(b []byte, i int) (end int, comment bool) {
 	}
 	switch {
 	case len(line) > 1 && isAlnum(line[1]):
-		return htmlTag(rest, i, false), false
+		return htmlTag(rest, i, false)
 	case len(line) > 2 && line[1] == '/' && isAlnum(line[2]):
-		return htmlTag(rest, i, true), false
+		return htmlTag(rest, i, true)
 	case bytes.HasPrefix(line, []byte("<!-->")):
-		return i + 5, true
+		return i + 5
 	case bytes.HasPrefix(line, []byte("<!--->")):
-		return i + 6, true
+		return i + 6
 	case bytes.HasPrefix(line, []byte("<!--")):
-		return p.until(rest[4:], i+4, "-->", 0), true
+		return p.until(rest[4:], i+4, "-->", 0)
 	case bytes.HasPrefix(line, []byte("<?")):
-		return p.until(rest, i, "?>", 1), false
+		return p.until(rest, i, "?>", 1)
 	case len(line) > 2 && line[1] == '!' && line[2] >= 'A' && line[2] <= 'Z':
-		return p.until(rest, i, ">", 2), false
+		return p.until(rest, i, ">", 2)
 	case bytes.HasPrefix(line, []byte("<![CDATA[")):
-		return p.until(rest, i, "]]>", 3), false
+		return p.until(rest, i, "]]>", 3)
 	}
-	return -1, false
+	return -1
 }
 
 // until returns the end of the first closer in rest (which starts at i), or

@@ -14,19 +14,11 @@ import (
 // titles, reference-link labels). It mirrors goldmark's inline parser, the
 // reference the differential fuzz test holds this package to.
 
-type regionKind uint8
-
-const (
-	regionCode     regionKind = iota // a code span
-	regionHTML                       // raw HTML or an autolink
-	regionComment                    // an HTML comment
-	regionLinkTail                   // "(dest "title")" or "[label]" after a link's text
-)
-
-// region is a span of the inline buffer that carries no Obsidian syntax.
+// region is a span of the inline buffer that carries no Obsidian syntax: a
+// code span, raw HTML or an autolink, or the "(destination "title")" or
+// "[label]" that follows a link's text.
 type region struct {
 	start, end int
-	kind       regionKind
 }
 
 // mdLink is an inline Markdown link or image found by the first pass.
@@ -122,7 +114,7 @@ func (p *parser) inline(b []byte, i int) (end int, ok bool) {
 			n++
 		}
 		if end := p.closingBackticks(b, i+n, n); end > 0 {
-			p.regions = append(p.regions, region{i, end, regionCode})
+			p.regions = append(p.regions, region{i, end})
 			return end, true
 		}
 		return i + n, true // literal backticks, still an element for goldmark
@@ -133,16 +125,12 @@ func (p *parser) inline(b []byte, i int) (end int, ok bool) {
 		}
 		return j, true // an emphasis delimiter run
 	case '<':
-		if end := autolink(b, i); end > 0 {
-			p.regions = append(p.regions, region{i, end, regionHTML})
-			return end, true
+		end := autolink(b, i)
+		if end < 0 {
+			end = p.rawHTML(b, i)
 		}
-		if end, comment := p.rawHTML(b, i); end > 0 {
-			k := regionHTML
-			if comment {
-				k = regionComment
-			}
-			p.regions = append(p.regions, region{i, end, k})
+		if end > 0 {
+			p.regions = append(p.regions, region{i, end})
 			return end, true
 		}
 	case '!':
@@ -343,14 +331,14 @@ func (p *parser) closeBracket(b []byte, i int) (int, bool) {
 		if l, ok := inlineLink(b, i+1); ok {
 			l.start, l.textStart, l.textEnd, l.image = start, last.pos+1, i, last.image
 			p.mdLinks = append(p.mdLinks, l)
-			p.regions = append(p.regions, region{i + 1, l.end, regionLinkTail})
+			p.regions = append(p.regions, region{i + 1, l.end})
 			p.linkFormed(last.image)
 			return l.end, true
 		}
 	} else if i+1 < len(b) && b[i+1] == '[' {
 		end, found, hasValue := p.referenceLink(b, last.pos+1, i)
 		if found {
-			p.regions = append(p.regions, region{i + 1, end, regionLinkTail})
+			p.regions = append(p.regions, region{i + 1, end})
 			p.linkFormed(last.image)
 			return end, true
 		}
