@@ -122,7 +122,7 @@ func BenchmarkRecent10(b *testing.B) {
 			var ds durations
 			for b.Loop() {
 				if fresh {
-					r.hist = newHistory(newStorage(r.gitDir, histCacheSize))
+					r.hist = newHistory(newStorage(r.gitDir, histCacheSize), r.gitDir)
 				}
 				start := time.Now()
 				got, err := r.Recent(context.Background(), 10, path)

@@ -76,7 +76,13 @@ type history struct {
 	mu   sync.Mutex
 	obj  *objects
 	meta map[plumbing.Hash]*commitMeta
+	// touched memoises, for recently asked paths, whether a commit changed
+	// the path (for commits whose full change list is not cached yet).
+	touched map[string]map[plumbing.Hash]bool
 }
+
+// touchedPaths bounds the number of paths memoised in history.touched.
+const touchedPaths = 64
 
 // commitMeta is the cached part of a commit.
 type commitMeta struct {
@@ -95,8 +101,8 @@ type commitMeta struct {
 // each plus their changed paths).
 const historyCacheLimit = 200000
 
-func newHistory(st *filesystem.Storage) *history {
-	return &history{obj: newObjects(st), meta: map[plumbing.Hash]*commitMeta{}}
+func newHistory(st *filesystem.Storage, gitDir string) *history {
+	return &history{obj: newObjects(st, gitDir), meta: map[plumbing.Hash]*commitMeta{}, touched: map[string]map[plumbing.Hash]bool{}}
 }
 
 // commit returns the cached metadata of a commit.
@@ -110,6 +116,7 @@ func (h *history) commit(hash plumbing.Hash) (*commitMeta, error) {
 	}
 	if len(h.meta) >= historyCacheLimit {
 		h.meta = map[plumbing.Hash]*commitMeta{}
+		clear(h.touched)
 	}
 	m := &commitMeta{
 		hash: hash, parents: c.ParentHashes, tree: c.TreeHash, when: c.Committer.When,
@@ -192,7 +199,37 @@ func (h *history) walk(ctx context.Context, head plumbing.Hash, fn func(*commitM
 	return nil
 }
 
-// touches reports whether a change concerns path p (a file, or a folder and
+// touches reports whether commit m changed path p, comparing only the
+// trees along p with its first parent's, and memoises the answer.
+func (h *history) touches(m *commitMeta, p string) (bool, error) {
+	memo := h.touched[p]
+	if memo == nil {
+		if len(h.touched) >= touchedPaths {
+			clear(h.touched)
+		}
+		memo = map[plumbing.Hash]bool{}
+		h.touched[p] = memo
+	}
+	if t, ok := memo[m.hash]; ok {
+		return t, nil
+	}
+	parentTree := emptyTree
+	if len(m.parents) > 0 {
+		pm, err := h.commit(m.parents[0])
+		if err != nil {
+			return false, err
+		}
+		parentTree = pm.tree
+	}
+	same, err := h.obj.samePath(m.tree, parentTree, p)
+	if err != nil {
+		return false, err
+	}
+	memo[m.hash] = !same
+	return !same, nil
+}
+
+// touchesPath reports whether a change concerns path p (a file, or a folder and
 // everything under it).
 func touchesPath(d fileDiff, p string) bool {
 	return d.Path == p || strings.HasPrefix(d.Path, p+"/")
@@ -227,6 +264,13 @@ func (r *Repo) Recent(ctx context.Context, n int, path string) ([]Commit, error)
 	err = h.walk(ctx, head, func(m *commitMeta) (bool, error) {
 		if path != "" && len(m.parents) > 1 {
 			return true, nil
+		}
+		if path != "" && !m.diffed {
+			// Cheap test first: most commits did not touch path.
+			touched, err := h.touches(m, path)
+			if err != nil || !touched {
+				return err == nil, err
+			}
 		}
 		var files []fileDiff
 		if len(m.parents) <= 1 {

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
@@ -40,7 +39,7 @@ func (ig *ignorer) ignored(p string, isDir bool) bool {
 func (ig *ignorer) match(parts []string, isDir bool) bool {
 	if !ig.loaded {
 		ig.loaded = true
-		fs := osfs.New("/")
+		fs := plainFS{root: "/"}
 		if ps, err := gitignore.LoadSystemPatterns(fs); err == nil {
 			ig.base = append(ig.base, ps...)
 		}

@@ -154,30 +154,69 @@ func (u *indexUpdate) removed(name string) bool {
 }
 
 // apply returns a new index: old with u applied. old is not modified. The
-// entries stay sorted by merging the (few) new entries into the old order,
-// not by sorting ten thousand entries again.
+// (few) changed positions are found by binary search and the untouched runs
+// of entries are copied in bulk, so a commit does not pay a map lookup per
+// entry of a 10,000-entry index.
 func (u *indexUpdate) apply(old *index.Index) *index.Index {
+	es := old.Entries
+	type span struct{ from, to int } // entries es[from:to] are dropped
+	var cuts []span
+	lower := func(name string) int {
+		return sort.Search(len(es), func(i int) bool { return es[i].Name >= name })
+	}
 	adds := make([]*index.Entry, 0, len(u.set))
-	for _, e := range u.set {
+	for name, e := range u.set {
 		adds = append(adds, e)
+		i := lower(name)
+		j := i
+		for j < len(es) && es[j].Name == name {
+			j++
+		}
+		if j > i {
+			cuts = append(cuts, span{i, j})
+		}
+	}
+	for name := range u.remove {
+		i := lower(name)
+		j := i
+		for j < len(es) && es[j].Name == name {
+			j++
+		}
+		// Everything under the folder name/ ('/'+1 is '0').
+		k, l := lower(name+"/"), lower(name+"0")
+		if j > i {
+			cuts = append(cuts, span{i, j})
+		}
+		if l > k {
+			cuts = append(cuts, span{k, l})
+		}
 	}
 	sort.Slice(adds, func(i, j int) bool { return adds[i].Name < adds[j].Name })
-	out := make([]*index.Entry, 0, len(old.Entries)+len(adds))
-	k := 0
-	for _, e := range old.Entries {
-		for k < len(adds) && adds[k].Name < e.Name {
-			out = append(out, adds[k])
-			k++
+	sort.Slice(cuts, func(i, j int) bool { return cuts[i].from < cuts[j].from })
+	out := make([]*index.Entry, 0, len(es)+len(adds))
+	// keep copies es[from:to], slipping in the added entries that sort
+	// inside that run.
+	keep := func(from, to int) {
+		for from < to && len(adds) > 0 {
+			at := from + sort.Search(to-from, func(i int) bool { return es[from+i].Name >= adds[0].Name })
+			out = append(out, es[from:at]...)
+			from = at
+			if at < to {
+				out = append(out, adds[0])
+				adds = adds[1:]
+			}
 		}
-		if _, ok := u.set[e.Name]; ok {
-			continue
-		}
-		if u.removed(e.Name) {
-			continue
-		}
-		out = append(out, e)
+		out = append(out, es[from:to]...)
 	}
-	out = append(out, adds[k:]...)
+	pos := 0
+	for _, c := range cuts {
+		if c.from > pos {
+			keep(pos, c.from)
+		}
+		pos = max(pos, c.to)
+	}
+	keep(pos, len(es))
+	out = append(out, adds...)
 	version := old.Version
 	if version < 2 {
 		version = 2

@@ -85,7 +85,7 @@ func (r *Repo) push(ctx context.Context) (pushed bool, err error) {
 	if remote == local {
 		return false, r.setTracking(local)
 	}
-	obj := newObjects(r.netSt)
+	obj := newObjects(r.netSt, r.gitDir)
 	if !remote.IsZero() && !obj.has(remote) {
 		return false, ErrRejected
 	}

@@ -43,11 +43,12 @@ type Repo struct {
 	auth      transport.AuthMethod
 
 	// mu guards the main go-git storage and everything derived from it.
-	mu    sync.Mutex
-	st    *filesystem.Storage
-	obj   *objects
-	index *indexFile
-	hist  *history
+	mu     sync.Mutex
+	st     *filesystem.Storage
+	obj    *objects
+	index  *indexFile
+	hist   *history
+	histSt *filesystem.Storage // keeps pack files open: history reads many objects
 
 	// netMu guards the network storage: fetch and push use their own go-git
 	// storage on the same .git folder, so they run without holding mu.
@@ -96,10 +97,12 @@ func Open(ctx context.Context, opts Options) (*Repo, error) {
 	if err := r.openOrCreate(ctx); err != nil {
 		return nil, err
 	}
-	r.obj = newObjects(r.st)
+	r.obj = newObjects(r.st, r.gitDir)
 	r.index = &indexFile{path: filepath.Join(r.gitDir, "index")}
-	r.hist = newHistory(newStorage(r.gitDir, histCacheSize))
-	r.netSt = filesystem.NewStorageWithOptions(osfs.New(r.gitDir), cache.NewObjectLRU(netCacheSize), filesystem.Options{})
+	r.histSt = filesystem.NewStorageWithOptions(plainFS{root: r.gitDir}, cache.NewObjectLRU(histCacheSize),
+		filesystem.Options{KeepDescriptors: true, MaxOpenDescriptors: 32})
+	r.hist = newHistory(r.histSt, r.gitDir)
+	r.netSt = filesystem.NewStorageWithOptions(plainFS{root: r.gitDir}, cache.NewObjectLRU(netCacheSize), filesystem.Options{})
 	r.net, err = gogit.Open(r.netSt, nil)
 	if err != nil {
 		return nil, fmt.Errorf("gitsync: open repository: %w", err)
@@ -177,7 +180,7 @@ func findGitDir(dir string) (string, bool) {
 }
 
 func newStorage(gitDir string, cacheSize cache.FileSize) *filesystem.Storage {
-	return filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRU(cacheSize), filesystem.Options{})
+	return filesystem.NewStorageWithOptions(plainFS{root: gitDir}, cache.NewObjectLRU(cacheSize), filesystem.Options{})
 }
 
 // initRepo runs the equivalent of `git init -b <branch>`.
@@ -371,7 +374,9 @@ func (r *Repo) Close() error {
 			r.log.Warn("final push failed; the commits stay local", "err", err)
 		}
 	}
-	return nil
+	r.hist.mu.Lock()
+	defer r.hist.mu.Unlock()
+	return r.histSt.Close()
 }
 
 // closePushTimeout bounds the final push in Close.
