@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"encoding/binary"
 	"unicode"
 	"unicode/utf8"
 )
@@ -154,7 +155,15 @@ func foldEqualAt(s []byte, start int, needle []byte) bool {
 	return true
 }
 
+// hasHighByte reports whether b holds a byte of a multi-byte rune (or an
+// invalid one), eight bytes at a time.
 func hasHighByte(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return true
+		}
+		b = b[8:]
+	}
 	for _, c := range b {
 		if c >= utf8.RuneSelf {
 			return true
