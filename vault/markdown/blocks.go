@@ -492,8 +492,7 @@ func (p *parser) atxHeading() bool {
 // unless it holds only link reference definitions.
 func (p *parser) setextHeading(para int, c int) bool {
 	p.closeUnmatched()
-	li := p.stack[para].leaf
-	p.extractReferences(li)
+	li := p.extractReferences(p.stack[para].leaf)
 	lf := &p.leaves[li]
 	if lf.kind == leafRemoved {
 		// The paragraph is gone: goldmark then retries the other starts

@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -580,19 +581,25 @@ func (p *parser) finishParagraph(li int) {
 }
 
 // extractReferences removes the link reference definitions that open the
-// paragraph, following goldmark's LinkReferenceParagraphTransformer, and
-// records their labels.
-func (p *parser) extractReferences(li int) {
+// paragraph (leaf li), following goldmark's LinkReferenceParagraphTransformer,
+// and records their labels.
+//
+// A definition whose label starts with '^' is an Obsidian footnote
+// ("[^1]: [[Source]]"): its lines become a paragraph of their own, placed
+// before the rest, so their links count. goldmark never parses those lines
+// as inline text, so nothing there is code to it. extractReferences returns
+// the paragraph's leaf index, which then moves.
+func (p *parser) extractReferences(li int) int {
 	lf := &p.leaves[li]
 	if lf.kind != leafParagraph || lf.last == lf.first {
-		return
+		return li
 	}
 	if s := p.segs[lf.first]; s.start >= s.end || p.src[s.start] != '[' {
-		return
+		return li
 	}
 	b := p.buffer(lf)
 	if !bytes.Contains(b, []byte("]:")) {
-		return
+		return li
 	}
 	lineOf := func(pos int) int {
 		k := len(p.bmap) - 1
@@ -601,25 +608,35 @@ func (p *parser) extractReferences(li int) {
 		}
 		return k
 	}
-	type span struct{ from, to int }
+	type span struct {
+		from, to int
+		footnote bool
+	}
 	var removes []span
 	pos := 0
 	for {
-		from, to, next, ok := p.parseReference(b, pos, lineOf)
+		from, to, next, footnote, ok := p.parseReference(b, pos, lineOf)
 		if !ok {
 			break
 		}
 		if from == to {
 			to++
 		}
-		removes = append(removes, span{from, to})
+		removes = append(removes, span{from, to, footnote})
 		pos = next
 		if pos >= len(b) {
 			break
 		}
 	}
 	if len(removes) == 0 {
-		return
+		return li
+	}
+	var footnotes []leaf
+	for _, r := range removes {
+		if r.footnote {
+			from, to := lf.first+r.from, min(lf.first+r.to, lf.last)
+			footnotes = append(footnotes, leaf{kind: leafParagraph, inQuote: lf.inQuote, first: from, last: to})
+		}
 	}
 	// Keep the lines that were not removed (goldmark's splice).
 	lines := make([]seg, 0, lf.last-lf.first)
@@ -645,21 +662,24 @@ func (p *parser) extractReferences(li int) {
 	}
 	if len(lines) == 0 {
 		lf.kind = leafRemoved
-		return
+	} else {
+		lf.first = len(p.segs)
+		p.segs = append(p.segs, lines...)
+		lf.last = len(p.segs)
 	}
-	lf.first = len(p.segs)
-	p.segs = append(p.segs, lines...)
-	lf.last = len(p.segs)
+	p.leaves = slices.Insert(p.leaves, li, footnotes...)
+	return li + len(footnotes)
 }
 
 // parseReference parses one link reference definition at b[pos:] like
 // goldmark's parseLinkReferenceDefinition. It returns the line range to
 // remove and where the next definition may start.
-func (p *parser) parseReference(b []byte, pos int, lineOf func(int) int) (from, to, next int, ok bool) {
+func (p *parser) parseReference(b []byte, pos int, lineOf func(int) int) (from, to, next int, footnote, ok bool) {
 	i := skipSpaces(b, pos)
 	if i >= len(b) || b[i] != '[' {
 		return
 	}
+	footnote = i+1 < len(b) && b[i+1] == '^'
 	startLine := lineOf(i)
 	labelEnd, found := findClosure(b, i+1, '[')
 	if !found {
@@ -732,7 +752,7 @@ func (p *parser) parseReference(b []byte, pos int, lineOf func(int) int) (from, 
 			return
 		}
 		p.addReference(label)
-		return startLine, endLine + 1, t, true
+		return startLine, endLine + 1, t, footnote, true
 	}
 	if spaces == 0 {
 		return
@@ -744,7 +764,7 @@ func (p *parser) parseReference(b []byte, pos int, lineOf func(int) int) (from, 
 		}
 		p.addReference(label)
 		// goldmark's reader is left past the end: no more definitions.
-		return startLine, endLine + 1, len(b), true
+		return startLine, endLine + 1, len(b), footnote, true
 	}
 	lineEnd = bytes.IndexByte(b[end:], '\n')
 	rest := b[end:]
@@ -756,14 +776,14 @@ func (p *parser) parseReference(b []byte, pos int, lineOf func(int) int) (from, 
 			return
 		}
 		p.addReference(label)
-		return startLine, endLine, end, true
+		return startLine, endLine, end, footnote, true
 	}
 	p.addReference(label)
 	n := end + len(rest)
 	if n < len(b) {
 		n++ // past the newline
 	}
-	return startLine, lineOf(end) + 1, n, true
+	return startLine, lineOf(end) + 1, n, footnote, true
 }
 
 func (p *parser) addReference(label []byte) {

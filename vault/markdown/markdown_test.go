@@ -64,6 +64,8 @@ var parseCases = []parseCase{
 	{name: "reference links are not followed", src: "[t][ref]\n\n[ref]: Note.md"},
 	{name: "link text spans lines", src: "[two\nlines](Note.md)", links: []wantLink{{Target: "Note.md", Alias: "two\nlines", Style: Markdown}}},
 	{name: "wikilink wins over markdown link", src: "[[a]](b.md)", links: []wantLink{{Target: "a"}}},
+	{name: "footnote definitions are not link references", src: "Text[^1] [[C]].\n\n[^1]: [[Source]]\n[^2]: [t](y.md)\nafter [[D]]",
+		links: []wantLink{{Target: "C"}, {Target: "Source"}, {Target: "y.md", Alias: "t", Style: Markdown}, {Target: "D"}}},
 
 	// code carries no links or tags
 	{name: "fenced code", src: "```\n[[no]] #no\n```\n[[yes]]", links: []wantLink{{Target: "yes"}}},
