@@ -97,11 +97,7 @@ func (p *parser) pass1(b []byte) {
 		i++
 	}
 	// Links close inside out; the second pass wants them by start.
-	for i := 1; i < len(p.mdLinks); i++ {
-		for j := i; j > 0 && p.mdLinks[j].start < p.mdLinks[j-1].start; j-- {
-			p.mdLinks[j], p.mdLinks[j-1] = p.mdLinks[j-1], p.mdLinks[j]
-		}
-	}
+	slices.SortFunc(p.mdLinks, func(a, b mdLink) int { return a.start - b.start })
 }
 
 // inline tries to start an inline element at b[i] and returns where it

@@ -112,26 +112,20 @@ func (p *parser) pass2(lf *leaf, b []byte) {
 // findOutside returns the first index >= i of delim in b that is not inside
 // a region, or -1.
 func findOutside(b []byte, i int, delim string, regions []region) int {
+	ri := 0
 	for i < len(b) {
 		k := bytes.Index(b[i:], []byte(delim))
 		if k < 0 {
 			return -1
 		}
 		j := i + k
-		inside := false
-		for _, r := range regions {
-			if r.start <= j && j < r.end {
-				i = r.end
-				inside = true
-				break
-			}
-			if r.start > j {
-				break
-			}
+		for ri < len(regions) && regions[ri].end <= j {
+			ri++
 		}
-		if !inside {
+		if ri == len(regions) || regions[ri].start > j {
 			return j
 		}
+		i = regions[ri].end
 	}
 	return -1
 }
