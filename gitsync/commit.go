@@ -30,6 +30,14 @@ type Result struct {
 	Created bool
 }
 
+// recorder is the shape of the vault's Recorder interface; gitsync does not
+// import the vault, so the guard restates it.
+type recorder interface {
+	Record(ctx context.Context, summary string, paths []string) (commit string, err error)
+}
+
+var _ recorder = (*Repo)(nil)
+
 // shortLen is the length of the abbreviated hashes handed to clients.
 const shortLen = 7
 
@@ -73,6 +81,34 @@ func (r *Repo) Commit(ctx context.Context, summary string, paths []string) (Resu
 	r.mu.Unlock()
 	if err != nil {
 		return Result{}, fmt.Errorf("commit %s: %w", strings.Join(paths, ", "), r.scrub(err))
+	}
+	if res.Created {
+		r.committed(res.Full)
+	}
+	return res, nil
+}
+
+// CommitExternal commits the given paths, changed outside the server (a
+// file watcher saw them), as one ExternalChangesMessage commit, without
+// waiting for the next sync's full scan. Like Record, it must be called
+// with the vault lock held.
+func (r *Repo) CommitExternal(ctx context.Context, paths []string) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	clean := make([]string, 0, len(paths))
+	for _, p := range paths {
+		c, err := cleanPath(p)
+		if err != nil {
+			return Result{}, err
+		}
+		clean = append(clean, c)
+	}
+	r.mu.Lock()
+	res, err := r.commitLocked(ExternalChangesMessage, clean)
+	r.mu.Unlock()
+	if err != nil {
+		return Result{}, fmt.Errorf("commit external changes: %w", r.scrub(err))
 	}
 	if res.Created {
 		r.committed(res.Full)

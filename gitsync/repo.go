@@ -41,6 +41,7 @@ type Repo struct {
 	branch    plumbing.ReferenceName // refs/heads/<branch>
 	remoteURL string                 // effective remote; "" = local only
 	auth      transport.AuthMethod
+	authURL   string // the URL auth was made for
 
 	// mu guards the main go-git storage and everything derived from it.
 	mu     sync.Mutex
@@ -209,6 +210,7 @@ func (r *Repo) clone(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("gitsync: remote auth: %w", err)
 	}
+	r.auth, r.authURL = auth, r.opts.RemoteURL
 	r.st = newStorage(r.gitDir, mainCacheSize)
 	co := &gogit.CloneOptions{
 		URL:          r.opts.RemoteURL,
@@ -308,9 +310,11 @@ func (r *Repo) setupRemote() error {
 	if err := r.st.SetConfig(cfg); err != nil {
 		return fmt.Errorf("gitsync: write git config: %w", err)
 	}
-	r.auth, err = r.opts.Auth.method(r.remoteURL)
-	if err != nil {
-		return fmt.Errorf("gitsync: remote auth: %w", err)
+	if r.authURL != r.remoteURL || r.auth == nil {
+		r.auth, err = r.opts.Auth.method(r.remoteURL)
+		if err != nil {
+			return fmt.Errorf("gitsync: remote auth: %w", err)
+		}
 	}
 	return nil
 }

@@ -501,3 +501,64 @@ func TestConcurrentEditsBothSides(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestAdoptFolderWithNotes opens a vault that has notes but no repository
+// while the remote already has a history: everything is kept, identical
+// notes merge silently, differing ones get a conflict copy.
+func TestAdoptFolderWithNotes(t *testing.T) {
+	base := t.TempDir()
+	remote := filepath.Join(base, "remote.git")
+	git(t, base, "init", "-q", "--bare", "-b", "main", remote)
+	laptop := filepath.Join(base, "laptop")
+	git(t, base, "clone", "-q", remote, laptop)
+	writeFile(t, laptop, "same.md", "same\n")
+	writeFile(t, laptop, "plan.md", "laptop plan\n")
+	writeFile(t, laptop, "laptop-only.md", "l\n")
+	git(t, laptop, "add", "-A")
+	git(t, laptop, "commit", "-q", "-m", "laptop history")
+	git(t, laptop, "push", "-q", "origin", "main")
+
+	vault := filepath.Join(base, "vault")
+	writeFile(t, vault, "same.md", "same\n")
+	writeFile(t, vault, "plan.md", "server plan\n")
+	writeFile(t, vault, "server-only.md", "s\n")
+	r := openRepo(t, Options{Dir: vault, RemoteURL: remote})
+	if err := r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	conflicts := r.Status().PendingConflicts
+	if len(conflicts) != 1 || !conflictNameRE.MatchString(conflicts[0]) {
+		t.Fatalf("conflicts = %q", conflicts)
+	}
+	for f, want := range map[string]string{
+		"same.md": "same\n", "plan.md": "laptop plan\n", conflicts[0]: "server plan\n",
+		"laptop-only.md": "l\n", "server-only.md": "s\n",
+	} {
+		if got := readFile(t, vault, f); got != want {
+			t.Errorf("%s = %q, want %q", f, got, want)
+		}
+	}
+	assertClean(t, vault)
+	git(t, laptop, "pull", "-q", "--ff-only")
+	if got := readFile(t, laptop, "server-only.md"); got != "s\n" {
+		t.Errorf("laptop server-only.md = %q", got)
+	}
+}
+
+func TestCommitExternal(t *testing.T) {
+	dir := t.TempDir()
+	r := openRepo(t, Options{Dir: dir})
+	record(t, r, "write a.md", "a.md", "a\n")
+	writeFile(t, dir, "a.md", "edited in Obsidian\n")
+	res, err := r.CommitExternal(context.Background(), []string{"a.md"})
+	if err != nil || !res.Created {
+		t.Fatalf("CommitExternal = %+v, %v", res, err)
+	}
+	if got := git(t, dir, "log", "-1", "--format=%s"); got != ExternalChangesMessage {
+		t.Errorf("message %q", got)
+	}
+	assertClean(t, dir)
+}
