@@ -19,6 +19,13 @@ var _ search.Texts = (*index.Index)(nil)
 
 // newSearch builds the engine the search tools share (one content cache
 // for all of them), over the index's texts when there is an index.
+// The index serves the search engine from memory: note texts, and the
+// list of every file for search_files and grep's non-note files.
+var (
+	_ search.Texts = (*index.Index)(nil)
+	_ search.Files = (*index.Index)(nil)
+)
+
 func newSearch(d Deps) *search.Engine {
 	var texts search.Texts
 	if d.Index != nil {

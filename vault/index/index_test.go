@@ -318,3 +318,35 @@ func TestPlanRename(t *testing.T) {
 		t.Errorf("broken after rename = %+v", broken)
 	}
 }
+
+func TestTextsAndFiles(t *testing.T) {
+	_, ix := newVault(t, map[string]string{
+		"a/One.md":       "one",
+		"a/b/Two.md":     "two",
+		"ab/Three.md":    "three",
+		"a/pic.png":      "png",
+		".obsidian/x.md": "hidden",
+	})
+	var notes, files []string
+	ix.Texts("a", func(rel string, content []byte) bool {
+		notes = append(notes, rel+"="+string(content))
+		return true
+	})
+	ix.Files("a/", func(rel string) bool {
+		files = append(files, rel)
+		return true
+	})
+	slices.Sort(notes)
+	slices.Sort(files)
+	if want := []string{"a/One.md=one", "a/b/Two.md=two"}; !slices.Equal(notes, want) {
+		t.Errorf("Texts(a) = %q, want %q", notes, want)
+	}
+	if want := []string{"a/One.md", "a/b/Two.md", "a/pic.png"}; !slices.Equal(files, want) {
+		t.Errorf("Files(a/) = %q, want %q", files, want)
+	}
+	n := 0
+	ix.Files("", func(string) bool { n++; return false })
+	if n != 1 {
+		t.Errorf("Files did not stop when fn returned false: %d calls", n)
+	}
+}

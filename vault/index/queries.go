@@ -234,24 +234,63 @@ func (ix *Index) HasNote(ctx context.Context, rel string) (bool, error) {
 
 // Texts calls fn with the content of every note under prefix (a folder,
 // "" for the whole vault) until fn returns false. ok is false while the
-// index is still building, so a caller can read the disk instead. fn
-// must not keep content beyond the call; it must not call the index.
+// index is still building, so a caller can read the disk instead. The
+// content slices are shared and never modified in place: a changed note
+// gets a new slice. fn runs without the index's lock held, so a slow
+// search never holds up a write.
 func (ix *Index) Texts(prefix string, fn func(rel string, content []byte) bool) (ok bool) {
 	if !ix.Ready() {
 		return false
 	}
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
+	type text struct {
+		rel     string
+		content []byte
+	}
 	dir := strings.TrimSuffix(prefix, "/")
+	ix.mu.RLock()
+	texts := make([]text, 0, len(ix.notes))
 	for rel, n := range ix.notes {
-		if dir != "" && !strings.HasPrefix(rel, dir+"/") {
-			continue
+		if under(rel, dir) {
+			texts = append(texts, text{rel, n.content})
 		}
-		if !fn(rel, n.content) {
+	}
+	ix.mu.RUnlock()
+	for _, t := range texts {
+		if !fn(t.rel, t.content) {
 			break
 		}
 	}
 	return true
+}
+
+// Files calls fn with the path of every indexed file under prefix — notes,
+// attachments and any other file — until fn returns false; ok is false
+// while the index is still building. Like Texts, fn runs without the
+// index's lock held.
+func (ix *Index) Files(prefix string, fn func(rel string) bool) (ok bool) {
+	if !ix.Ready() {
+		return false
+	}
+	dir := strings.TrimSuffix(prefix, "/")
+	ix.mu.RLock()
+	files := make([]string, 0, len(ix.files))
+	for rel := range ix.files {
+		if under(rel, dir) {
+			files = append(files, rel)
+		}
+	}
+	ix.mu.RUnlock()
+	for _, rel := range files {
+		if !fn(rel) {
+			break
+		}
+	}
+	return true
+}
+
+// under reports whether rel is dir or lies below it ("" is the root).
+func under(rel, dir string) bool {
+	return dir == "" || rel == dir || strings.HasPrefix(rel, dir+"/")
 }
 
 // Stats counts what the index holds.
