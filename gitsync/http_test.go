@@ -2,6 +2,7 @@ package gitsync
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
@@ -68,7 +69,7 @@ func TestHTTPRemoteWithToken(t *testing.T) {
 	git(t, laptop, "commit", "-q", "-m", "laptop c")
 	git(t, laptop, "push", "-q", "origin", "main")
 	record(t, r, "edit notes/a.md", "notes/a.md", "a2\n")
-	if err := r.Push(context.Background()); err != ErrRejected {
+	if err := r.Push(context.Background()); !errors.Is(err, ErrRejected) {
 		t.Fatalf("push over a moved remote: %v, want ErrRejected", err)
 	}
 	if err := r.Sync(context.Background()); err != nil {

@@ -120,8 +120,7 @@ func (r *Repo) push(ctx context.Context) (pushed bool, err error) {
 		if err := rs.Error(); err != nil {
 			// The ref was not updated: the remote moved between the
 			// advertisement and our update (or rejects non-fast-forwards).
-			r.log.Info("push refused by the remote", "err", err)
-			return false, ErrRejected
+			return false, fmt.Errorf("%w (%v)", ErrRejected, err)
 		}
 	}
 	r.log.Info("pushed", "head", short(local), "objects", len(hashes))

@@ -341,6 +341,18 @@ func (rp *replay) apply(c *object.Commit) error {
 			set(cp, d.To)
 			continue
 		}
+		if !d.To.Hash.IsZero() {
+			// Our file where the remote now has a folder, or under a path
+			// the remote made a file: keep ours beside it, lose nothing.
+			moved, err := rp.structureConflict(p, changes)
+			if err != nil {
+				return err
+			}
+			if moved != "" {
+				set(moved, d.To)
+				continue
+			}
+		}
 		te, ok, err := r.obj.lookup(rp.tree, p)
 		if err != nil {
 			return err
@@ -436,34 +448,99 @@ func (rp *replay) merge(p string, base, ours, theirs fileEntry, changes map[stri
 	return nil
 }
 
+// structureConflict checks whether our file at p collides with the shape
+// of the remote's tree: a folder at p, or a file at one of p's parent
+// folders. It then returns the path ours goes to instead (a conflict copy
+// of p, or p under a conflict-named copy of that parent folder) and records
+// it; "" means no collision.
+func (rp *replay) structureConflict(p string, changes map[string]treeChange) (string, error) {
+	r := rp.r
+	te, ok, err := r.obj.lookup(rp.tree, p)
+	if err != nil {
+		return "", err
+	}
+	if ok && te.Mode == filemode.Dir {
+		cp, err := rp.conflictName(p, changes)
+		if err != nil {
+			return "", err
+		}
+		rp.copies[p] = cp
+		rp.conflicts = append(rp.conflicts, [2]string{p, cp})
+		return cp, nil
+	}
+	for i := strings.IndexByte(p, '/'); i > 0; i = nextSlash(p, i) {
+		parent := p[:i]
+		te, ok, err := r.obj.lookup(rp.tree, parent)
+		if err != nil {
+			return "", err
+		}
+		if !ok || te.Mode == filemode.Dir {
+			continue
+		}
+		if _, ours := changes[parent]; ours && changes[parent].del {
+			continue // our own commit deletes that file
+		}
+		dir, err := rp.conflictName(parent, changes)
+		if err != nil {
+			return "", err
+		}
+		moved := dir + p[i:]
+		rp.copies[p] = moved
+		rp.conflicts = append(rp.conflicts, [2]string{p, moved})
+		return moved, nil
+	}
+	return "", nil
+}
+
+func nextSlash(p string, i int) int {
+	j := strings.IndexByte(p[i+1:], '/')
+	if j < 0 {
+		return -1
+	}
+	return i + 1 + j
+}
+
 // conflictName returns a free path "name (conflict YYYY-MM-DD HHMM).ext"
-// next to p, adding " 2", " 3"… when that is taken.
+// next to p (free in the replayed tree, in this commit's changes and on
+// disk).
 func (rp *replay) conflictName(p string, changes map[string]treeChange) (string, error) {
+	var lookupErr error
+	name := conflictPath(p, rp.stamp, func(cand string) bool {
+		if _, ok := changes[cand]; ok {
+			return true
+		}
+		if _, ok, err := rp.r.obj.lookup(rp.tree, cand); err != nil {
+			lookupErr = err
+			return false
+		} else if ok {
+			return true
+		}
+		_, err := os.Lstat(filepath.Join(rp.r.dir, filepath.FromSlash(cand)))
+		return err == nil
+	})
+	return name, lookupErr
+}
+
+// conflictPath names the copy that keeps our side of a collision:
+// "notes/plan.md" becomes "notes/plan (conflict 2026-02-08 1230).md", with
+// " 2", " 3"… added while taken(candidate) says the name is in use.
+func conflictPath(p string, when time.Time, taken func(string) bool) string {
 	dir, file := path.Split(p)
 	ext := path.Ext(file)
 	stem := strings.TrimSuffix(file, ext)
 	if stem == "" { // ".hidden" files: the whole name is the stem
 		stem, ext = file, ""
 	}
-	label := "conflict " + rp.stamp.Format("2006-01-02 1504")
+	label := "conflict " + when.Format("2006-01-02 1504")
 	for n := 1; ; n++ {
 		suffix := label
 		if n > 1 {
 			suffix = fmt.Sprintf("%s %d", label, n)
 		}
 		cand := fmt.Sprintf("%s%s (%s)%s", dir, stem, suffix, ext)
-		if _, ok := changes[cand]; ok {
-			continue
+		if !taken(cand) {
+			return cand
 		}
-		if _, ok, err := rp.r.obj.lookup(rp.tree, cand); err != nil {
-			return "", err
-		} else if ok {
-			continue
-		}
-		if _, err := os.Lstat(filepath.Join(rp.r.dir, filepath.FromSlash(cand))); err == nil {
-			continue
-		}
-		return cand, nil
 	}
 }
 
@@ -505,6 +582,16 @@ func (r *Repo) checkout(from, to, newHead, old plumbing.Hash) ([]string, error) 
 			upd.remove[d.Path] = true
 			changed = append(changed, d.Path)
 			continue
+		}
+		if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
+			// A folder (holding untracked files) where the file goes:
+			// move it aside rather than delete anything.
+			aside := conflictPath(d.Path, r.opts.Now(), r.existsInWorktree)
+			if err := os.Rename(full, filepath.Join(r.dir, filepath.FromSlash(aside))); err != nil {
+				return nil, fmt.Errorf("move %s aside: %w", d.Path, err)
+			}
+			r.log.Warn("a folder was in the way of a pulled file; moved it", "path", d.Path, "to", aside)
+			r.addConflicts([]string{aside})
 		}
 		content, err := r.obj.blob(d.To.Hash)
 		if err != nil {
@@ -558,17 +645,18 @@ func (r *Repo) saveIfEdited(idx *index.Index, p, full string) error {
 	if e != nil && plumbing.ComputeHash(plumbing.BlobObject, content) == e.Hash {
 		return nil
 	}
-	dir, file := filepath.Split(full)
-	ext := filepath.Ext(file)
-	stem := strings.TrimSuffix(file, ext)
-	cp := filepath.Join(dir, fmt.Sprintf("%s (conflict %s)%s", stem, r.opts.Now().Format("2006-01-02 150405"), ext))
-	if err := os.WriteFile(cp, content, 0o644); err != nil {
+	rel := conflictPath(p, r.opts.Now(), r.existsInWorktree)
+	if err := os.WriteFile(filepath.Join(r.dir, filepath.FromSlash(rel)), content, 0o644); err != nil {
 		return fmt.Errorf("save %s: %w", p, err)
 	}
-	rel, _ := filepath.Rel(r.dir, cp)
-	r.log.Warn("a file changed outside the server during a pull; saved it", "path", p, "copy", filepath.ToSlash(rel))
-	r.addConflicts([]string{filepath.ToSlash(rel)})
+	r.log.Warn("a file changed outside the server during a pull; saved it", "path", p, "copy", rel)
+	r.addConflicts([]string{rel})
 	return nil
+}
+
+func (r *Repo) existsInWorktree(rel string) bool {
+	_, err := os.Lstat(filepath.Join(r.dir, filepath.FromSlash(rel)))
+	return err == nil
 }
 
 // writeWorktreeFile writes a file atomically (temp file in the same folder,
@@ -576,11 +664,6 @@ func (r *Repo) saveIfEdited(idx *index.Index, p, full string) error {
 func writeWorktreeFile(full string, content []byte, mode filemode.FileMode) (os.FileInfo, error) {
 	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 		return nil, err
-	}
-	if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
-		if err := os.RemoveAll(full); err != nil {
-			return nil, err
-		}
 	}
 	if mode == filemode.Symlink {
 		os.Remove(full)

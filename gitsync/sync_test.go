@@ -2,6 +2,7 @@ package gitsync
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -236,7 +237,7 @@ func TestSyncReplaysOurCommitsOnTopOfTheRemote(t *testing.T) {
 	w.laptopCommit(t, "laptop.md", "from the laptop\n", "laptop note")
 	w.write(t, "write server1.md", "server1.md", "1\n")
 	w.write(t, "write server2.md", "server2.md", "2\n")
-	if err := w.r.Push(context.Background()); err != ErrRejected {
+	if err := w.r.Push(context.Background()); !errors.Is(err, ErrRejected) {
 		t.Fatalf("push over a moved remote: %v, want ErrRejected", err)
 	}
 	if err := w.r.Sync(context.Background()); err != nil {
@@ -561,4 +562,85 @@ func TestCommitExternal(t *testing.T) {
 		t.Errorf("message %q", got)
 	}
 	assertClean(t, dir)
+}
+
+func conflictRE(name string) *regexp.Regexp {
+	return regexp.MustCompile("^" + regexp.QuoteMeta(name) + ` \(conflict \d{4}-\d{2}-\d{2} \d{4}\)`)
+}
+
+// TestSyncFileAgainstFolder: the remote turned a note into a folder while
+// the server edited the note, and the other way round. Both sides stay.
+func TestSyncFileAgainstFolder(t *testing.T) {
+	w := newWorld(t, Options{})
+	w.write(t, "write Projects", "Projects", "a note without extension\n")
+	w.write(t, "write Ideas", "Ideas", "ideas\n")
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	git(t, w.laptop, "pull", "-q")
+	// Laptop: Projects becomes a folder; Ideas is edited.
+	git(t, w.laptop, "rm", "-q", "Projects")
+	writeFile(t, w.laptop, "Projects/alpha.md", "alpha\n")
+	w.laptopCommit(t, "Ideas", "ideas, edited on the laptop\n", "laptop reshapes")
+	// Server: edits Projects; Ideas becomes a folder.
+	w.write(t, "edit Projects", "Projects", "edited on the server\n")
+	w.lock.Lock()
+	os.Remove(filepath.Join(w.vault, "Ideas"))
+	writeFile(t, w.vault, "Ideas/one.md", "one\n")
+	if _, err := w.r.Commit(context.Background(), "rename Ideas -> Ideas/one.md", []string{"Ideas", "Ideas/one.md"}); err != nil {
+		t.Fatal(err)
+	}
+	w.lock.Unlock()
+	if err := w.r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, w.vault, "Projects/alpha.md"); got != "alpha\n" {
+		t.Errorf("Projects/alpha.md = %q", got)
+	}
+	if got := readFile(t, w.vault, "Ideas"); got != "ideas, edited on the laptop\n" {
+		t.Errorf("Ideas = %q", got)
+	}
+	conflicts := w.r.Status().PendingConflicts
+	slices.Sort(conflicts)
+	if len(conflicts) != 2 || !conflictRE("Ideas").MatchString(conflicts[0]) || !conflictRE("Projects").MatchString(conflicts[1]) {
+		t.Fatalf("conflicts = %q", conflicts)
+	}
+	if got := readFile(t, w.vault, conflicts[1]); got != "edited on the server\n" {
+		t.Errorf("%s = %q", conflicts[1], got)
+	}
+	if !strings.HasSuffix(conflicts[0], "/one.md") || readFile(t, w.vault, conflicts[0]) != "one\n" {
+		t.Errorf("our Ideas/one.md went to %q", conflicts[0])
+	}
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w.assertSameEverywhere(t)
+}
+
+// TestPullMovesAsideAFolderInTheWay: a pulled file replaces a folder that
+// still holds ignored files; the folder is moved aside, not deleted.
+func TestPullMovesAsideAFolderInTheWay(t *testing.T) {
+	w := newWorld(t, Options{})
+	w.write(t, "write .gitignore", ".gitignore", "*.tmp\n")
+	w.write(t, "write box/a.md", "box/a.md", "a\n")
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, w.vault, "box/cache.tmp", "precious scratch\n")
+	git(t, w.laptop, "pull", "-q")
+	git(t, w.laptop, "rm", "-q", "-r", "box")
+	w.laptopCommit(t, "box", "box is a file now\n", "laptop: box becomes a file")
+	if err := w.r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, w.vault, "box"); got != "box is a file now\n" {
+		t.Errorf("box = %q", got)
+	}
+	conflicts := w.r.Status().PendingConflicts
+	if len(conflicts) != 1 || !conflictRE("box").MatchString(conflicts[0]) {
+		t.Fatalf("conflicts = %q", conflicts)
+	}
+	if got := readFile(t, w.vault, conflicts[0]+"/cache.tmp"); got != "precious scratch\n" {
+		t.Errorf("the ignored file was not kept: %q", got)
+	}
 }
