@@ -67,7 +67,8 @@ type Options struct {
 	Locker sync.Locker
 	// Changed is told which vault-relative paths a pull changed, removed or
 	// created in the worktree, so the caller's index can refresh them. It is
-	// called with Locker held and must not call back into Repo.
+	// called with Locker held and must neither take Locker nor call back
+	// into Repo.
 	Changed func(paths []string)
 	// Logger receives sync events (pushes, pulls, conflicts). Nil discards.
 	Logger *slog.Logger

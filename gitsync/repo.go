@@ -1,13 +1,3 @@
-// Package gitsync keeps an Obsidian vault's git repository: it commits each
-// change the server makes (only the touched paths, in a few milliseconds),
-// pushes in the background, pulls and replays local commits on top of the
-// remote with a three-way merge of notes changed on both sides, and reads
-// history with line diffs. It knows nothing of Markdown or MCP: paths are
-// vault-relative, '/'-separated strings.
-//
-// go-git is not safe for concurrent use, so a Repo serialises all local
-// repository work behind one mutex, and network transfers use a second,
-// independent go-git storage so that a slow push never delays a commit.
 package gitsync
 
 import (
