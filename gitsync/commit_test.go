@@ -328,3 +328,19 @@ func TestRecordConcurrent(t *testing.T) {
 		t.Errorf("%d commits, want %d", commits, writers*writes)
 	}
 }
+
+func TestOpenRefusesUnreadableIndex(t *testing.T) {
+	dir := t.TempDir()
+	git(t, dir, "init", "-q", "-b", "main")
+	writeFile(t, dir, "a.md", "a\n")
+	git(t, dir, "add", "a.md")
+	git(t, dir, "commit", "-q", "-m", "a")
+	git(t, dir, "update-index", "--split-index")
+	if _, err := Open(context.Background(), Options{Dir: dir}); err == nil {
+		t.Skip("go-git reads split indexes now") // then nothing to refuse
+	} else if !strings.Contains(err.Error(), "split-index") {
+		t.Errorf("error does not say how to fix it: %v", err)
+	}
+	git(t, dir, "update-index", "--no-split-index")
+	openRepo(t, Options{Dir: dir})
+}

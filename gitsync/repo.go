@@ -98,6 +98,12 @@ func Open(ctx context.Context, opts Options) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gitsync: open repository: %w", err)
 	}
+	if _, err := os.Stat(filepath.Join(r.gitDir, "commondir")); err == nil {
+		return nil, errors.New("gitsync: the vault is a linked git worktree (git worktree add); use a regular clone")
+	}
+	if _, err := r.index.load(); err != nil {
+		return nil, fmt.Errorf("gitsync: %w (if it uses split index: git update-index --no-split-index)", err)
+	}
 	if err := r.setupBranch(); err != nil {
 		return nil, err
 	}
@@ -347,7 +353,9 @@ func (r *Repo) Start(ctx context.Context) {
 }
 
 // Close stops the background sync and makes a last push attempt (bounded by
-// a timeout) so that commits made just before shutdown reach the remote.
+// a timeout) so that commits made just before shutdown reach the remote. Do
+// not call it with the vault lock held: a running sync may be waiting for
+// that lock.
 func (r *Repo) Close() error {
 	r.lifeMu.Lock()
 	if r.closed {
