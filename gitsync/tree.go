@@ -236,74 +236,85 @@ type treeChange struct {
 // applyTree returns the hash of tree h with changes applied; the keys of
 // changes are '/'-separated paths relative to that tree. Only the trees
 // along the changed paths are read and written, so a commit costs the depth
-// of its paths, not the size of the vault. An empty result is the zero hash
-// (the caller writes git's empty tree at the root).
+// of its paths, not the size of the vault; within one tree the untouched
+// entries are merged with the changed ones in a single pass. An empty
+// result is the zero hash (the caller writes git's empty tree at the root).
 func (o *objects) applyTree(h plumbing.Hash, changes map[string]treeChange) (plumbing.Hash, error) {
 	old, err := o.tree(h)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	es := make([]object.TreeEntry, len(old))
-	copy(es, old)
-	pos := func(name string) int {
-		for i := range es {
-			if es[i].Name == name {
-				return i
-			}
-		}
-		return -1
-	}
+	// upd maps a name of this tree to its new entry (nil: removed).
+	upd := map[string]*object.TreeEntry{}
 	sub := map[string]map[string]treeChange{}
 	for p, c := range changes {
-		if i := strings.IndexByte(p, '/'); i >= 0 {
-			dir := p[:i]
+		if dir, rest, ok := strings.Cut(p, "/"); ok {
 			if sub[dir] == nil {
 				sub[dir] = map[string]treeChange{}
 			}
-			sub[dir][p[i+1:]] = c
+			sub[dir][rest] = c
 			continue
 		}
-		i := pos(p)
-		switch {
-		case c.del && i >= 0:
-			es = append(es[:i], es[i+1:]...)
-		case c.del:
-		case i >= 0:
-			es[i] = object.TreeEntry{Name: p, Mode: c.mode, Hash: c.hash}
-		default:
-			es = append(es, object.TreeEntry{Name: p, Mode: c.mode, Hash: c.hash})
+		if c.del {
+			upd[p] = nil
+		} else {
+			upd[p] = &object.TreeEntry{Name: p, Mode: c.mode, Hash: c.hash}
 		}
 	}
 	for dir, cs := range sub {
-		i := pos(dir)
+		e, replaced := upd[dir]
+		if replaced && e != nil {
+			continue // a file replaces the folder in the same change
+		}
 		var base plumbing.Hash
-		if i >= 0 && es[i].Mode == filemode.Dir {
-			base = es[i].Hash
+		if !replaced { // a folder deleted here starts again from empty
+			if e, ok, err := o.child(h, dir); err != nil {
+				return plumbing.ZeroHash, err
+			} else if ok && e.Mode == filemode.Dir {
+				base = e.Hash
+			}
 		}
 		nh, err := o.applyTree(base, cs)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
 		switch {
-		case nh.IsZero() && i >= 0 && es[i].Mode == filemode.Dir:
-			es = append(es[:i], es[i+1:]...)
-		case nh.IsZero():
-			// Only deletions below a folder that does not exist: nothing to do.
-		case i >= 0:
-			es[i] = object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: nh}
-		default:
-			es = append(es, object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: nh})
+		case !nh.IsZero():
+			upd[dir] = &object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: nh}
+		case !base.IsZero():
+			upd[dir] = nil // the folder became empty
 		}
 	}
+	adds := make([]object.TreeEntry, 0, len(upd))
+	for _, e := range upd {
+		if e != nil {
+			adds = append(adds, *e)
+		}
+	}
+	sort.Sort(object.TreeEntrySorter(adds))
+	es := make([]object.TreeEntry, 0, len(old)+len(adds))
+	for _, e := range old {
+		if _, changed := upd[e.Name]; changed {
+			continue
+		}
+		for len(adds) > 0 && treeLess(adds[0], e) {
+			es = append(es, adds[0])
+			adds = adds[1:]
+		}
+		es = append(es, e)
+	}
+	es = append(es, adds...)
 	if len(es) == 0 {
 		return plumbing.ZeroHash, nil
 	}
-	sort.Sort(object.TreeEntrySorter(es))
-	if h != plumbing.ZeroHash && treeEntriesEqual(es, old) {
+	if !h.IsZero() && treeEntriesEqual(es, old) {
 		return h, nil
 	}
 	return o.writeTree(es)
 }
+
+// treeLess is git's tree order: folders sort as if their name ended in '/'.
+func treeLess(a, b object.TreeEntry) bool { return treeOrderKey(a) < treeOrderKey(b) }
 
 func treeEntriesEqual(a, b []object.TreeEntry) bool {
 	if len(a) != len(b) {
