@@ -248,6 +248,12 @@ func (ix *Index) refreshOne(rel string) {
 		ix.forgetUnder(rel)
 		return
 	}
+	// Build's walk leaves out .obsidian, .trash and the vault's temporary
+	// files; so must a refresh, whoever reports the path (a write into
+	// .trash, a pull of .obsidian settings).
+	if ix.skipped(p.Rel) {
+		return
+	}
 	fi, err := os.Stat(p.Abs)
 	switch {
 	case err != nil:
@@ -263,6 +269,17 @@ func (ix *Index) refreshOne(rel string) {
 	default:
 		ix.refreshFile(p.Rel)
 	}
+}
+
+// skipped reports whether any component of rel is one that scans leave
+// out.
+func (ix *Index) skipped(rel string) bool {
+	for _, part := range strings.Split(rel, "/") {
+		if ix.v.Skipped(part) {
+			return true
+		}
+	}
+	return false
 }
 
 // refreshFile re-reads one existing file.

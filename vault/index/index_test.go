@@ -350,3 +350,41 @@ func TestTextsAndFiles(t *testing.T) {
 		t.Errorf("Files did not stop when fn returned false: %d calls", n)
 	}
 }
+
+// Paths in skipped or hidden folders never enter the index, however they
+// are reported: the vault's own write into .trash, a pull touching
+// .obsidian, a folder refresh inside one.
+func TestRefreshLeavesOutSkippedFolders(t *testing.T) {
+	tests := []struct {
+		name    string
+		rel     string
+		refresh string // "" when written through the vault
+	}{
+		{"write into .trash", ".trash/Old.md", ""},
+		{"pull into .obsidian", ".obsidian/snippets/x.md", ".obsidian/snippets/x.md"},
+		{"folder refresh of .trash", ".trash/sub/Gone.md", ".trash"},
+		{"temp file", "notes/.vaultmcp-A.md-1.tmp", "notes/.vaultmcp-A.md-1.tmp"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, ix := newVault(t, map[string]string{"A.md": ""})
+			if tt.refresh == "" {
+				if _, err := v.WriteFile(ctx, tt.rel, []byte("[[A]] #skipped")); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				writeFile(t, v.Root(), tt.rel, "[[A]] #skipped")
+				ix.Refresh([]string{tt.refresh})
+			}
+			if ok, _ := ix.HasFile(ctx, tt.rel); ok {
+				t.Errorf("%s indexed", tt.rel)
+			}
+			if bl, _ := ix.Backlinks(ctx, "A.md"); len(bl) != 0 {
+				t.Errorf("backlinks(A) = %q", sources(bl))
+			}
+			if tags, _ := ix.Tags(ctx, "", false); len(tags) != 0 {
+				t.Errorf("tags = %+v", tags)
+			}
+		})
+	}
+}
