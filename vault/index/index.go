@@ -190,13 +190,15 @@ func isNote(rel string) bool {
 }
 
 // load reads and parses one note; nil when it cannot be read (it vanished
-// or is unreadable: the next event or refresh will tell).
+// or is unreadable: the next event or refresh will tell). The note keeps
+// the path it is known by: a symbolic link is indexed under the link's
+// path, as Build indexes it, not under its target's.
 func (ix *Index) load(rel string) *note {
 	p, err := ix.v.Resolve(rel)
 	if err != nil {
 		return nil
 	}
-	return ix.loadAt(p.Rel, p.Abs)
+	return ix.loadAt(rel, p.Abs)
 }
 
 // loadAt reads and parses the note rel found at abs.
@@ -243,7 +245,9 @@ func (ix *Index) Refresh(paths []string) {
 }
 
 func (ix *Index) refreshOne(rel string) {
-	p, err := ix.v.Resolve(rel)
+	// ResolveEntry: a symbolic link is refreshed as itself, not as its
+	// target.
+	p, err := ix.v.ResolveEntry(rel)
 	if err != nil {
 		ix.forgetUnder(rel)
 		return

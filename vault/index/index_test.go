@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -384,6 +385,51 @@ func TestRefreshLeavesOutSkippedFolders(t *testing.T) {
 			}
 			if tags, _ := ix.Tags(ctx, "", false); len(tags) != 0 {
 				t.Errorf("tags = %+v", tags)
+			}
+		})
+	}
+}
+
+// A symbolic link to a note is indexed under the link's own path, by a
+// refresh as by the build: the link's links count once for the link, and
+// forgetting the link leaves its target's entries alone.
+func TestRefreshSymlinkedNote(t *testing.T) {
+	tests := []struct {
+		name    string
+		refresh string // what the refresh is told about
+	}{
+		{"folder refresh", "d"},
+		{"link refresh", "d/L.md"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, ix := newVault(t, map[string]string{"A.md": "", "T.md": "[[A]]", "d/keep.md": ""})
+			link := filepath.Join(v.Root(), "d", "L.md")
+			if err := os.Symlink("../T.md", link); err != nil {
+				t.Skip("no symlinks:", err)
+			}
+			ix.Refresh([]string{tt.refresh})
+			fresh := New(v, nil)
+			if err := fresh.Build(ctx); err != nil {
+				t.Fatal(err)
+			}
+			want, _ := fresh.Backlinks(ctx, "A.md")
+			got, _ := ix.Backlinks(ctx, "A.md")
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("after adding the link, backlinks(A) = %+v, want %+v (as built)", got, want)
+			}
+			if err := os.Remove(link); err != nil {
+				t.Fatal(err)
+			}
+			ix.Refresh([]string{tt.refresh})
+			// T.md's own link must survive the link's removal, also for
+			// re-resolution: deleting A breaks it.
+			if _, err := v.DeleteFile(ctx, "A.md"); err != nil {
+				t.Fatal(err)
+			}
+			broken, _ := ix.Broken(ctx)
+			if len(broken) != 1 || broken[0].Source != "T.md" {
+				t.Errorf("after removing the link and A, broken = %+v, want T.md", broken)
 			}
 		})
 	}
