@@ -33,6 +33,11 @@ type Index struct {
 	ready     chan struct{}
 	readyOnce sync.Once
 
+	// refreshMu serialises refreshes from end to end (read the disk,
+	// update the maps), so the refresh that reads a file last installs it
+	// last: the watcher's late copy never overwrites a write's own.
+	refreshMu sync.Mutex
+
 	mu        sync.RWMutex
 	notes     map[string]*note               // Markdown notes by rel path
 	files     map[string]struct{}            // every indexed file by rel path
@@ -239,6 +244,8 @@ func (ix *Index) Refresh(paths []string) {
 		// The build in progress reads the disk as it is now, or will.
 		return
 	}
+	ix.refreshMu.Lock()
+	defer ix.refreshMu.Unlock()
 	for _, rel := range paths {
 		ix.refreshOne(rel)
 	}

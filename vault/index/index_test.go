@@ -434,3 +434,35 @@ func TestRefreshSymlinkedNote(t *testing.T) {
 		})
 	}
 }
+
+// A refresh that read a file before a write must not install its stale
+// copy after the write's own refresh (the watcher refreshes what the
+// vault's observer refreshes too): read-your-writes holds after every
+// write.
+func TestConcurrentRefreshKeepsLastWrite(t *testing.T) {
+	v, ix := newVault(t, map[string]string{"N.md": ""})
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { // the watcher, late with events for N.md
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				ix.Refresh([]string{"N.md"})
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	for i := range 300 {
+		want := fmt.Sprintf("#v%d", i)
+		if _, err := v.WriteFile(ctx, "N.md", []byte(want)); err != nil {
+			t.Fatal(err)
+		}
+		tags, _ := ix.Tags(ctx, "N.md", false)
+		if len(tags) != 1 || "#"+tags[0].Tag != want {
+			t.Fatalf("write %d: tags of N.md = %+v, want %s", i, tags, want)
+		}
+	}
+}
