@@ -35,8 +35,13 @@ type Index struct {
 
 	// refreshMu serialises refreshes from end to end (read the disk,
 	// update the maps), so the refresh that reads a file last installs it
-	// last: the watcher's late copy never overwrites a write's own.
+	// last: the watcher's late copy never overwrites a write's own. It
+	// also guards built and pending: paths reported before the first
+	// build is done are replayed when it is, since the build's walk may
+	// already have passed them.
 	refreshMu sync.Mutex
+	built     bool
+	pending   []string
 
 	mu        sync.RWMutex
 	notes     map[string]*note               // Markdown notes by rel path
@@ -92,6 +97,7 @@ func New(v *vault.Vault, logger *slog.Logger) *Index {
 // index ready. Start runs it in the background.
 func (ix *Index) Build(ctx context.Context) error {
 	defer ix.readyOnce.Do(func() { close(ix.ready) })
+	defer ix.replayPending() // before queries are let in
 	start := time.Now()
 	root, err := ix.v.Resolve("")
 	if err != nil {
@@ -240,15 +246,27 @@ func readFull(f *os.File, buf []byte) (int, error) {
 // (files or folders, existing or gone). The vault calls it after each
 // change it records; the watcher and gitsync after changes made outside.
 func (ix *Index) Refresh(paths []string) {
-	if !ix.Ready() {
-		// The build in progress reads the disk as it is now, or will.
-		return
-	}
 	ix.refreshMu.Lock()
 	defer ix.refreshMu.Unlock()
+	if !ix.built {
+		ix.pending = append(ix.pending, paths...)
+		return
+	}
 	for _, rel := range paths {
 		ix.refreshOne(rel)
 	}
+}
+
+// replayPending marks the first build done and applies what was reported
+// while it ran.
+func (ix *Index) replayPending() {
+	ix.refreshMu.Lock()
+	defer ix.refreshMu.Unlock()
+	ix.built = true
+	for _, rel := range ix.pending {
+		ix.refreshOne(rel)
+	}
+	ix.pending = nil
 }
 
 func (ix *Index) refreshOne(rel string) {
