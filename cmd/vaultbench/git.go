@@ -21,6 +21,11 @@ func benchGit(ctx context.Context, e *env) ([]figure, error) {
 		if err := copyTree(e.vault.Dir, dir); err != nil {
 			return nil, err
 		}
+		// Earlier sections served the shared vault, which made it a
+		// repository: start both copies from the same fresh history.
+		if err := os.RemoveAll(filepath.Join(dir, ".git")); err != nil {
+			return nil, err
+		}
 		if err := gitInit(dir); err != nil {
 			return nil, err
 		}
