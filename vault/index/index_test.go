@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unicode/utf8"
 
 	"vaultmcp/vault"
 )
@@ -507,6 +508,46 @@ func TestConcurrentRefreshKeepsLastWrite(t *testing.T) {
 		tags, _ := ix.Tags(ctx, "N.md", false)
 		if len(tags) != 1 || "#"+tags[0].Tag != want {
 			t.Fatalf("write %d: tags of N.md = %+v, want %s", i, tags, want)
+		}
+	}
+}
+
+// With parents, a note counts once toward a parent however many of its
+// children it carries, and the parent's spelling is cut from each
+// spelling at its own slash, whatever the Unicode form.
+func TestTagParents(t *testing.T) {
+	nfd := "Cafe\u0301" // as macOS keyboards and some sync tools store it
+	_, ix := newVault(t, map[string]string{
+		"A.md": "#area/work #area/home #area",
+		"B.md": "#area/work",
+		"C.md": "#" + nfd + "/x #" + nfd + "/y",
+	})
+	tests := []struct {
+		rel         string
+		tag         string
+		count, note int
+	}{
+		{"", "area", 4, 2},
+		{"", "area/work", 2, 2},
+		{"A.md", "area", 3, 1},
+		{"", nfd, 2, 1},
+	}
+	for _, tt := range tests {
+		tags, err := ix.Tags(ctx, tt.rel, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got *TagCount
+		for i := range tags {
+			if !utf8.ValidString(tags[i].Tag) {
+				t.Errorf("Tags(%q) holds invalid UTF-8 %q", tt.rel, tags[i].Tag)
+			}
+			if key(tags[i].Tag) == key(tt.tag) {
+				got = &tags[i]
+			}
+		}
+		if got == nil || got.Count != tt.count || got.Notes != tt.note {
+			t.Errorf("Tags(%q, parents)[%s] = %+v, want count %d in %d notes", tt.rel, tt.tag, got, tt.count, tt.note)
 		}
 	}
 }

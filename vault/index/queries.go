@@ -193,13 +193,40 @@ func (ix *Index) Tags(ctx context.Context, rel string, parents bool) ([]TagCount
 			continue
 		}
 		for i := strings.LastIndexByte(k, '/'); i > 0; i = strings.LastIndexByte(k[:i], '/') {
-			cut := i
-			add(k[:cut], st, func(s string) string {
-				if len(s) >= cut {
-					return s[:cut]
+			// Cut each spelling at its own slash: folding can change
+			// byte lengths (NFD, some upper-case letters), never slashes.
+			slashes := strings.Count(k[:i], "/") + 1
+			add(k[:i], st, func(s string) string { return beforeSlash(s, slashes) })
+		}
+	}
+	if parents {
+		// A note carrying several children of a parent carries the parent
+		// once: count notes per note, not per child.
+		for _, a := range all {
+			a.notes = 0
+		}
+		countNote := func(n *note) {
+			seen := map[string]bool{}
+			for _, t := range n.doc.tags {
+				for k := key(t); k != "" && !seen[k]; {
+					seen[k] = true
+					all[k].notes++
+					i := strings.LastIndexByte(k, '/')
+					if i <= 0 {
+						break
+					}
+					k = k[:i]
 				}
-				return s
-			})
+			}
+		}
+		if rel != "" {
+			if n := ix.notes[rel]; n != nil {
+				countNote(n)
+			}
+		} else {
+			for _, n := range ix.notes {
+				countNote(n)
+			}
 		}
 	}
 	out := make([]TagCount, 0, len(all))
@@ -219,6 +246,18 @@ func (ix *Index) Tags(ctx context.Context, rel string, parents bool) ([]TagCount
 		return strings.Compare(key(a.Tag), key(b.Tag))
 	})
 	return out, nil
+}
+
+// beforeSlash returns s up to its n-th slash, or all of s if it has fewer.
+func beforeSlash(s string, n int) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' {
+			if n--; n == 0 {
+				return s[:i]
+			}
+		}
+	}
+	return s
 }
 
 // HasNote reports whether rel is an indexed Markdown note.
