@@ -551,3 +551,39 @@ func TestTagParents(t *testing.T) {
 		}
 	}
 }
+
+// The renamed note's own links are rewritten from its text on disk, not
+// from the index's copy, which can lag an edit made outside (the watcher
+// waits for a quiet moment): the rename must not undo that edit.
+func TestPlanRenameReadsMovedNoteFromDisk(t *testing.T) {
+	v, ix := newVault(t, map[string]string{
+		"a/Old.md": "[r](../Other.md)",
+		"Other.md": "",
+	})
+	writeFile(t, v.Root(), "a/Old.md", "[r](../Other.md) and an edit in Obsidian") // not refreshed yet
+	if _, err := v.RenameFile(ctx, "a/Old.md", "a/b/Old.md", func(tx *vault.Tx, from, to vault.Path) error {
+		rws, err := ix.PlanRename(ctx, from.Rel, to.Rel)
+		if err != nil {
+			return err
+		}
+		for _, rw := range rws {
+			p, err := v.Resolve(rw.Rel)
+			if err != nil {
+				return err
+			}
+			if err := tx.WriteFile(p, rw.Content); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(v.Root(), "a/b/Old.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[r](../../Other.md) and an edit in Obsidian"; string(data) != want {
+		t.Errorf("moved note = %q, want %q", data, want)
+	}
+}

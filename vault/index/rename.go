@@ -20,7 +20,9 @@ type Rewrite struct {
 // PlanRename works out, before a file moves from from to to, how every note
 // linking to it must change so its links still resolve to it. Each link
 // keeps its alias, heading, block and style (wikilink or Markdown, name or
-// path). Call it with the vault's write lock held, before the move.
+// path). Call it with the vault's write lock held, just before or just
+// after the move; notes are read from disk, so an edit the index has not
+// seen yet is kept.
 func (ix *Index) PlanRename(ctx context.Context, from, to string) ([]Rewrite, error) {
 	if err := ix.Wait(ctx); err != nil {
 		return nil, err
@@ -64,7 +66,12 @@ func (ix *Index) PlanRename(ctx context.Context, from, to string) ([]Rewrite, er
 // same after the move. Caller holds mu.
 func (ix *Index) rewriteNote(n *note, from, to, newSrc string, after *names) ([]byte, int) {
 	src := n.content
-	if fresh, err := ix.readNote(n.rel); err == nil {
+	fresh, err := ix.readNote(n.rel)
+	if err != nil && n.rel == from {
+		// Called after the move (as rename_file does): the note is at to.
+		fresh, err = ix.readNote(to)
+	}
+	if err == nil {
 		src = fresh
 	}
 	parsed := markdown.Parse(src)
