@@ -47,3 +47,44 @@ func TestFilePathsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A link whose name is stored in one Unicode form and named in the other
+// is still the link: delete and rename must not reach through it to the
+// note it points to.
+func TestEntryOpsOnLinksAcrossUnicodeForms(t *testing.T) {
+	const nfc, nfd = "caf\u00e9.md", "cafe\u0301.md"
+	tests := []struct {
+		name        string
+		stored, ask string
+		op          func(v *Vault, given string) error
+	}{
+		{"delete NFD link named in NFC", nfd, nfc, func(v *Vault, given string) error {
+			_, err := v.DeleteFile(context.Background(), given)
+			return err
+		}},
+		{"delete NFC link named in NFD", nfc, nfd, func(v *Vault, given string) error {
+			_, err := v.DeleteFile(context.Background(), given)
+			return err
+		}},
+		{"rename NFD link named in NFC", nfd, nfc, func(v *Vault, given string) error {
+			_, err := v.RenameFile(context.Background(), given, "moved.md", nil)
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, root := newTestVault(t, Options{})
+			mkfile(t, root, "notes/target.md", "T")
+			symlink(t, root, "links/"+tt.stored, "../notes/target.md")
+			if err := tt.op(v, "links/"+tt.ask); err != nil {
+				t.Fatal(err)
+			}
+			if !exists(root, "notes/target.md") || readRel(t, root, "notes/target.md") != "T" {
+				t.Error("the link's target was deleted or moved")
+			}
+			if exists(root, "links/"+tt.stored) {
+				t.Error("the link is still there")
+			}
+		})
+	}
+}

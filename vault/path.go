@@ -69,7 +69,16 @@ func (v *Vault) ResolveEntry(given string) (Path, error) {
 		dir, base := path.Split(rel)
 		if parent, err := v.Resolve(strings.TrimSuffix(dir, "/")); err == nil {
 			abs := filepath.Join(parent.Abs, base)
-			if fi, err := os.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 && v.leadsInside(abs) {
+			fi, err := os.Lstat(abs)
+			if errors.Is(err, fs.ErrNotExist) {
+				// Stored in the other Unicode form: Resolve would find it
+				// too, and follow it to its target.
+				if name, ok := findNormalised(parent.Abs, base); ok {
+					base, abs = name, filepath.Join(parent.Abs, name)
+					fi, err = os.Lstat(abs)
+				}
+			}
+			if err == nil && fi.Mode()&fs.ModeSymlink != 0 && v.leadsInside(abs) {
 				entry := path.Join(parent.Rel, base)
 				if err := v.checkHidden(given, entry); err != nil {
 					return Path{}, err
