@@ -1,7 +1,13 @@
 package vault
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -71,5 +77,84 @@ func TestConcurrentChanges(t *testing.T) {
 	}
 	if records != workers*rounds*2 {
 		t.Errorf("%d changes recorded, want %d", records, workers*rounds*2)
+	}
+}
+
+// A path is checked under the write lock, where it is used: a pull that
+// holds the lock can turn a folder into a symbolic link leading out of the
+// vault (git carries links), and a change that checked its path before
+// waiting for the lock must not then write through that link.
+func TestPathCheckedUnderTheWriteLock(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		op   func(v *Vault) error
+		out  string // what must not appear outside
+	}{
+		{"write_file", func(v *Vault) error {
+			_, err := v.WriteFile(ctx, "notes/new.md", []byte("x"))
+			return err
+		}, "new.md"},
+		{"edit_file", func(v *Vault) error {
+			_, err := v.EditFile(ctx, "notes/a.md", "outside", "changed")
+			return err
+		}, "a.md"},
+		{"delete_file", func(v *Vault) error {
+			_, err := v.DeleteFile(ctx, "notes/a.md")
+			return err
+		}, "a.md"},
+		{"rename_file", func(v *Vault) error {
+			_, err := v.RenameFile(ctx, "top.md", "notes/moved.md", nil)
+			return err
+		}, "moved.md"},
+		{"create_directory", func(v *Vault) error {
+			_, _, err := v.CreateDirectory("notes/sub")
+			return err
+		}, "sub"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, root := newTestVault(t, Options{})
+			outside := t.TempDir()
+			mkfile(t, outside, "a.md", "outside")
+			mkfile(t, root, "notes/a.md", "inside")
+			mkfile(t, root, "top.md", "top")
+			before := snapshot(t, outside)
+
+			v.Locker().Lock() // a pull in progress
+			done := make(chan error, 1)
+			go func() { done <- tt.op(v) }()
+			waitForLock(t)
+			// The pull replaces the folder with a link out of the vault.
+			if err := os.RemoveAll(filepath.Join(root, "notes")); err != nil {
+				t.Fatal(err)
+			}
+			symlink(t, root, "notes", outside)
+			v.Locker().Unlock()
+
+			err := <-done
+			if !errors.Is(err, ErrOutside) {
+				t.Errorf("err = %v, want ErrOutside", err)
+			}
+			if after := snapshot(t, outside); !maps.Equal(before, after) {
+				t.Errorf("the folder outside the vault changed: %v -> %v", before, after)
+			}
+		})
+	}
+}
+
+// waitForLock returns once another goroutine waits for the vault's write
+// lock (in Update or CreateDirectory).
+func waitForLock(t *testing.T) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		for _, g := range strings.Split(string(buf[:n]), "\n\n") {
+			if strings.Contains(g, "sync.(*Mutex).Lock") && strings.Contains(g, "vaultmcp/vault.(*Vault).") {
+				return
+			}
+		}
+		runtime.Gosched()
 	}
 }

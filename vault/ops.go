@@ -40,12 +40,16 @@ func (v *Vault) ResolveFile(given string) (Path, error) {
 }
 
 // WriteFile creates or replaces the file at given with data.
+//
+// Every change resolves its paths under the write lock, where they are
+// used: a pull holding the lock may have turned a folder into a symbolic
+// link leading out of the vault meanwhile.
 func (v *Vault) WriteFile(ctx context.Context, given string, data []byte) (Written, error) {
-	p, err := v.ResolveFile(given)
-	if err != nil {
-		return Written{}, err
-	}
-	commit, err := v.Update(ctx, func(tx *Tx) error {
+	var p Path
+	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
+		if p, err = v.ResolveFile(given); err != nil {
+			return err
+		}
 		tx.Summarize("write %s", p.Rel)
 		return tx.WriteFile(p, data)
 	})
@@ -63,12 +67,12 @@ func (v *Vault) EditFile(ctx context.Context, given, oldText, newText string) (W
 	if oldText == "" {
 		return Written{}, newError(ErrInvalidInput, given, "old_text is empty: give the exact text to replace")
 	}
-	p, _, err := v.statFile(given)
-	if err != nil {
-		return Written{}, err
-	}
+	var p Path
 	var out []byte
-	commit, err := v.Update(ctx, func(tx *Tx) error {
+	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
+		if p, _, err = v.statFile(given); err != nil {
+			return err
+		}
 		tx.Summarize("edit %s", p.Rel)
 		// Read under the write lock so a concurrent edit is not lost.
 		src, err := os.ReadFile(p.Abs)
@@ -164,11 +168,11 @@ func (v *Vault) DeleteFile(ctx context.Context, given string) (Written, error) {
 // DeleteFileWith is DeleteFile with a hook that runs under the write lock
 // just before the file goes (the index counts the links it will break).
 func (v *Vault) DeleteFileWith(ctx context.Context, given string, before func(p Path) error) (Written, error) {
-	p, err := v.statEntry(given)
-	if err != nil {
-		return Written{}, err
-	}
-	commit, err := v.Update(ctx, func(tx *Tx) error {
+	var p Path
+	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
+		if p, err = v.statEntry(given); err != nil {
+			return err
+		}
 		tx.Summarize("delete %s", p.Rel)
 		if before != nil {
 			if err := before(p); err != nil {
@@ -187,15 +191,14 @@ func (v *Vault) DeleteFileWith(ctx context.Context, given string, before func(p 
 // extra, when not nil, runs inside the same change after the move (the
 // index rewrites links there), so everything lands in one commit.
 func (v *Vault) RenameFile(ctx context.Context, oldGiven, newGiven string, extra func(tx *Tx, from, to Path) error) (Written, error) {
-	from, err := v.statEntry(oldGiven)
-	if err != nil {
-		return Written{}, err
-	}
-	to, err := v.ResolveFile(newGiven)
-	if err != nil {
-		return Written{}, err
-	}
-	commit, err := v.Update(ctx, func(tx *Tx) error {
+	var from, to Path
+	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
+		if from, err = v.statEntry(oldGiven); err != nil {
+			return err
+		}
+		if to, err = v.ResolveFile(newGiven); err != nil {
+			return err
+		}
 		tx.Summarize("rename %s -> %s", from.Rel, to.Rel)
 		if err := tx.Rename(from, to); err != nil {
 			return err
@@ -217,12 +220,12 @@ func (v *Vault) CreateDirectory(given string) (Path, bool, error) {
 	if given == "" {
 		return Path{}, false, newError(ErrInvalidPath, given, "Path is required")
 	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	p, err := v.Resolve(given)
 	if err != nil {
 		return Path{}, false, err
 	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
 	fi, err := os.Stat(p.Abs)
 	if err == nil {
 		if !fi.IsDir() {
