@@ -32,40 +32,59 @@ func newNames() names {
 	return names{byPath: map[string]string{}, byBase: map[string][]string{}}
 }
 
+// add records rel. Paths that differ only in case or Unicode form (two
+// files on a case-sensitive disk) share one byPath entry, the one that
+// sorts first whatever the order they came in; both are kept in byBase so
+// that the other can take over when it goes.
 func (n *names) add(rel string) {
-	k := key(rel)
-	if _, ok := n.byPath[k]; ok {
+	b := key(path.Base(rel))
+	if slices.Contains(n.byBase[b], rel) {
 		return
 	}
-	n.byPath[k] = rel
-	b := key(path.Base(rel))
+	k := key(rel)
+	if old, ok := n.byPath[k]; !ok || rel < old {
+		n.byPath[k] = rel
+	}
 	list := append(n.byBase[b], rel)
 	slices.SortFunc(list, nearerRoot)
 	n.byBase[b] = list
 }
 
 func (n *names) remove(rel string) {
-	k := key(rel)
-	if n.byPath[k] != rel {
+	b := key(path.Base(rel))
+	if !slices.Contains(n.byBase[b], rel) {
 		return
 	}
-	delete(n.byPath, k)
-	b := key(path.Base(rel))
 	list := slices.DeleteFunc(n.byBase[b], func(r string) bool { return r == rel })
 	if len(list) == 0 {
 		delete(n.byBase, b)
 	} else {
 		n.byBase[b] = list
 	}
+	k := key(rel)
+	if n.byPath[k] != rel {
+		return
+	}
+	delete(n.byPath, k)
+	for _, other := range list { // sorted: the first twin is the smallest
+		if key(other) == k {
+			n.byPath[k] = other
+			break
+		}
+	}
 }
 
 // nearerRoot orders paths as Obsidian prefers them when a bare name is
-// shared: fewest folders first, then alphabetically.
+// shared: fewest folders first, then alphabetically (then byte-wise, so
+// that twins differing only in case sort the same however they came in).
 func nearerRoot(a, b string) int {
 	if da, db := strings.Count(a, "/"), strings.Count(b, "/"); da != db {
 		return da - db
 	}
-	return strings.Compare(key(a), key(b))
+	if c := strings.Compare(key(a), key(b)); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
 }
 
 // resolve finds the file a link target points to from the note at from,

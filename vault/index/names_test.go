@@ -84,6 +84,31 @@ func TestNamesRemove(t *testing.T) {
 	}
 }
 
+// Two files whose paths differ only in case (possible on Linux): when one
+// goes, links find the other, as a fresh build would.
+func TestNamesRemoveCaseTwin(t *testing.T) {
+	tests := []struct {
+		add          []string
+		remove       string
+		target, want string
+	}{
+		{[]string{"Note.md", "note.md"}, "Note.md", "note", "note.md"},
+		{[]string{"Note.md", "note.md"}, "note.md", "note", "Note.md"},
+		{[]string{"d/Note.md", "d/NOTE.md"}, "d/Note.md", "d/note", "d/NOTE.md"},
+		{[]string{"d/Note.md", "d/NOTE.md"}, "d/Note.md", "note", "d/NOTE.md"},
+	}
+	for _, tt := range tests {
+		n := newNames()
+		for _, rel := range tt.add {
+			n.add(rel)
+		}
+		n.remove(tt.remove)
+		if got, ok := n.resolve(tt.target, "x.md"); got != tt.want {
+			t.Errorf("%q minus %s: resolve(%q) = %q, %v; want %q", tt.add, tt.remove, tt.target, got, ok, tt.want)
+		}
+	}
+}
+
 func TestRelPath(t *testing.T) {
 	tests := []struct{ dir, target, want string }{
 		{".", "a/b.md", "a/b.md"},
