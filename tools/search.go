@@ -14,11 +14,6 @@ import (
 	"vaultmcp/vault/search"
 )
 
-// The live index serves grep's texts from memory.
-var _ search.Texts = (*index.Index)(nil)
-
-// newSearch builds the engine the search tools share (one content cache
-// for all of them), over the index's texts when there is an index.
 // The index serves the search engine from memory: note texts, and the
 // list of every file for search_files and grep's non-note files.
 var (
@@ -26,6 +21,8 @@ var (
 	_ search.Files = (*index.Index)(nil)
 )
 
+// newSearch builds the engine the search tools share (one content cache
+// for all of them), over the index's texts when there is an index.
 func newSearch(d Deps) *search.Engine {
 	var texts search.Texts
 	if d.Index != nil {
