@@ -587,3 +587,40 @@ func TestPlanRenameReadsMovedNoteFromDisk(t *testing.T) {
 		t.Errorf("moved note = %q, want %q", data, want)
 	}
 }
+
+// DanglingAfterDelete counts only the links a deletion really breaks: a
+// link that falls back to another file of the same name stays whole.
+func TestDanglingAfterDelete(t *testing.T) {
+	_, ix := newVault(t, map[string]string{
+		"Note.md":     "",
+		"sub/Note.md": "",
+		"sub/x.md":    "[[Note]] [[sub/Note]] [[Note#h]]", // all three resolve to sub/Note.md
+		"y.md":        "[[sub/Note]]",
+		"Only.md":     "",
+		"z.md":        "[[Only]] [[Only|again]]",
+	})
+	tests := []struct {
+		rel          string
+		links, notes int
+	}{
+		{"sub/Note.md", 2, 2}, // the [[sub/Note]]s break; [[Note]] and [[Note#h]] fall back to Note.md
+		{"Only.md", 2, 1},
+		{"Note.md", 0, 0},
+	}
+	for _, tt := range tests {
+		links, notes, err := ix.DanglingAfterDelete(ctx, tt.rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if links != tt.links || notes != tt.notes {
+			t.Errorf("DanglingAfterDelete(%s) = %d links in %d notes, want %d in %d", tt.rel, links, notes, tt.links, tt.notes)
+		}
+	}
+	// Asking changes nothing.
+	if bl, _ := ix.Backlinks(ctx, "sub/Note.md"); len(bl) != 2 {
+		t.Errorf("backlinks(sub/Note.md) = %q", sources(bl))
+	}
+	if got, ok := ix.names.resolve("Note", "sub/x.md"); !ok || got != "sub/Note.md" {
+		t.Errorf("[[Note]] from sub/ resolves to %q, %v after the question", got, ok)
+	}
+}

@@ -124,18 +124,43 @@ func (ix *Index) Broken(ctx context.Context) ([]BrokenLinks, error) {
 	return out, nil
 }
 
-// DanglingAfterDelete counts the links that point at rel from other notes:
-// the links a deletion of rel would break.
+// DanglingAfterDelete counts the links from other notes that a deletion
+// of rel would break: those pointing at rel that would then resolve to
+// nothing, not those that fall back to another file of the same name.
 func (ix *Index) DanglingAfterDelete(ctx context.Context, rel string) (links, notes int, err error) {
 	if err := ix.Wait(ctx); err != nil {
 		return 0, 0, err
 	}
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	for _, c := range ix.backlinks[rel] {
-		links += c
+	// The write lock: the name table is changed for the question and put
+	// back before anyone else sees it.
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	srcs := ix.backlinks[rel]
+	if len(srcs) == 0 {
+		return 0, 0, nil
 	}
-	return links, len(ix.backlinks[rel]), nil
+	ix.names.remove(rel)
+	defer ix.names.add(rel)
+	for src := range srcs {
+		n := ix.notes[src]
+		if n == nil {
+			continue
+		}
+		c := 0
+		for i, l := range n.doc.links {
+			if n.out[i] != rel {
+				continue
+			}
+			if _, ok := ix.names.resolve(l.target, n.rel); !ok {
+				c++
+			}
+		}
+		if c > 0 {
+			links += c
+			notes++
+		}
+	}
+	return links, notes, nil
 }
 
 // TagCount is one tag's frequency.
