@@ -296,7 +296,26 @@ func (ix *Index) refreshOne(rel string) {
 		})
 		ix.forgetMissingUnder(p.Rel)
 	default:
+		ix.mu.RLock()
+		_, known := ix.files[p.Rel]
+		ix.mu.RUnlock()
+		if !known {
+			// A new file may stand where a folder of that name was.
+			ix.forgetBelow(p.Rel)
+		}
 		ix.refreshFile(p.Rel)
+	}
+}
+
+// forgetBelow drops everything below the path rel, which is now a file.
+func (ix *Index) forgetBelow(rel string) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	prefix := rel + "/"
+	for f := range ix.files {
+		if strings.HasPrefix(f, prefix) {
+			ix.removeFile(f)
+		}
 	}
 }
 
@@ -347,12 +366,17 @@ func (ix *Index) forgetUnder(rel string) {
 }
 
 // forgetMissingUnder drops files below the folder rel that are gone from
-// disk (a folder replaced by a pull, say).
+// disk (a folder replaced by a pull, say), and a file once indexed at rel
+// itself.
 func (ix *Index) forgetMissingUnder(rel string) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	prefix := rel + "/"
 	for f := range ix.files {
+		if f == rel { // a file the folder now stands in place of
+			ix.removeFile(f)
+			continue
+		}
 		if rel != "" && !strings.HasPrefix(f, prefix) {
 			continue
 		}

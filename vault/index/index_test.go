@@ -624,3 +624,57 @@ func TestDanglingAfterDelete(t *testing.T) {
 		t.Errorf("[[Note]] from sub/ resolves to %q, %v after the question", got, ok)
 	}
 }
+
+// A path that changes kind on disk is re-indexed as what it now is: a
+// note replaced by a folder of the same name is forgotten, and the other
+// way round its former children are.
+func TestRefreshPathChangesKind(t *testing.T) {
+	tests := []struct {
+		name    string
+		files   map[string]string
+		replace func(t *testing.T, root string)
+		gone    []string
+		present []string
+	}{
+		{
+			name:  "note becomes folder",
+			files: map[string]string{"A.md": "[[B]]", "B.md": ""},
+			replace: func(t *testing.T, root string) {
+				os.Remove(filepath.Join(root, "A.md"))
+				writeFile(t, root, "A.md/inner.md", "")
+			},
+			gone:    []string{"A.md"},
+			present: []string{"A.md/inner.md"},
+		},
+		{
+			name:  "folder becomes note",
+			files: map[string]string{"A.md/inner.md": "[[B]]", "B.md": ""},
+			replace: func(t *testing.T, root string) {
+				os.RemoveAll(filepath.Join(root, "A.md"))
+				writeFile(t, root, "A.md", "")
+			},
+			gone:    []string{"A.md/inner.md"},
+			present: []string{"A.md"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, ix := newVault(t, tt.files)
+			tt.replace(t, v.Root())
+			ix.Refresh([]string{"A.md"})
+			for _, rel := range tt.gone {
+				if ok, _ := ix.HasFile(ctx, rel); ok {
+					t.Errorf("%s still indexed", rel)
+				}
+			}
+			for _, rel := range tt.present {
+				if ok, _ := ix.HasFile(ctx, rel); !ok {
+					t.Errorf("%s not indexed", rel)
+				}
+			}
+			if bl, _ := ix.Backlinks(ctx, "B.md"); len(bl) != 0 {
+				t.Errorf("backlinks(B) = %q from a note that is gone", sources(bl))
+			}
+		})
+	}
+}
