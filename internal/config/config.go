@@ -130,6 +130,9 @@ func Load(fs *pflag.FlagSet) (*Config, error) {
 	return &c, nil
 }
 
+// setDefaults gives every key a default. Viper reads the environment only
+// for keys it knows, so a key without one (git.token, say) could not be
+// set through VAULTMCP_* at all.
 func setDefaults(v *viper.Viper) {
 	v.SetDefault("vault.path", "")
 	v.SetDefault("vault.hidden", []string{".git", ".claude"})
@@ -142,6 +145,10 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("git.sync_interval", 60*time.Second)
 	v.SetDefault("git.push", true)
 	v.SetDefault("git.username", "git")
+	v.SetDefault("git.token", "")
+	v.SetDefault("git.ssh_key", "")
+	v.SetDefault("git.ssh_key_passphrase", "")
+	v.SetDefault("git.known_hosts", "")
 	v.SetDefault("log.level", "info")
 }
 

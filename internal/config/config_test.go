@@ -258,3 +258,42 @@ func TestDefaultVaultDir(t *testing.T) {
 		t.Errorf("without XDG_DATA_HOME: %q", got)
 	}
 }
+
+// TestEveryKeyFromEnvironment sets each key through VAULTMCP_* and reads
+// it back: viper only reads the environment for keys it has a default for,
+// so a key left without one silently ignores its variable.
+func TestEveryKeyFromEnvironment(t *testing.T) {
+	tests := []struct {
+		env, value string
+		got        func(*Config) any
+		want       any
+	}{
+		{"VAULTMCP_VAULT_PATH", "/v", func(c *Config) any { return c.Vault.Path }, "/v"},
+		{"VAULTMCP_VAULT_MAX_READ_BYTES", "99", func(c *Config) any { return c.Vault.MaxReadBytes }, int64(99)},
+		{"VAULTMCP_GIT_REMOTE", "https://example.com/v.git", func(c *Config) any { return c.Git.Remote }, "https://example.com/v.git"},
+		{"VAULTMCP_GIT_BRANCH", "notes", func(c *Config) any { return c.Git.Branch }, "notes"},
+		{"VAULTMCP_GIT_AUTHOR_NAME", "Ada", func(c *Config) any { return c.Git.AuthorName }, "Ada"},
+		{"VAULTMCP_GIT_AUTHOR_EMAIL", "ada@example.com", func(c *Config) any { return c.Git.AuthorEmail }, "ada@example.com"},
+		{"VAULTMCP_GIT_SYNC_INTERVAL", "2m", func(c *Config) any { return c.Git.SyncInterval }, 2 * time.Minute},
+		{"VAULTMCP_GIT_PUSH", "false", func(c *Config) any { return c.Git.Push }, false},
+		{"VAULTMCP_GIT_SSH_KEY", "/k", func(c *Config) any { return c.Git.SSHKey }, "/k"},
+		{"VAULTMCP_GIT_SSH_KEY_PASSPHRASE", "pw", func(c *Config) any { return c.Git.SSHKeyPassphrase }, "pw"},
+		{"VAULTMCP_GIT_KNOWN_HOSTS", "/kh", func(c *Config) any { return c.Git.KnownHosts }, "/kh"},
+		{"VAULTMCP_GIT_TOKEN", "tok", func(c *Config) any { return c.Git.Token }, "tok"},
+		{"VAULTMCP_GIT_USERNAME", "me", func(c *Config) any { return c.Git.Username }, "me"},
+		{"VAULTMCP_LOG_LEVEL", "debug", func(c *Config) any { return c.Log.Level }, "debug"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.env, func(t *testing.T) {
+			isolate(t)
+			t.Setenv(tt.env, tt.value)
+			c, err := Load(flags(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tt.got(c); got != tt.want {
+				t.Errorf("%s=%s gave %v, want %v", tt.env, tt.value, got, tt.want)
+			}
+		})
+	}
+}
