@@ -1,0 +1,286 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// until polls cond until it holds; the deadline only guards against a
+// hang, nothing here measures speed.
+func until(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// remoteLog returns the subjects of the remote branch, newest first.
+func remoteLog(t *testing.T, remote string) []string {
+	t.Helper()
+	out, err := gitTry(remote, "log", "--format=%s", "main")
+	if err != nil {
+		return nil
+	}
+	return strings.Split(out, "\n")
+}
+
+// newRemoteVault makes a vault whose origin is a bare repository on disk.
+func newRemoteVault(t *testing.T, files map[string]string) (*testVault, string) {
+	t.Helper()
+	v := newVault(t, files)
+	remote := filepath.Join(v.base, "remote.git")
+	gitCLI(t, "", "init", "-q", "--bare", "-b", "main", remote)
+	v.gitRun(t, "remote", "add", "origin", remote)
+	v.commitAll(t, "test setup")
+	v.gitRun(t, "push", "-q", "origin", "main")
+	return v, remote
+}
+
+// laptopPush commits what the laptop clone changed and pushes it, pulling
+// first as obsidian-git does.
+func laptopPush(t *testing.T, laptop, msg string) {
+	t.Helper()
+	gitCLI(t, laptop, "add", "-A")
+	gitCLI(t, laptop, "commit", "-q", "-m", msg)
+	for attempt := 0; ; attempt++ {
+		gitCLI(t, laptop, "pull", "-q", "--rebase", "origin", "main")
+		if _, err := gitTry(laptop, "push", "-q", "origin", "main"); err == nil {
+			return
+		} else if attempt == 5 {
+			t.Fatalf("laptop push: %v", err)
+		}
+	}
+}
+
+func TestSyncWithRemote(t *testing.T) {
+	t.Parallel()
+	lines := "one\ntwo\nthree\nfour\nfive\nsix\nseven\n"
+	v, remote := newRemoteVault(t, map[string]string{
+		"shared/merge.md":    lines,
+		"shared/conflict.md": "title\nstatus: draft\n",
+	})
+	s := startSession(t, v, withEnv("VAULTMCP_GIT_REMOTE="+remote, "VAULTMCP_GIT_SYNC_INTERVAL=300ms"))
+
+	// Every write arrives on the remote as its own commit.
+	s.ok(t, "write_file", map[string]any{"path": "notes/a.md", "content": "A\n"})
+	s.ok(t, "write_file", map[string]any{"path": "notes/b.md", "content": "B\n"})
+	s.ok(t, "edit_file", map[string]any{"path": "notes/a.md", "old_text": "A", "new_text": "A2"})
+	until(t, "the three commits on the remote", func() bool {
+		log := remoteLog(t, remote)
+		return len(log) >= 3 && log[0] == "MCP: edit notes/a.md" && log[1] == "MCP: write notes/b.md" && log[2] == "MCP: write notes/a.md"
+	})
+
+	// The laptop and the server change the same notes at the same time:
+	// one in different places, one in the same line.
+	laptop := filepath.Join(v.base, "laptop")
+	gitCLI(t, "", "clone", "-q", remote, laptop)
+	writeAt(t, filepath.Join(laptop, "shared/merge.md"), strings.Replace(lines, "seven", "seven (laptop)", 1))
+	writeAt(t, filepath.Join(laptop, "shared/conflict.md"), "title\nstatus: done (laptop)\n")
+	writeAt(t, filepath.Join(laptop, "from-laptop.md"), "laptop note\n")
+	s.ok(t, "edit_file", map[string]any{"path": "shared/merge.md", "old_text": "one", "new_text": "one (server)"})
+	s.ok(t, "edit_file", map[string]any{"path": "shared/conflict.md", "old_text": "status: draft", "new_text": "status: review (server)"})
+	laptopPush(t, laptop, "laptop edits")
+
+	until(t, "the laptop's note in the server's vault", func() bool { return v.exists("from-laptop.md") })
+	until(t, "the merged note", func() bool {
+		return strings.Contains(v.read(t, "shared/merge.md"), "seven (laptop)")
+	})
+	if got, want := v.read(t, "shared/merge.md"), strings.NewReplacer("one", "one (server)", "seven", "seven (laptop)").Replace(lines); got != want {
+		t.Errorf("merged note = %q, want %q", got, want)
+	}
+	// The colliding note: the remote's version at the path, ours beside it.
+	until(t, "the conflict copy", func() bool {
+		matches, _ := filepath.Glob(filepath.Join(v.Root, "shared", "conflict (conflict *).md"))
+		return len(matches) == 1
+	})
+	if got := v.read(t, "shared/conflict.md"); got != "title\nstatus: done (laptop)\n" {
+		t.Errorf("conflicted note at its path = %q, want the remote's version", got)
+	}
+	matches, _ := filepath.Glob(filepath.Join(v.Root, "shared", "conflict (conflict *).md"))
+	if data, _ := os.ReadFile(matches[0]); string(data) != "title\nstatus: review (server)\n" {
+		t.Errorf("conflict copy = %q, want the server's version", data)
+	}
+	info := s.ok(t, "get_vault_info", map[string]any{})
+	wantContains(t, "get_vault_info", info, "conflict")
+
+	// After the server pushes, the laptop has every change too.
+	until(t, "the server's merge on the remote", func() bool {
+		_, err := gitTry(laptop, "pull", "-q", "--rebase", "origin", "main")
+		if err != nil {
+			return false
+		}
+		data, _ := os.ReadFile(filepath.Join(laptop, "shared/merge.md"))
+		_, statErr := os.Stat(filepath.Join(laptop, "shared", filepath.Base(matches[0])))
+		return strings.Contains(string(data), "one (server)") && statErr == nil
+	})
+	if st := v.gitRun(t, "status", "--porcelain"); st != "" {
+		t.Errorf("git status after sync:\n%s", st)
+	}
+}
+
+func TestRemoteDownLosesNothing(t *testing.T) {
+	t.Parallel()
+	v, remote := newRemoteVault(t, map[string]string{"a.md": "a\n"})
+	s := startSession(t, v, withEnv("VAULTMCP_GIT_REMOTE="+remote, "VAULTMCP_GIT_SYNC_INTERVAL=300ms"))
+	s.ok(t, "write_file", map[string]any{"path": "before.md", "content": "x\n"})
+	until(t, "the first push", func() bool { return remoteLog(t, remote)[0] == "MCP: write before.md" })
+
+	away := remote + ".away"
+	if err := os.Rename(remote, away); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		text := s.ok(t, "write_file", map[string]any{"path": fmt.Sprintf("offline-%d.md", i), "content": "while the remote is down\n"})
+		wantContains(t, "write while offline", text, "commit")
+	}
+	until(t, "a push error in get_vault_info", func() bool {
+		var info struct {
+			Sync struct {
+				LastPushError string `json:"last_push_error"`
+				Ahead         int    `json:"ahead"`
+			} `json:"sync"`
+		}
+		res, err := s.callResult("get_vault_info", map[string]any{})
+		if err != nil || res.IsError {
+			return false
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(b, &info)
+		return info.Sync.LastPushError != ""
+	})
+	if err := os.Rename(away, remote); err != nil {
+		t.Fatal(err)
+	}
+	until(t, "the offline commits on the remote", func() bool {
+		log := remoteLog(t, remote)
+		return len(log) >= 4 && log[0] == "MCP: write offline-2.md"
+	})
+}
+
+func TestHTTPRemoteWithToken(t *testing.T) {
+	t.Parallel()
+	v := newVault(t, map[string]string{"a.md": "a\n"})
+	repos := filepath.Join(v.base, "repos")
+	remote := filepath.Join(repos, "vault.git")
+	gitCLI(t, "", "init", "-q", "--bare", "-b", "main", remote)
+	gitCLI(t, remote, "config", "http.receivepack", "true")
+	const token = "not-a-real-token"
+	srv := gitHTTPServer(t, repos, token)
+	url := srv.URL + "/vault.git"
+
+	s := startSession(t, v, withEnv("VAULTMCP_GIT_REMOTE="+url, "VAULTMCP_GIT_TOKEN="+token, "VAULTMCP_GIT_SYNC_INTERVAL=300ms"))
+	s.ok(t, "write_file", map[string]any{"path": "over-http.md", "content": "pushed over smart HTTP\n"})
+	until(t, "the write on the HTTP remote", func() bool {
+		log := remoteLog(t, remote)
+		return len(log) > 0 && log[0] == "MCP: write over-http.md"
+	})
+	info := s.ok(t, "get_vault_info", map[string]any{})
+	if strings.Contains(info, token) {
+		t.Errorf("get_vault_info shows the token: %s", info)
+	}
+}
+
+// gitHTTPServer serves the bare repositories under root with git's own
+// smart HTTP server (git http-backend as CGI) on loopback, accepting only
+// basic auth whose password is token, as forges take access tokens.
+func gitHTTPServer(t *testing.T, root, token string) *httptest.Server {
+	t.Helper()
+	execPath := gitCLI(t, "", "--exec-path")
+	h := &cgi.Handler{
+		Path: filepath.Join(execPath, "git-http-backend"),
+		Env:  []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_NOSYSTEM=1", "HOME=" + t.TempDir()},
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if _, pass, ok := req.BasicAuth(); !ok || pass != token {
+			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+			http.Error(w, "authentication required", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, req)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestConcurrentWritesKeepRepositoryClean: 1,000 mixed changes from 8
+// concurrent writers through one session; afterwards git fsck is clean,
+// git status shows nothing, and every change is its own commit.
+func TestConcurrentWritesKeepRepositoryClean(t *testing.T) {
+	t.Parallel()
+	v := newVault(t, nil)
+	s := startSession(t, v)
+	before := strings.Count(v.gitRun(t, "log", "--format=%H"), "\n") + 1
+
+	const writers, perWriter = 8, 125
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	commits := 0
+	errs := make(chan string, writers)
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < perWriter; i++ {
+				path := fmt.Sprintf("w%d/note-%d.md", w, i/4)
+				var name string
+				var args map[string]any
+				switch i % 4 {
+				case 0:
+					name, args = "write_file", map[string]any{"path": path, "content": fmt.Sprintf("line %d\n", i)}
+				case 1:
+					name, args = "edit_file", map[string]any{"path": path, "old_text": fmt.Sprintf("line %d", i-1), "new_text": fmt.Sprintf("line %d edited", i-1)}
+				case 2:
+					name, args = "rename_file", map[string]any{"old_path": path, "new_path": path + ".moved.md"}
+				case 3:
+					name, args = "delete_file", map[string]any{"path": path + ".moved.md"}
+				}
+				res, err := s.callResult(name, args)
+				if err != nil || res.IsError {
+					errs <- fmt.Sprintf("%s %v: %v %s", name, args, err, resultText(res))
+					return
+				}
+				mu.Lock()
+				commits++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if out, err := gitTry(v.Root, "fsck", "--full", "--strict"); err != nil {
+		t.Errorf("git fsck: %v %s", err, out)
+	}
+	if st := v.gitRun(t, "status", "--porcelain"); st != "" {
+		t.Errorf("git status not clean:\n%s", st)
+	}
+	after := strings.Count(v.gitRun(t, "log", "--format=%H"), "\n") + 1
+	if after-before != commits || commits != writers*perWriter {
+		t.Errorf("%d commits for %d successful changes (want %d)", after-before, commits, writers*perWriter)
+	}
+}
+
+func writeAt(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
