@@ -678,7 +678,6 @@ func TestConcurrency(t *testing.T) {
 	noTempFiles(t, v)
 }
 
-
 func TestSymlinkInsideVault(t *testing.T) {
 	t.Parallel()
 	v := newVault(t, map[string]string{"notes/a.md": "A\n", "notes/b.md": "B\n"})
