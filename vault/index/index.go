@@ -105,14 +105,8 @@ func (ix *Index) Build(ctx context.Context) error {
 	}
 	var mdPaths, otherPaths []string
 	err = ix.v.Walk(root, func(rel string, d fs.DirEntry) error {
-		if d.IsDir() {
+		if !ix.isFile(rel, d) {
 			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			// Only a link whose target stays inside the vault is indexed.
-			if _, err := ix.v.Resolve(rel); err != nil {
-				return nil
-			}
 		}
 		if isNote(rel) {
 			mdPaths = append(mdPaths, rel)
@@ -194,6 +188,24 @@ func (ix *Index) Ready() bool {
 	default:
 		return false
 	}
+}
+
+// isFile reports whether a walked entry is indexed as a file: a regular
+// file, or a symbolic link to a file inside the vault (not to a folder,
+// not leading out).
+func (ix *Index) isFile(rel string, d fs.DirEntry) bool {
+	if d.IsDir() {
+		return false
+	}
+	if d.Type()&fs.ModeSymlink == 0 {
+		return true
+	}
+	p, err := ix.v.Resolve(rel)
+	if err != nil {
+		return false
+	}
+	fi, err := os.Stat(p.Abs)
+	return err == nil && !fi.IsDir()
 }
 
 func isNote(rel string) bool {
@@ -289,7 +301,7 @@ func (ix *Index) refreshOne(rel string) {
 		ix.forgetUnder(p.Rel)
 	case fi.IsDir():
 		_ = ix.v.Walk(p, func(child string, d fs.DirEntry) error {
-			if !d.IsDir() {
+			if ix.isFile(child, d) {
 				ix.refreshFile(child)
 			}
 			return nil

@@ -678,3 +678,39 @@ func TestRefreshPathChangesKind(t *testing.T) {
 		})
 	}
 }
+
+// A symbolic link to a folder is not a file: neither the build nor a
+// folder refresh lists it among the files (search_files read it from
+// there and showed the folder as a file).
+func TestLinkToFolderIsNoFile(t *testing.T) {
+	tests := []struct {
+		name    string
+		refresh []string // nil: a fresh build
+	}{
+		{"build", nil},
+		{"folder refresh", []string{"d"}},
+		{"link refresh", []string{"d/alias"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, ix := newVault(t, map[string]string{"real/a.md": "x", "d/b.md": ""})
+			if err := os.Symlink("../real", filepath.Join(v.Root(), "d", "alias")); err != nil {
+				t.Skip("no symlinks:", err)
+			}
+			if tt.refresh == nil {
+				ix = New(v, nil)
+				if err := ix.Build(ctx); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				ix.Refresh(tt.refresh)
+			}
+			if ok, _ := ix.HasFile(ctx, "d/alias"); ok {
+				t.Error("the link to a folder is indexed as a file")
+			}
+			if ok, _ := ix.HasFile(ctx, "d/b.md"); !ok {
+				t.Error("d/b.md is missing")
+			}
+		})
+	}
+}
