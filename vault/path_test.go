@@ -253,14 +253,15 @@ func TestResolveConfiguredHidden(t *testing.T) {
 		_, err := v.Resolve(given)
 		checkClientError(t, err, ErrHidden, given, root)
 	}
-	// The defaults are replaced, not extended.
-	for _, given := range []string{".claude/settings.json", ".git/config"} {
-		if _, err := v.Resolve(given); err != nil {
-			t.Errorf("Resolve(%q) with a custom hidden set: %v", given, err)
-		}
+	// The configured set replaces the defaults, except .git: the
+	// repository is never the agent's to touch (hooks would run).
+	if _, err := v.Resolve(".claude/settings.json"); err != nil {
+		t.Errorf("Resolve(.claude/settings.json) with a custom hidden set: %v", err)
 	}
-	if !v.Hidden("PRIVATE") || v.Hidden(".git") {
-		t.Errorf("Hidden() does not follow the configured set")
+	_, err := v.Resolve(".git/config")
+	checkClientError(t, err, ErrHidden, ".git/config", root)
+	if !v.Hidden("PRIVATE") || !v.Hidden(".git") || v.Hidden(".claude") {
+		t.Errorf("Hidden() does not follow the configured set plus .git")
 	}
 	if !v.Hidden(norm.NFD.String(private)) {
 		t.Errorf("Hidden(%q in NFD) = false", private)

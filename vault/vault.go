@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -39,7 +40,7 @@ type Recorder interface {
 // Options configure a Vault. The zero value is usable.
 type Options struct {
 	// Hidden names directories refused in paths and skipped everywhere.
-	// Nil means DefaultHidden.
+	// Nil means DefaultHidden; .git is always hidden.
 	Hidden []string
 	// Skip names directories that scans leave out. Nil means DefaultSkip.
 	Skip []string
@@ -87,6 +88,10 @@ func Open(dir string, opts Options) (*Vault, error) {
 	if skip == nil {
 		skip = DefaultSkip
 	}
+	// .git stays hidden whatever the configuration says: an agent that
+	// could write .git/hooks or .git/config could run code on the
+	// user's machine at their next git command.
+	hidden = append(slices.Clone(hidden), ".git")
 	v := &Vault{
 		root:      root,
 		givenRoot: filepath.Clean(givenRoot),
