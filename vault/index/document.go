@@ -7,28 +7,36 @@ import (
 // document is what the index keeps of a parsed note: the parser's full
 // result holds more (headings, offsets) than queries need in memory.
 type document struct {
-	links []docLink
-	tags  []string // as spelled, without '#'
+	links   []docLink
+	tags    []string // as spelled, without '#'
+	tagKeys []string // key(tags[i]), folded once at parse time
 }
 
 // docLink is one link of a note.
 type docLink struct {
 	raw    string // as written, for seed 000's "links"
 	target string // path or name part; "" links to the note itself
+	bucket string // linkKey(target), "" for a link to the note itself
 }
 
-// parse extracts a document from a note's bytes.
+// parse extracts a document from a note's bytes. Keys are folded here,
+// on the parallel part of a build, not under the index's lock.
 func parse(content []byte) document {
 	n := markdown.Parse(content)
 	d := document{
-		links: make([]docLink, len(n.Links)),
-		tags:  make([]string, len(n.Tags)),
+		links:   make([]docLink, len(n.Links)),
+		tags:    make([]string, len(n.Tags)),
+		tagKeys: make([]string, len(n.Tags)),
 	}
 	for i, l := range n.Links {
 		d.links[i] = docLink{raw: l.Raw, target: l.Target}
+		if l.Target != "" {
+			d.links[i].bucket = linkKey(l.Target)
+		}
 	}
 	for i, t := range n.Tags {
 		d.tags[i] = t.Name
+		d.tagKeys[i] = key(t.Name)
 	}
 	return d
 }

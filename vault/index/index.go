@@ -152,7 +152,9 @@ func (ix *Index) Build(ctx context.Context) error {
 		ix.names.add(n.rel)
 		ix.notes[n.rel] = n
 	}
-	// Resolve only once every name is known.
+	// Resolve only once every name is known: in parallel, since the
+	// name table is now read-only, then fold the results in.
+	resolveAll(loaded, &ix.names)
 	for _, n := range ix.notes {
 		ix.addContributions(n)
 	}
@@ -439,7 +441,7 @@ func (ix *Index) reresolve(k string) {
 		}
 		wasBroken := n.brokenCount() > 0
 		for i, l := range n.doc.links {
-			if linkKey(l.target) != k || l.target == "" {
+			if l.bucket != k || l.target == "" {
 				continue
 			}
 			target, _ := ix.names.resolve(l.target, n.rel)
@@ -458,13 +460,13 @@ func (ix *Index) reresolve(k string) {
 // Caller holds mu.
 func (ix *Index) addContributions(n *note) {
 	ix.gen++
-	n.out = make([]string, len(n.doc.links))
+	if n.out == nil {
+		n.resolve(&ix.names)
+	}
 	for i, l := range n.doc.links {
-		target, _ := ix.names.resolve(l.target, n.rel)
-		n.out[i] = target
-		ix.link(n.rel, target)
+		ix.link(n.rel, n.out[i])
 		if l.target != "" {
-			k := linkKey(l.target)
+			k := l.bucket
 			set := ix.linkers[k]
 			if set == nil {
 				set = map[string]struct{}{}
@@ -475,8 +477,8 @@ func (ix *Index) addContributions(n *note) {
 	}
 	ix.adjustBroken(false, n.brokenCount() > 0)
 	seen := map[string]bool{}
-	for _, t := range n.doc.tags {
-		k := key(t)
+	for j, t := range n.doc.tags {
+		k := n.doc.tagKeys[j]
 		st := ix.tags[k]
 		if st == nil {
 			st = &tagStat{spellings: map[string]int{}}
@@ -498,7 +500,7 @@ func (ix *Index) removeContributions(n *note) {
 	for i, l := range n.doc.links {
 		ix.unlink(n.rel, n.out[i])
 		if l.target != "" {
-			k := linkKey(l.target)
+			k := l.bucket
 			if set := ix.linkers[k]; set != nil {
 				delete(set, n.rel)
 				if len(set) == 0 {
@@ -508,8 +510,8 @@ func (ix *Index) removeContributions(n *note) {
 		}
 	}
 	seen := map[string]bool{}
-	for _, t := range n.doc.tags {
-		k := key(t)
+	for j, t := range n.doc.tags {
+		k := n.doc.tagKeys[j]
 		st := ix.tags[k]
 		if st == nil {
 			continue
@@ -574,4 +576,31 @@ func (n *note) brokenCount() int {
 		}
 	}
 	return c
+}
+
+// resolve sets n.out from the name table.
+func (n *note) resolve(names *names) {
+	n.out = make([]string, len(n.doc.links))
+	for i, l := range n.doc.links {
+		n.out[i], _ = names.resolve(l.target, n.rel)
+	}
+}
+
+// resolveAll resolves the links of many notes on every core. names must
+// not change meanwhile.
+func resolveAll(notes []*note, names *names) {
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(notes); i += workers {
+				if n := notes[i]; n != nil {
+					n.resolve(names)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
