@@ -103,6 +103,13 @@ func TestWatcher(t *testing.T) {
 				write("new/deep/c.md", "later")
 				c.waitFor(t, "new/deep/c.md")
 			}
+			// Editors save by writing a temp file and renaming it over the
+			// note: the note itself is reported.
+			write("notes/.a.md.swp", "draft")
+			if err := os.Rename(filepath.Join(dir, "notes", ".a.md.swp"), filepath.Join(dir, "notes", "saved.md")); err != nil {
+				t.Fatal(err)
+			}
+			c.waitFor(t, "notes/saved.md")
 			if err := os.Remove(filepath.Join(dir, "notes", "a.md")); err != nil {
 				t.Fatal(err)
 			}
