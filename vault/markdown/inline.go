@@ -377,42 +377,14 @@ func inlineLink(b []byte, j int) (mdLink, bool) {
 		return l, true
 	}
 	if k < len(b) && b[k] == '<' {
-		m := k + 1
-		for m < len(b) && b[m] != '\n' {
-			if b[m] == '\\' && m+1 < len(b) && isPunct(b[m+1]) {
-				m += 2
-				continue
-			}
-			if b[m] == '>' {
-				break
-			}
-			m++
-		}
-		if m >= len(b) || b[m] != '>' {
+		m := angleDestEnd(b, k)
+		if m < 0 {
 			return l, false
 		}
 		l.destStart, l.destEnd, l.angle = k+1, m, true
 		k = m + 1
 	} else {
-		opened, m := 0, k
-		for m < len(b) {
-			c := b[m]
-			if c == '\\' && m+1 < len(b) && isPunct(b[m+1]) {
-				m += 2
-				continue
-			}
-			if c == '(' {
-				opened++
-			} else if c == ')' {
-				opened--
-				if opened < 0 {
-					break
-				}
-			} else if isSpace(c) {
-				break
-			}
-			m++
-		}
+		m := plainDestEnd(b, k)
 		if m == k {
 			return l, false
 		}
@@ -691,41 +663,13 @@ func (p *parser) parseReference(b []byte, pos int, lineOf func(int) int) (from, 
 	}
 	// destination, on one line
 	if b[k] == '<' {
-		m := k + 1
-		for m < len(b) && b[m] != '\n' {
-			if b[m] == '\\' && m+1 < len(b) && isPunct(b[m+1]) {
-				m += 2
-				continue
-			}
-			if b[m] == '>' {
-				break
-			}
-			m++
-		}
-		if m >= len(b) || b[m] != '>' {
+		m := angleDestEnd(b, k)
+		if m < 0 {
 			return
 		}
 		k = m + 1
 	} else {
-		opened, m := 0, k
-		for m < len(b) {
-			c := b[m]
-			if c == '\\' && m+1 < len(b) && isPunct(b[m+1]) {
-				m += 2
-				continue
-			}
-			if c == '(' {
-				opened++
-			} else if c == ')' {
-				opened--
-				if opened < 0 {
-					break
-				}
-			} else if isSpace(c) {
-				break
-			}
-			m++
-		}
+		m := plainDestEnd(b, k)
 		if m == k {
 			return
 		}
@@ -787,4 +731,45 @@ func (p *parser) addReference(label []byte) {
 		p.refs = make(map[string]struct{})
 	}
 	p.refs[normalizeLabel(label)] = struct{}{}
+}
+
+// angleDestEnd returns the index of the '>' that closes a link destination
+// opened by '<' at b[k], or -1 when the line ends first.
+func angleDestEnd(b []byte, k int) int {
+	for m := k + 1; m < len(b) && b[m] != '\n'; m++ {
+		if b[m] == '\\' && m+1 < len(b) && isPunct(b[m+1]) {
+			m++
+			continue
+		}
+		if b[m] == '>' {
+			return m
+		}
+	}
+	return -1
+}
+
+// plainDestEnd returns where a link destination without angle brackets,
+// starting at b[k], ends: at white space or at a ')' that closes more
+// parentheses than the destination opened.
+func plainDestEnd(b []byte, k int) int {
+	opened, m := 0, k
+	for m < len(b) {
+		c := b[m]
+		if c == '\\' && m+1 < len(b) && isPunct(b[m+1]) {
+			m += 2
+			continue
+		}
+		if c == '(' {
+			opened++
+		} else if c == ')' {
+			opened--
+			if opened < 0 {
+				break
+			}
+		} else if isSpace(c) {
+			break
+		}
+		m++
+	}
+	return m
 }
