@@ -99,9 +99,13 @@ func (r *Repo) remoteName() string {
 // committed notes a new local commit and wakes the pusher.
 func (r *Repo) committed(head plumbing.Hash) {
 	r.statMu.Lock()
-	r.state.head = head
-	if r.remoteURL != "" {
-		r.state.ahead++
+	// A refreshCounts that ran between the commit and this call has
+	// counted the commit already.
+	if r.state.head != head {
+		r.state.head = head
+		if r.remoteURL != "" {
+			r.state.ahead++
+		}
 	}
 	r.statMu.Unlock()
 	r.wakePush()
@@ -120,7 +124,10 @@ func (r *Repo) wakePush() {
 // refreshCounts recomputes head and ahead/behind against the remote-tracking
 // branch.
 func (r *Repo) refreshCounts() {
+	// The counts are stored before r.mu is released, so no commit can
+	// land between counting and storing and be lost or counted twice.
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	head, err := r.refHash(r.branch)
 	var ahead, behind int
 	if err == nil && r.remoteURL != "" {
@@ -130,7 +137,6 @@ func (r *Repo) refreshCounts() {
 			ahead, behind, _, err = r.compare(head, remote)
 		}
 	}
-	r.mu.Unlock()
 	if err != nil {
 		r.log.Warn("counting commits ahead/behind", "err", err)
 		return
