@@ -65,25 +65,9 @@ func (r *Repo) Record(ctx context.Context, summary string, paths []string) (stri
 // it was a folder), and a folder path stages the files inside it. Files
 // matched by .gitignore are skipped unless already tracked.
 func (r *Repo) Commit(ctx context.Context, summary string, paths []string) (Result, error) {
-	if err := ctx.Err(); err != nil {
-		return Result{}, err
-	}
-	clean := make([]string, 0, len(paths))
-	for _, p := range paths {
-		c, err := cleanPath(p)
-		if err != nil {
-			return Result{}, err
-		}
-		clean = append(clean, c)
-	}
-	r.mu.Lock()
-	res, err := r.commitLocked(r.opts.MessagePrefix+summary, clean)
-	r.mu.Unlock()
+	res, err := r.commitPaths(ctx, r.opts.MessagePrefix+summary, paths)
 	if err != nil {
-		return Result{}, fmt.Errorf("commit %s: %w", strings.Join(paths, ", "), r.scrub(err))
-	}
-	if res.Created {
-		r.committed(res.Full)
+		return Result{}, fmt.Errorf("commit %s: %w", strings.Join(paths, ", "), err)
 	}
 	return res, nil
 }
@@ -93,6 +77,16 @@ func (r *Repo) Commit(ctx context.Context, summary string, paths []string) (Resu
 // waiting for the next sync's full scan. Like Record, it must be called
 // with the vault lock held.
 func (r *Repo) CommitExternal(ctx context.Context, paths []string) (Result, error) {
+	res, err := r.commitPaths(ctx, ExternalChangesMessage, paths)
+	if err != nil {
+		return Result{}, fmt.Errorf("commit external changes: %w", err)
+	}
+	return res, nil
+}
+
+// commitPaths commits exactly the given paths with message, and tells the
+// pusher when a commit was made.
+func (r *Repo) commitPaths(ctx context.Context, message string, paths []string) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
@@ -105,10 +99,10 @@ func (r *Repo) CommitExternal(ctx context.Context, paths []string) (Result, erro
 		clean = append(clean, c)
 	}
 	r.mu.Lock()
-	res, err := r.commitLocked(ExternalChangesMessage, clean)
+	res, err := r.commitLocked(message, clean)
 	r.mu.Unlock()
 	if err != nil {
-		return Result{}, fmt.Errorf("commit external changes: %w", r.scrub(err))
+		return Result{}, r.scrub(err)
 	}
 	if res.Created {
 		r.committed(res.Full)
