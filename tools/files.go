@@ -156,23 +156,9 @@ func RenameFile(d Deps) server.ServerTool {
 		var links, notes int
 		var extra func(tx *vault.Tx, from, to vault.Path) error
 		if update {
-			extra = func(tx *vault.Tx, from, to vault.Path) error {
-				rewrites, err := d.Index.PlanRename(ctx, from.Rel, to.Rel)
-				if err != nil {
-					return err
-				}
-				for _, rw := range rewrites {
-					p, err := d.Vault.Resolve(rw.Rel)
-					if err != nil {
-						return err
-					}
-					if err := tx.WriteFile(p, rw.Content); err != nil {
-						return err
-					}
-					links += rw.Links
-					notes++
-				}
-				return nil
+			extra = func(tx *vault.Tx, from, to vault.Path) (err error) {
+				links, notes, err = d.Index.FollowRename(ctx, tx, from.Rel, to.Rel)
+				return err
 			}
 		}
 		w, err := d.Vault.RenameFile(ctx, a.OldPath, a.NewPath, extra)

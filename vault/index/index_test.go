@@ -274,20 +274,8 @@ func TestPlanRename(t *testing.T) {
 		"D.md":       "[[dir/Old]]",
 	})
 	_, err := v.RenameFile(ctx, "Old.md", "new/place/New Name.md", func(tx *vault.Tx, from, to vault.Path) error {
-		rws, err := ix.PlanRename(ctx, from.Rel, to.Rel)
-		if err != nil {
-			return err
-		}
-		for _, rw := range rws {
-			p, err := v.Resolve(rw.Rel)
-			if err != nil {
-				return err
-			}
-			if err := tx.WriteFile(p, rw.Content); err != nil {
-				return err
-			}
-		}
-		return nil
+		_, _, err := ix.FollowRename(ctx, tx, from.Rel, to.Rel)
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -562,20 +550,8 @@ func TestPlanRenameReadsMovedNoteFromDisk(t *testing.T) {
 	})
 	writeFile(t, v.Root(), "a/Old.md", "[r](../Other.md) and an edit in Obsidian") // not refreshed yet
 	if _, err := v.RenameFile(ctx, "a/Old.md", "a/b/Old.md", func(tx *vault.Tx, from, to vault.Path) error {
-		rws, err := ix.PlanRename(ctx, from.Rel, to.Rel)
-		if err != nil {
-			return err
-		}
-		for _, rw := range rws {
-			p, err := v.Resolve(rw.Rel)
-			if err != nil {
-				return err
-			}
-			if err := tx.WriteFile(p, rw.Content); err != nil {
-				return err
-			}
-		}
-		return nil
+		_, _, err := ix.FollowRename(ctx, tx, from.Rel, to.Rel)
+		return err
 	}); err != nil {
 		t.Fatal(err)
 	}

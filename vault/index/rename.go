@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"vaultmcp/vault"
 	"vaultmcp/vault/markdown"
 )
 
@@ -15,6 +16,30 @@ type Rewrite struct {
 	Rel     string // the note's path after the rename
 	Content []byte
 	Links   int // links rewritten in it
+}
+
+// FollowRename rewrites, inside the rename's own change, every link that
+// pointed at from so it points at to: the move and the link updates are
+// one commit. It is meant for vault.RenameFile's extra hook, after the
+// move, with the vault's write lock held. It returns the links rewritten
+// and the notes they are in.
+func (ix *Index) FollowRename(ctx context.Context, tx *vault.Tx, from, to string) (links, notes int, err error) {
+	rewrites, err := ix.PlanRename(ctx, from, to)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, rw := range rewrites {
+		p, err := ix.v.Resolve(rw.Rel)
+		if err != nil {
+			return 0, 0, err
+		}
+		if err := tx.WriteFile(p, rw.Content); err != nil {
+			return 0, 0, err
+		}
+		links += rw.Links
+		notes++
+	}
+	return links, notes, nil
 }
 
 // PlanRename works out, before a file moves from from to to, how every note
