@@ -43,8 +43,8 @@ func (d durations) report(b *testing.B) {
 }
 
 // BenchmarkRecord measures write → committed on a 10,000-note vault: the
-// file is written (as the vault does) and Record commits it. Budget: 10 ms
-// median. BenchmarkRecord/git-cli does the same with `git add && git
+// file is written (as the vault does) and Record commits it, durably
+// (fsync) and, for comparison, without flushing. Budget: 10 ms median. BenchmarkRecord/git-cli does the same with `git add && git
 // commit` for comparison.
 func BenchmarkRecord(b *testing.B) {
 	dir := b.TempDir()
@@ -57,20 +57,26 @@ func BenchmarkRecord(b *testing.B) {
 	defer r.Close()
 	rng := rand.New(rand.NewPCG(1, 2))
 	seq := 0
-	b.Run("gitsync", func(b *testing.B) {
-		var ds durations
-		for b.Loop() {
-			seq++
-			rel := noteName(rng.IntN(files))
-			start := time.Now()
-			writeFile(b, dir, rel, fmt.Sprintf("edit %d\n", seq))
-			if _, err := r.Record(context.Background(), "edit "+rel, []string{rel}); err != nil {
-				b.Fatal(err)
+	for _, mode := range []struct {
+		name    string
+		noFsync bool
+	}{{"gitsync", false}, {"gitsync-nofsync", true}} {
+		b.Run(mode.name, func(b *testing.B) {
+			r.opts.NoFsync = mode.noFsync
+			var ds durations
+			for b.Loop() {
+				seq++
+				rel := noteName(rng.IntN(files))
+				start := time.Now()
+				writeFile(b, dir, rel, fmt.Sprintf("edit %d\n", seq))
+				if _, err := r.Record(context.Background(), "edit "+rel, []string{rel}); err != nil {
+					b.Fatal(err)
+				}
+				ds = append(ds, time.Since(start))
 			}
-			ds = append(ds, time.Since(start))
-		}
-		ds.report(b)
-	})
+			ds.report(b)
+		})
+	}
 	b.Run("git-cli", func(b *testing.B) {
 		var ds durations
 		for b.Loop() {

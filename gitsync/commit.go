@@ -77,6 +77,7 @@ func (r *Repo) Commit(ctx context.Context, summary string, paths []string) (Resu
 // waiting for the next sync's full scan. Like Record, it must be called
 // with the vault lock held.
 func (r *Repo) CommitExternal(ctx context.Context, paths []string) (Result, error) {
+	paths = r.withoutMassDeletion(paths)
 	res, err := r.commitPaths(ctx, ExternalChangesMessage, paths)
 	if err != nil {
 		return Result{}, fmt.Errorf("commit external changes: %w", err)
@@ -120,10 +121,8 @@ func cleanPath(p string) (string, error) {
 	if q == "." || q == ".." || strings.HasPrefix(q, "../") {
 		return "", fmt.Errorf("invalid path %q", p)
 	}
-	for _, part := range strings.Split(q, "/") {
-		if strings.EqualFold(part, ".git") {
-			return "", fmt.Errorf("invalid path %q: inside .git", p)
-		}
+	if err := checkPath(q, filemode.Regular); err != nil {
+		return "", fmt.Errorf("invalid path %q: %w", p, err)
 	}
 	return q, nil
 }
@@ -133,6 +132,7 @@ func cleanPath(p string) (string, error) {
 type stage struct {
 	tree  map[string]treeChange
 	index *indexUpdate
+	paths []string // the worktree paths staged, for flushing their folders
 }
 
 // commitLocked stages paths and commits them on top of HEAD. r.mu is held.
@@ -164,6 +164,7 @@ func (r *Repo) commitLocked(message string, paths []string) (Result, error) {
 			return Result{}, err
 		}
 	}
+	s.paths = paths
 	return r.commitStage(message, head, baseTree, idx, s, r.opts.Now())
 }
 
@@ -178,10 +179,11 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 		newTree = emptyTree
 	}
 	if newTree == orEmpty(baseTree) {
+		r.obj.takeWritten() // nothing will point at them
 		// Nothing new; still refresh the stat data of the index entries so
 		// that `git status` does not have to re-hash the files.
 		if !s.index.empty() {
-			lock, err := r.index.prepare(s.index.apply(idx))
+			lock, err := r.index.prepare(s.index.apply(idx), false)
 			if err != nil {
 				return Result{}, err
 			}
@@ -205,21 +207,48 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 	if err != nil {
 		return Result{}, err
 	}
-	lock, err := r.index.prepare(s.index.apply(idx))
-	if err != nil {
-		return Result{}, err
-	}
-	if err := r.updateRef(r.branch, h, head, "commit: "+firstLine(message)); err != nil {
-		lock.abort()
-		return Result{}, err
-	}
-	if err := lock.commit(); err != nil {
-		if rerr := r.updateRef(r.branch, head, h, "rollback"); rerr != nil {
-			r.log.Error("could not roll back the branch after a failed index write", "err", rerr)
-		}
+	if err := r.moveBranch(idx, s.index, h, head, "commit: "+firstLine(message), r.worktreeDirs(s.paths)); err != nil {
 		return Result{}, err
 	}
 	return Result{Hash: short(h), Full: h, Created: true}, nil
+}
+
+// moveBranch makes commit h (written, with its objects) the branch head
+// in place of old and applies upd to the index, durably: the objects,
+// the worktree folders in dirs, index.lock and the ref lock are flushed
+// together, then the ref and the index are renamed into place and their
+// folder flushed. The order keeps a failure harmless: if the ref update
+// fails the index lock is dropped; if the index rename fails the ref is
+// put back.
+func (r *Repo) moveBranch(idx *index.Index, upd *indexUpdate, h, old plumbing.Hash, msg string, dirs []string) error {
+	written := r.obj.takeWritten()
+	lock, err := r.index.prepare(upd.apply(idx), false)
+	if err != nil {
+		return err
+	}
+	ref, err := r.lockRef(r.branch, h, old, msg)
+	if err != nil {
+		lock.abort()
+		return err
+	}
+	batch := append(written, dirs...)
+	batch = append(batch, lock.path(), ref.lockPath())
+	if err := r.flush(batch...); err != nil {
+		ref.abort()
+		lock.abort()
+		return err
+	}
+	if err := ref.commit(); err != nil {
+		lock.abort()
+		return err
+	}
+	if err := lock.commit(); err != nil {
+		if rerr := r.updateRef(r.branch, old, h, "rollback"); rerr != nil {
+			r.log.Error("could not roll back the branch after a failed index write", "err", rerr)
+		}
+		return err
+	}
+	return r.flush(ref.dir(), r.gitDir)
 }
 
 func withNewline(s string) string {
@@ -259,8 +288,12 @@ func (r *Repo) refHash(name plumbing.ReferenceName) (plumbing.Hash, error) {
 	return ref.Hash(), nil
 }
 
-// stagePath adds the current state of one path to s.
+// stagePath adds the current state of one path to s. Every path that
+// enters a commit passes checkPath here, whoever asked for the commit.
 func (r *Repo) stagePath(s *stage, idx *index.Index, baseTree plumbing.Hash, ig *ignorer, p string) error {
+	if err := checkPath(p, filemode.Regular); err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
 	full := filepath.Join(r.dir, filepath.FromSlash(p))
 	fi, err := os.Lstat(full)
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir() && !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0) {
@@ -283,6 +316,15 @@ func (r *Repo) stagePath(s *stage, idx *index.Index, baseTree plumbing.Hash, ig 
 		}
 		rel, _ := filepath.Rel(r.dir, fp)
 		rel = filepath.ToSlash(rel)
+		if fp != full && d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if fp != full && (isTempName(d.Name()) || checkName(d.Name(), modeOfEntry(d)) != nil) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil // never committed: a temporary or unsafe name
+		}
 		if d.IsDir() {
 			if d.Name() == ".git" || (fp != full && isNestedRepo(fp)) {
 				return filepath.SkipDir
@@ -349,6 +391,11 @@ func (r *Repo) stageFile(s *stage, idx *index.Index, baseTree plumbing.Hash, ig 
 		}
 	}
 	mode := modeOf(fi)
+	if mode == filemode.Symlink {
+		if err := checkName(path.Base(p), mode); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+	}
 	e := &index.Entry{Name: p, Hash: h, Mode: mode}
 	fillStat(e, fi)
 	if old != nil && old.SkipWorktree {

@@ -9,11 +9,18 @@
 //
 //	r, err := gitsync.Open(ctx, gitsync.Options{Dir: dir, RemoteURL: url, Locker: vaultLock, Changed: index.Refresh})
 //	r.Start(ctx)   // pull now and every SyncInterval, push after commits
-//	defer r.Close() // stop, then one last push attempt (10 s at most)
+//	defer r.Close() // stop, then one last push attempt (bounded: ~20 s at most)
 //
-// Open initialises a repository in a folder that has none (branch "main"
-// unless configured), clones into an empty folder when a remote is set, and
-// adopts the remote already configured in .git/config when none is given.
+// Open recovers what a killed server left (see Recovery), then opens the
+// repository, initialises one in a folder that has none (the configured
+// branch, else git's init.defaultBranch, else "main"), or clones into an
+// empty folder when a remote is set. The branch is the configured one or
+// else the one checked out; the remote is the configured URL or else the
+// repository's own origin. A configured branch or remote that differs from
+// the repository's is an error. Open needs no network: a clone that cannot
+// reach the remote starts an empty repository, and the first sync that
+// reaches it brings the history in; a clone that works is checked out by
+// Open through the same verification and checkout as every pull.
 //
 // # Committing
 //
@@ -22,25 +29,74 @@
 // blobs and the trees along their paths as loose objects, writes the
 // commit, then updates .git/index through index.lock and the branch ref
 // through <ref>.lock, like git itself; any failure leaves HEAD and the index
-// as they were. There is no worktree scan: the in-memory index is reused
-// between commits and re-read only when another git process rewrote it.
-// Writing content identical to HEAD makes no commit; Record then returns
-// HEAD's short hash and a nil error (Commit's Result.Created tells the
-// cases apart).
+// as they were. Unless Options.NoFsync, the objects, the folders of the
+// written notes and both lock files are flushed to disk before the ref is
+// renamed into place, and the renames' folders after, so an acknowledged
+// write survives a power loss. There is no worktree scan: the in-memory
+// index is reused between commits and re-read only when another git
+// process rewrote it. Writing content identical to HEAD makes no commit;
+// Record then returns HEAD's short hash and a nil error (Commit's
+// Result.Created tells the cases apart).
 //
 // # Sync
 //
-// Sync (run by the background loop) fetches, then with the vault lock held
-// commits files changed outside the server as "vault: sync external
-// changes", and integrates the remote: a fast-forward, or a replay of our
-// unpushed commits on top of the remote head (never a merge commit, never a
-// force push). A note changed on both sides is merged line by line
-// (merge3); where the same lines collide the remote's version stays at the
-// path and ours is saved as "name (conflict YYYY-MM-DD HHMM).md", logged
-// and listed in Status().PendingConflicts until the copy is deleted. Only
-// the files that differ are written, and Options.Changed is told about
-// them. A push the remote rejects triggers a pull and a second push; other
+// Sync (run by the background loop) first commits, with no network
+// involved, the files changed outside the server (Obsidian on the same
+// disk, or a write of ours a crash stopped before its commit) as "vault:
+// sync external changes"; a mass deletion among them is held back until it
+// is confirmed (ConfirmDeletion) or the files come back. Then it fetches
+// the remote's branch into refs/vaultmcp/fetched/<branch> and integrates
+// it with the vault lock held:
+//
+//   - The remote is not trusted. Every tree that reaches the worktree
+//     passes verifyTree, and every path of our own commits checkName (git's
+//     verify_path rules, stricter: no ".git" in any case, Unicode or NTFS
+//     spelling, no "." or "..", no '/' or NUL in a name). A refused tree
+//     stops the pull with an UnsafeTreeError in the log and in
+//     Status().LastPullError, and nothing of it is written: not a file, not
+//     the branch, not the remote-tracking branch.
+//   - Our commits the remote never had are replayed on top of its head:
+//     those reachable from HEAD and from neither the remote's head nor any
+//     head the remote-tracking branch had (its reflog), the fork point of
+//     `git pull --rebase`. A rewrite of the remote's history is followed,
+//     never undone: commits it dropped are not pushed again. A merge commit
+//     made with the git CLI replays only its own conflict resolutions.
+//   - A note changed on both sides is merged line by line (merge3); where
+//     the same lines collide, or the texts are too big or unreadable for a
+//     line merge, the remote's version stays at the path and ours is saved
+//     as "name (conflict YYYY-MM-DD HHMM).md", logged and listed in
+//     Status().PendingConflicts until the copy is deleted. Only the files
+//     that differ are written (never through a symbolic link), and
+//     Options.Changed is told about them.
+//
+// Then the remote-tracking branch moves to the remote's head. Fetch and
+// push give up after NetworkTimeout. A push rejected because the remote
+// moved on triggers a pull and a second push; a push the remote declined
+// (a hook, a protected branch) is reported with the remote's own message
+// as a PushDeclinedError and tried again only after several minutes; other
 // failures are retried with exponential backoff up to five minutes.
+// Loose objects are packed now and then (see gc.go). A panic anywhere in
+// the loop is logged, turned into an error, and the loop goes on.
+//
+// # Recovery
+//
+// A server killed at any point (kill -9, a power loss) leaves a vault the
+// next one starts on without help:
+//
+//   - Lock files: every lock we take (index.lock, <ref>.lock) is a hard
+//     link of an owner file .git/vaultmcp-<pid>-<n>.lock-owner that its
+//     process holds flock(2)ed. Open removes a lock whose owner nobody
+//     holds (where flock is missing: whose pid is not running) and logs
+//     it. A lock without an owner file belongs to another program (a `git
+//     commit` waiting for its editor): it is never removed, only reported.
+//   - Temporary files of atomic writes (".vaultmcp-<pid>-…") are never
+//     committed; the first sync removes those whose process is gone.
+//   - A file written but not committed, or an index left behind HEAD by a
+//     kill between the ref update and the index rename, is committed or
+//     re-staged by the first sync's external-changes step, which needs no
+//     network.
+//   - Small files in .git (config, the conflict list) are replaced
+//     atomically.
 //
 // # Concurrency
 //

@@ -70,7 +70,18 @@ func readFile(t testing.TB, dir, rel string) string {
 }
 
 // openRepo opens a Repo on dir with test defaults and closes it at cleanup.
+// Commits are not flushed to disk (NoFsync): on a loaded machine fsync
+// dominates the run time, and the flushing itself is covered by the tests
+// that use openDurableRepo and by the e2e tests (the binary flushes).
 func openRepo(t testing.TB, opts Options) *Repo {
+	t.Helper()
+	opts.NoFsync = true
+	return openDurableRepo(t, opts)
+}
+
+// openDurableRepo is openRepo with durability as configured in opts (on
+// by default).
+func openDurableRepo(t testing.TB, opts Options) *Repo {
 	t.Helper()
 	if opts.Logger == nil {
 		opts.Logger = testLogger(t)

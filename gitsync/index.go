@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -37,11 +38,8 @@ func stampOf(fi os.FileInfo) fileStamp {
 	return fileStamp{size: fi.Size(), mtime: fi.ModTime(), ino: inodeOf(fi)}
 }
 
-// lockWait is how long a commit waits for another process's index.lock.
-const lockWait = 2 * time.Second
-
 // errIndexLocked says the index is locked by another git process.
-var errIndexLocked = errors.New("git index is locked by another process (.git/index.lock exists)")
+var errIndexLocked = errors.New("git index is locked by another process (.git/index.lock exists; if no git command is running, delete it)")
 
 // load returns the current index, decoding the file again only when it
 // changed since we last read or wrote it. The returned index must not be
@@ -229,49 +227,37 @@ func (u *indexUpdate) apply(old *index.Index) *index.Index {
 type indexLock struct {
 	f    *indexFile
 	idx  *index.Index
-	path string
-	done bool
+	lock *lockFile
 }
 
 // prepare writes idx to index.lock, the way git itself locks the index: no
-// other git process changes the index until commit or abort.
-func (f *indexFile) prepare(idx *index.Index) (*indexLock, error) {
-	lockPath := f.path + ".lock"
-	deadline := time.Now().Add(lockWait)
-	var file *os.File
-	for {
-		var err error
-		file, err = os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("lock git index: %w", err)
-		}
-		if time.Now().After(deadline) {
-			return nil, errIndexLocked
-		}
-		time.Sleep(10 * time.Millisecond)
+// other git process changes the index until commit or abort. With sync the
+// lock's content is flushed to disk before prepare returns.
+func (f *indexFile) prepare(idx *index.Index, sync bool) (*indexLock, error) {
+	lock, err := takeLock(filepath.Dir(f.path), f.path+".lock")
+	if errors.Is(err, errLocked) {
+		return nil, errIndexLocked
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock git index: %w", err)
 	}
 	data, err := f.encode(idx)
 	if err == nil {
-		_, err = file.Write(data)
-	}
-	if cerr := file.Close(); err == nil {
-		err = cerr
+		err = lock.write(data, sync)
 	}
 	if err != nil {
-		os.Remove(lockPath)
+		lock.abort()
 		return nil, fmt.Errorf("write git index: %w", err)
 	}
-	return &indexLock{f: f, idx: idx, path: lockPath}, nil
+	return &indexLock{f: f, idx: idx, lock: lock}, nil
 }
+
+// path is the lock file's path, for flushing its folder.
+func (l *indexLock) path() string { return l.lock.path }
 
 // commit moves the new index into place.
 func (l *indexLock) commit() error {
-	l.done = true
-	if err := os.Rename(l.path, l.f.path); err != nil {
-		os.Remove(l.path)
+	if err := l.lock.commit(l.f.path); err != nil {
 		return fmt.Errorf("replace git index: %w", err)
 	}
 	l.f.idx = l.idx
@@ -284,12 +270,7 @@ func (l *indexLock) commit() error {
 }
 
 // abort removes the lock file, leaving the index as it was.
-func (l *indexLock) abort() {
-	if !l.done {
-		l.done = true
-		os.Remove(l.path)
-	}
-}
+func (l *indexLock) abort() { l.lock.abort() }
 
 // encode serialises idx in git's index format (versions 2 and 3; version 4
 // goes through go-git's encoder). Extensions are not written: git rebuilds

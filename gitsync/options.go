@@ -24,6 +24,15 @@ const (
 	DefaultAuthorEmail   = "vaultmcp@localhost"
 	DefaultMessagePrefix = "MCP: "
 	DefaultSyncInterval  = 60 * time.Second
+	// DefaultNetworkTimeout bounds one fetch or push.
+	DefaultNetworkTimeout = 2 * time.Minute
+	// DefaultMassDeletionFiles and DefaultMassDeletionPercent are the
+	// mass-deletion guard's thresholds (see Options.MassDeletionFiles).
+	DefaultMassDeletionFiles   = 200
+	DefaultMassDeletionPercent = 20
+	// DefaultGCInterval is how often loose objects are packed (see
+	// Options.GCInterval).
+	DefaultGCInterval = time.Hour
 
 	// ExternalChangesMessage is the message of the commit that picks up files
 	// changed outside the server (Obsidian on the same disk, a text editor).
@@ -60,6 +69,30 @@ type Options struct {
 	// NoPush turns the background push off (pushing is on by default); the
 	// server then only pulls.
 	NoPush bool
+	// NetworkTimeout bounds each fetch and push (a clone gets five times
+	// as long); 0 means DefaultNetworkTimeout.
+	NetworkTimeout time.Duration
+	// MassDeletionFiles and MassDeletionPercent set the mass-deletion
+	// guard: when the external-changes scan finds more than
+	// MassDeletionFiles tracked files gone at once, or more than
+	// MassDeletionPercent percent of them (and at least five), or every
+	// one of them, the deletion is held back: not committed, not pushed,
+	// reported in Status until it is confirmed (ConfirmDeletion) or the
+	// files come back. 0 means the defaults (200 files, 20 percent).
+	MassDeletionFiles   int
+	MassDeletionPercent int
+	// AllowMassDeletion turns the guard off: deletions are committed
+	// whatever their size.
+	AllowMassDeletion bool
+	// GCInterval is how often the background loop packs loose objects
+	// (`git gc --auto` when git is installed, else go-git packs them); 0
+	// means DefaultGCInterval, a negative value never.
+	GCInterval time.Duration
+	// NoFsync skips flushing commits to disk (fsync). By default every
+	// commit's objects, index and ref are flushed before it is reported
+	// done, so a power loss cannot leave the branch pointing at an object
+	// that never reached the disk; that costs a few milliseconds a write.
+	NoFsync bool
 	// Locker is the vault's write lock. The sync loop holds it whenever it
 	// changes files in the worktree or commits external changes, so it never
 	// interleaves with a vault write. Record must be called with it held.
@@ -124,6 +157,18 @@ func (o Options) normalized() (Options, error) {
 	}
 	if o.SyncInterval == 0 {
 		o.SyncInterval = DefaultSyncInterval
+	}
+	if o.NetworkTimeout <= 0 {
+		o.NetworkTimeout = DefaultNetworkTimeout
+	}
+	if o.MassDeletionFiles <= 0 {
+		o.MassDeletionFiles = DefaultMassDeletionFiles
+	}
+	if o.MassDeletionPercent <= 0 {
+		o.MassDeletionPercent = DefaultMassDeletionPercent
+	}
+	if o.GCInterval == 0 {
+		o.GCInterval = DefaultGCInterval
 	}
 	if o.Locker == nil {
 		o.Locker = &sync.Mutex{}

@@ -1,10 +1,12 @@
 package gitsync
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -20,6 +22,67 @@ import (
 // not have: a pull must replay ours on top first. Pushes never force.
 var ErrRejected = errors.New("push rejected: the remote has new commits (pull first)")
 
+// PushDeclinedError is a push the remote refused for another reason than
+// new commits: a server-side hook, a protected branch, a permission, a
+// broken pack. Pulling does not change that answer, so it is not retried
+// at once (see declinedBackoff).
+type PushDeclinedError struct {
+	// Reason is the remote's status for the branch ("pre-receive hook
+	// declined", "protected branch hook declined", "unpack error: …").
+	Reason string
+	// Message is what the remote's hooks printed, if anything.
+	Message string
+}
+
+func (e *PushDeclinedError) Error() string {
+	msg := "the remote declined the push: " + e.Reason
+	if e.Message != "" {
+		msg += "; the remote said: " + e.Message
+	}
+	return msg
+}
+
+// maxRemoteMessage caps the hook output kept in a PushDeclinedError.
+const maxRemoteMessage = 2000
+
+// movedOn reports whether a receive-pack status means the branch moved
+// between its advertisement and our update (a pull helps), rather than a
+// refusal.
+func movedOn(reason string) bool {
+	for _, s := range []string{"non-fast-forward", "fetch first", "failed to update ref", "failed to lock", "stale info", "is at"} {
+		if strings.Contains(reason, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// remoteText tidies the sideband text of a push: ANSI escapes and
+// carriage-return progress lines dropped, whitespace folded, capped.
+func remoteText(b []byte) string {
+	var lines []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if i := strings.LastIndexByte(line, '\r'); i >= 0 {
+			line = line[i+1:]
+		}
+		line = strings.Map(func(r rune) rune {
+			if r < 0x20 && r != '\t' {
+				return -1
+			}
+			return r
+		}, line)
+		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "remote:"))
+		if line != "" {
+			lines = append(lines, line)
+		}
+	}
+	out := strings.Join(lines, " / ")
+	if len(out) > maxRemoteMessage {
+		out = out[:maxRemoteMessage] + "…"
+	}
+	return out
+}
+
 // Push sends our branch to the remote if it is ahead, as a fast-forward
 // only. It returns ErrRejected when the remote moved on. The background loop
 // calls it; it is exported for tests and for a manual "sync now".
@@ -27,9 +90,17 @@ func (r *Repo) Push(ctx context.Context) error {
 	if r.remoteURL == "" {
 		return nil
 	}
-	r.netMu.Lock()
-	pushed, err := r.push(ctx)
-	r.netMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, r.opts.NetworkTimeout)
+	defer cancel()
+	pushed, err := func() (pushed bool, err error) {
+		defer r.recoverPanic("push", &err)
+		r.netMu.Lock()
+		defer r.netMu.Unlock()
+		return r.push(ctx)
+	}()
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("push to %s: no answer within %s", redactURL(r.remoteURL), r.opts.NetworkTimeout)
+	}
 	r.statMu.Lock()
 	if err != nil {
 		r.state.lastPushErr = r.scrub(err).Error()
@@ -99,6 +170,16 @@ func (r *Repo) push(ctx context.Context) (pushed bool, err error) {
 	}
 	req := packp.NewReferenceUpdateRequestFromCapabilities(caps)
 	req.Commands = []*packp.Command{{Name: r.branch, Old: remote, New: local}}
+	// The side band carries what the remote's hooks print: the reason a
+	// protected branch or a hook declines the push.
+	var said bytes.Buffer
+	if caps.Supports(capability.Sideband64k) {
+		req.Capabilities.Set(capability.Sideband64k)
+		req.Progress = &said
+	} else if caps.Supports(capability.Sideband) {
+		req.Capabilities.Set(capability.Sideband)
+		req.Progress = &said
+	}
 	rd, wr := io.Pipe()
 	req.Packfile = rd
 	done := make(chan error, 1)
@@ -108,23 +189,45 @@ func (r *Repo) push(ctx context.Context) (pushed bool, err error) {
 		done <- wr.CloseWithError(err)
 	}()
 	rs, err := sess.ReceivePack(ctx, req)
+	if rs != nil && rs.Error() != nil {
+		rd.Close()
+		<-done
+		return false, pushRefusal(rs, said.Bytes())
+	}
 	if err != nil {
 		rd.Close()
 		<-done
+		if msg := remoteText(said.Bytes()); msg != "" {
+			return false, fmt.Errorf("push to %s: %w (the remote said: %s)", redactURL(r.remoteURL), err, msg)
+		}
 		return false, fmt.Errorf("push to %s: %w", redactURL(r.remoteURL), err)
 	}
 	if err := <-done; err != nil {
 		return false, fmt.Errorf("pack objects: %w", err)
 	}
-	if rs != nil {
-		if err := rs.Error(); err != nil {
-			// The ref was not updated: the remote moved between the
-			// advertisement and our update (or rejects non-fast-forwards).
-			return false, fmt.Errorf("%w (%v)", ErrRejected, err)
-		}
-	}
 	r.log.Info("pushed", "head", short(local), "objects", len(hashes))
 	return true, r.setTracking(local)
+}
+
+// pushRefusal classifies a report whose status is not ok: the branch
+// moved on (ErrRejected) or the remote declined (PushDeclinedError).
+func pushRefusal(rs *packp.ReportStatus, said []byte) error {
+	reason := rs.UnpackStatus
+	if reason == "ok" {
+		reason = ""
+		for _, cs := range rs.CommandStatuses {
+			if cs.Status != "ok" {
+				reason = cs.Status
+				break
+			}
+		}
+	} else {
+		reason = "unpack error: " + reason
+	}
+	if movedOn(reason) {
+		return fmt.Errorf("%w (%s)", ErrRejected, reason)
+	}
+	return &PushDeclinedError{Reason: reason, Message: remoteText(said)}
 }
 
 // setTracking records what the remote branch now is.

@@ -3,9 +3,10 @@ package gitsync
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"time"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -13,52 +14,84 @@ import (
 // errRefMoved says a ref changed under us (someone ran git on the vault).
 var errRefMoved = errors.New("the branch moved while committing (another git process?)")
 
-// updateRef moves ref name from old to new the way git does: create
-// <ref>.lock exclusively, check the current value, write, rename. The lock
-// keeps the git CLI out meanwhile, the rename makes the change atomic for
-// readers, and the check makes it a compare-and-swap. A reflog line is
-// appended, so `git reflog` can bring back anything.
-func (r *Repo) updateRef(name plumbing.ReferenceName, newHash, old plumbing.Hash, msg string) error {
+// refLock is a ref update in progress: <ref>.lock holds the new value,
+// checked against the old one.
+type refLock struct {
+	r         *Repo
+	name      plumbing.ReferenceName
+	path      string
+	lock      *lockFile
+	old, next plumbing.Hash
+	msg       string
+}
+
+// lockRef starts moving ref name from old to next the way git does: create
+// <ref>.lock exclusively, check the current value, write the new one (the
+// caller flushes lockPath with the objects). The lock keeps the git CLI
+// out until commit or abort, and the check makes the update a
+// compare-and-swap.
+func (r *Repo) lockRef(name plumbing.ReferenceName, next, old plumbing.Hash, msg string) (*refLock, error) {
 	path := filepath.Join(r.gitDir, filepath.FromSlash(name.String()))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("update %s: %w", name, err)
+		return nil, fmt.Errorf("update %s: %w", name, err)
 	}
-	lockPath := path + ".lock"
-	deadline := time.Now().Add(lockWait)
-	var f *os.File
-	for {
-		var err error
-		f, err = os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("lock %s: %w", name, err)
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("lock %s: %s.lock exists (another git process?)", name, name)
-		}
-		time.Sleep(10 * time.Millisecond)
+	lock, err := takeLock(r.gitDir, path+".lock")
+	if errors.Is(err, errLocked) {
+		return nil, fmt.Errorf("lock %s: %s.lock exists (another git process? if none is running, delete the file)", name, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("update %s: %w", name, err)
 	}
 	cur, err := r.refHash(name)
 	if err == nil && cur != old {
 		err = errRefMoved
 	}
 	if err == nil {
-		_, err = f.WriteString(newHash.String() + "\n")
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(lockPath, path)
+		err = lock.write([]byte(next.String()+"\n"), false)
 	}
 	if err != nil {
-		os.Remove(lockPath)
-		return fmt.Errorf("update %s: %w", name, err)
+		lock.abort()
+		return nil, fmt.Errorf("update %s: %w", name, err)
 	}
-	r.appendReflog(name, old, newHash, msg)
+	return &refLock{r: r, name: name, path: path, lock: lock, old: old, next: next, msg: msg}, nil
+}
+
+// commit renames the lock into place (the ref now has its new value) and
+// appends the reflog line. The rename's folder is flushed by the caller
+// (see dir).
+func (l *refLock) commit() error {
+	if err := l.lock.commit(l.path); err != nil {
+		return fmt.Errorf("update %s: %w", l.name, err)
+	}
+	l.r.appendReflog(l.name, l.old, l.next, l.msg)
 	return nil
+}
+
+// abort drops the update.
+func (l *refLock) abort() { l.lock.abort() }
+
+// dir is the folder of the ref file.
+func (l *refLock) dir() string { return filepath.Dir(l.path) }
+
+// lockPath is the lock file holding the new value.
+func (l *refLock) lockPath() string { return l.lock.path }
+
+// updateRef moves ref name from old to next in one go (lockRef, commit,
+// flush), appending a reflog line, so `git reflog` can bring back
+// anything. The objects next refers to must already be flushed.
+func (r *Repo) updateRef(name plumbing.ReferenceName, next, old plumbing.Hash, msg string) error {
+	l, err := r.lockRef(name, next, old, msg)
+	if err != nil {
+		return err
+	}
+	if err := r.flush(l.lockPath()); err != nil {
+		l.abort()
+		return err
+	}
+	if err := l.commit(); err != nil {
+		return err
+	}
+	return r.flush(l.dir())
 }
 
 // appendReflog records a ref move in logs/<ref> (and logs/HEAD for our
@@ -85,4 +118,66 @@ func (r *Repo) appendReflog(name plumbing.ReferenceName, old, newHash plumbing.H
 		f.WriteString(line)
 		f.Close()
 	}
+}
+
+// reflogTail is how much of a reflog upstreamTips reads: the newest
+// entries, a few hundred lines.
+const reflogTail = 32 << 10
+
+// upstreamTips returns the heads the remote-tracking branch has had: its
+// current value and the new values in its reflog (written by us on every
+// push and integration, and by the git CLI on `git fetch`). Commits
+// reachable from any of them are ones the remote had; a sync never
+// replays them.
+func (r *Repo) upstreamTips() []plumbing.Hash {
+	var tips []plumbing.Hash
+	seen := map[plumbing.Hash]bool{}
+	addTip := func(h plumbing.Hash) {
+		if !h.IsZero() && !seen[h] {
+			seen[h] = true
+			tips = append(tips, h)
+		}
+	}
+	if h, err := r.refHash(r.trackingRef()); err == nil {
+		addTip(h)
+	}
+	f, err := os.Open(filepath.Join(r.gitDir, "logs", filepath.FromSlash(r.trackingRef().String())))
+	if err != nil {
+		return tips
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > reflogTail {
+		if _, err := f.Seek(fi.Size()-reflogTail, io.SeekStart); err != nil {
+			return tips
+		}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, reflogTail))
+	if err != nil {
+		return tips
+	}
+	lines := strings.Split(string(data), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		// "<old> <new> <who> <when>\t<msg>"; a partial first line after
+		// the seek fails the length check.
+		fields := strings.Fields(lines[i])
+		if len(fields) >= 2 && len(fields[1]) == 40 {
+			if h, ok := parseHash(fields[1]); ok {
+				addTip(h)
+			}
+		}
+	}
+	return tips
+}
+
+func parseHash(s string) (plumbing.Hash, bool) {
+	if len(s) != 40 {
+		return plumbing.ZeroHash, false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return plumbing.ZeroHash, false
+		}
+	}
+	return plumbing.NewHash(s), true
 }

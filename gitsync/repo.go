@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -57,6 +59,9 @@ type Repo struct {
 	started  bool
 	closed   bool
 	lifeMu   sync.Mutex
+
+	clonedTip plumbing.Hash  // the head of a clone Open made, checked out by Open
+	gcRuns    sync.WaitGroup // a background gc
 }
 
 // Object cache sizes of the two go-git storages; go-git's default (96 MB
@@ -88,6 +93,7 @@ func Open(ctx context.Context, opts Options) (*Repo, error) {
 	if err := r.openOrCreate(ctx); err != nil {
 		return nil, err
 	}
+	r.recoverLocks()
 	r.obj = newObjects(r.st, r.gitDir)
 	r.index = &indexFile{path: filepath.Join(r.gitDir, "index")}
 	r.histSt = filesystem.NewStorageWithOptions(plainFS{root: r.gitDir}, cache.NewObjectLRU(histCacheSize),
@@ -111,6 +117,19 @@ func Open(ctx context.Context, opts Options) (*Repo, error) {
 		return nil, err
 	}
 	r.state.conflicts = r.loadConflicts()
+	if !r.clonedTip.IsZero() {
+		// Check the clone's files out now, through the same check and
+		// checkout as every pull, so the vault is there when serving
+		// starts. A refused tree leaves an empty vault and says why.
+		err := r.withLocks(func() error {
+			_, _, err := r.integrateLocked(r.clonedTip)
+			return err
+		})
+		if err != nil {
+			r.state.lastPullErr = r.scrub(err).Error()
+			r.log.Error("pull refused", "err", r.scrub(err))
+		}
+	}
 	r.refreshCounts()
 	return r, nil
 }
@@ -180,11 +199,12 @@ func newStorage(gitDir string, cacheSize cache.FileSize) *filesystem.Storage {
 	return filesystem.NewStorageWithOptions(plainFS{root: gitDir}, cache.NewObjectLRU(cacheSize), filesystem.Options{})
 }
 
-// initRepo runs the equivalent of `git init -b <branch>`.
+// initRepo runs the equivalent of `git init`: on the configured branch,
+// else git's init.defaultBranch setting, else DefaultBranch.
 func (r *Repo) initRepo() error {
 	branch := r.opts.Branch
 	if branch == "" {
-		branch = DefaultBranch
+		branch = initDefaultBranch()
 	}
 	r.st = newStorage(r.gitDir, mainCacheSize)
 	_, err := gogit.InitWithOptions(r.st, osfs.New(r.dir), gogit.InitOptions{
@@ -218,22 +238,90 @@ func (r *Repo) clone(ctx context.Context) error {
 	if r.opts.Branch != "" {
 		co.ReferenceName = plumbing.NewBranchReferenceName(r.opts.Branch)
 	}
-	_, err = gogit.CloneContext(ctx, r.st, osfs.New(r.dir), co)
+	// No checkout by go-git: the first sync checks the tree (verifyTree)
+	// and writes it like any pull.
+	co.NoCheckout = true
+	cctx, cancel := context.WithTimeout(ctx, 5*r.opts.NetworkTimeout)
+	defer cancel()
+	_, err = gogit.CloneContext(cctx, r.st, osfs.New(r.dir), co)
 	if err == nil {
-		r.log.Info("cloned the vault", "remote", redactURL(r.opts.RemoteURL))
-		return nil
+		r.log.Info("cloned the vault's history; the first sync checks its files out", "remote", redactURL(r.opts.RemoteURL))
+		return r.unbornAfterClone()
 	}
 	var noRef gogit.NoMatchingRefSpecError
-	if !errors.Is(err, transport.ErrEmptyRemoteRepository) && !errors.Is(err, plumbing.ErrReferenceNotFound) && !errors.As(err, &noRef) {
+	empty := errors.Is(err, transport.ErrEmptyRemoteRepository) || errors.Is(err, plumbing.ErrReferenceNotFound) || errors.As(err, &noRef)
+	if !empty && !unreachable(err) {
+		// Refused credentials, a host key that does not match, a broken
+		// remote: the configuration needs fixing.
 		os.RemoveAll(r.gitDir)
 		return fmt.Errorf("gitsync: clone %s: %w", redactURL(r.opts.RemoteURL), r.scrub(err))
 	}
-	// Nothing to clone: start a fresh repository and push to the remote.
 	if err := os.RemoveAll(r.gitDir); err != nil {
 		return fmt.Errorf("gitsync: clean up failed clone: %w", err)
 	}
-	r.log.Info("the remote has no commits on the branch yet: starting a new history", "remote", redactURL(r.opts.RemoteURL))
-	return r.initRepo()
+	if empty {
+		r.log.Info("the remote has no commits on the branch yet: starting a new history", "remote", redactURL(r.opts.RemoteURL))
+	} else {
+		// The server starts anyway; the first sync that reaches the remote
+		// brings its history in.
+		r.log.Warn("could not clone the remote; starting with an empty repository, the next sync that reaches the remote pulls its history",
+			"remote", redactURL(r.opts.RemoteURL), "err", r.scrub(err))
+	}
+	if err := r.initRepo(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// unbornAfterClone turns a clone made without checkout into an empty
+// worktree on an unborn branch, with the clone's head kept as the
+// remote-tracking branch: the first sync then fast-forwards to it through
+// verifyTree and checkout, like any pull.
+func (r *Repo) unbornAfterClone() error {
+	head, err := r.st.Reference(plumbing.HEAD)
+	if err != nil {
+		return fmt.Errorf("gitsync: read HEAD after clone: %w", err)
+	}
+	branch := head.Target()
+	if head.Type() != plumbing.SymbolicReference {
+		return errors.New("gitsync: the clone has a detached HEAD")
+	}
+	tip, err := r.st.Reference(branch)
+	if err != nil {
+		return fmt.Errorf("gitsync: read %s after clone: %w", branch, err)
+	}
+	if err := r.st.RemoveReference(branch); err != nil {
+		return fmt.Errorf("gitsync: prepare clone: %w", err)
+	}
+	os.Remove(filepath.Join(r.gitDir, "index"))
+	remoteName := r.opts.RemoteName
+	track := plumbing.NewRemoteReferenceName(remoteName, branch.Short())
+	if err := r.st.SetReference(plumbing.NewHashReference(track, tip.Hash())); err != nil {
+		return fmt.Errorf("gitsync: prepare clone: %w", err)
+	}
+	r.opts.Branch = branch.Short()
+	r.clonedTip = tip.Hash()
+	return nil
+}
+
+// initDefaultBranch is git's init.defaultBranch setting (asked of the git
+// CLI when installed, which honours every config file and GIT_CONFIG_*
+// variable; else read from the global and system config files), or
+// DefaultBranch.
+func initDefaultBranch() string {
+	if gitBin, err := exec.LookPath("git"); err == nil {
+		out, err := exec.Command(gitBin, "config", "--get", "init.defaultBranch").Output()
+		if b := strings.TrimSpace(string(out)); err == nil && b != "" && plumbing.NewBranchReferenceName(b).Validate() == nil {
+			return b
+		}
+		return DefaultBranch
+	}
+	for _, scope := range []config.Scope{config.GlobalScope, config.SystemScope} {
+		if c, err := config.LoadConfig(scope); err == nil && c.Init.DefaultBranch != "" {
+			return c.Init.DefaultBranch
+		}
+	}
+	return DefaultBranch
 }
 
 // setupBranch settles which branch the server commits to: the configured
@@ -258,7 +346,8 @@ func (r *Repo) setupBranch() error {
 		return nil
 	}
 	if _, err := r.st.Reference(current); err == nil {
-		return fmt.Errorf("gitsync: the vault repository is on branch %q, not the configured %q", current.Short(), r.opts.Branch)
+		return fmt.Errorf("gitsync: the vault repository is on branch %q, not the configured %q (check out %q, or set git.branch to %q, or leave it empty to serve the branch checked out)",
+			current.Short(), r.opts.Branch, r.opts.Branch, current.Short())
 	}
 	// HEAD is unborn: point it at the configured branch.
 	if err := r.st.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, want)); err != nil {
@@ -276,6 +365,7 @@ func (r *Repo) setupRemote() error {
 	}
 	name := r.opts.RemoteName
 	rc, exists := cfg.Remotes[name]
+	dirty := false
 	switch {
 	case r.opts.RemoteURL == "" && !exists:
 		return nil
@@ -285,7 +375,7 @@ func (r *Repo) setupRemote() error {
 		}
 		r.remoteURL = rc.URLs[0]
 	case exists && len(rc.URLs) > 0 && rc.URLs[0] != r.opts.RemoteURL:
-		return fmt.Errorf("gitsync: the repository's remote %q is %s, the configured remote is %s",
+		return fmt.Errorf("gitsync: the repository's remote %q is %s, the configured remote is %s (set git.remote to the same URL, or leave it empty to use the repository's own)",
 			name, redactURL(rc.URLs[0]), redactURL(r.opts.RemoteURL))
 	default:
 		r.remoteURL = r.opts.RemoteURL
@@ -295,6 +385,7 @@ func (r *Repo) setupRemote() error {
 				URLs:  []string{r.opts.RemoteURL},
 				Fetch: []config.RefSpec{config.RefSpec("+refs/heads/*:refs/remotes/" + name + "/*")},
 			}
+			dirty = true
 		}
 	}
 	branch := r.opts.Branch
@@ -302,9 +393,18 @@ func (r *Repo) setupRemote() error {
 		// Upstream tracking, so `git status` on the command line shows
 		// ahead/behind like ours.
 		cfg.Branches[branch] = &config.Branch{Name: branch, Remote: name, Merge: r.branch}
+		dirty = true
 	}
-	if err := r.st.SetConfig(cfg); err != nil {
-		return fmt.Errorf("gitsync: write git config: %w", err)
+	if dirty {
+		// Written only when something changed, and atomically: a crash
+		// while rewriting .git/config in place would lose the remote.
+		data, err := cfg.Marshal()
+		if err == nil {
+			err = r.writeFileAtomic(filepath.Join(r.gitDir, "config"), data)
+		}
+		if err != nil {
+			return fmt.Errorf("gitsync: write git config: %w", err)
+		}
 	}
 	if r.authURL != r.remoteURL || r.auth == nil {
 		r.auth, err = r.opts.Auth.method(r.remoteURL)
@@ -352,10 +452,10 @@ func (r *Repo) Start(ctx context.Context) {
 	go r.loop(ctx)
 }
 
-// Close stops the background sync and makes a last push attempt (bounded by
-// a timeout) so that commits made just before shutdown reach the remote. Do
-// not call it with the vault lock held: a running sync may be waiting for
-// that lock.
+// Close stops the background sync and makes a last push attempt so that
+// commits made just before shutdown reach the remote; it returns within
+// about twice closePushTimeout whatever the network does. Do not call it
+// with the vault lock held: a running sync may be waiting for that lock.
 func (r *Repo) Close() error {
 	r.lifeMu.Lock()
 	if r.closed {
@@ -366,8 +466,17 @@ func (r *Repo) Close() error {
 	started := r.started
 	r.lifeMu.Unlock()
 	close(r.stop)
+	deadline := time.NewTimer(closePushTimeout)
+	defer deadline.Stop()
 	if started {
-		<-r.done
+		// The loop's fetch, push or gc is cancelled at once; only a sync
+		// waiting for the vault lock (a write in flight) takes longer.
+		select {
+		case <-r.done:
+		case <-deadline.C:
+			r.log.Warn("the sync loop did not stop in time; closing without it")
+			return nil
+		}
 	}
 	if r.remoteURL != "" && !r.opts.NoPush && r.Status().Ahead > 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), closePushTimeout)
@@ -383,3 +492,22 @@ func (r *Repo) Close() error {
 
 // closePushTimeout bounds the final push in Close.
 const closePushTimeout = 10 * time.Second
+
+// unreachable reports whether a network error means the remote could not
+// be reached at all (no route, refused connection, name not resolved, no
+// answer in time, a local path not there): the server starts anyway and
+// tries again later. Anything else (credentials, host keys) is not
+// retried blindly.
+func unreachable(err error) bool {
+	var opErr *net.OpError
+	var dnsErr *net.DNSError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &opErr), errors.As(err, &dnsErr), errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, transport.ErrRepositoryNotFound), errors.Is(err, os.ErrNotExist):
+		return true
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return true
+	}
+	return false
+}

@@ -12,10 +12,13 @@ import (
 
 // commitExternal commits every difference between the worktree and HEAD
 // (files edited, created or deleted outside the server: Obsidian on the same
-// disk, an editor, a script) as one ExternalChangesMessage commit. Files
-// whose stat data match the index are not read; the others are hashed. r.mu
-// is held, and the caller holds the vault lock so that no server write is
-// caught half-done.
+// disk, an editor, a script, or a write of ours a crash stopped before its
+// commit) as one ExternalChangesMessage commit. Files whose stat data match
+// the index are not read; the others are hashed. Temporary files of atomic
+// writes are never committed, and those a dead process left are removed;
+// names that must not be in a commit (see checkName) are left out. A mass
+// deletion is held back (see holdDeletion). r.mu is held, and the caller
+// holds the vault lock so that no server write is caught half-done.
 func (r *Repo) commitExternal() (Result, []string, error) {
 	idx, err := r.index.load()
 	if err != nil {
@@ -61,6 +64,20 @@ func (r *Repo) commitExternal() (Result, []string, error) {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if isTempName(d.Name()) && !d.IsDir() {
+			r.removeStaleTemp(fp, rel)
+			return nil
+		}
+		if err := checkName(d.Name(), modeOfEntry(d)); err != nil {
+			r.warnUnsafe(rel, err)
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		if d.IsDir() {
 			if d.Name() == ".git" || isNestedRepo(fp) {
 				return filepath.SkipDir
@@ -108,10 +125,22 @@ func (r *Repo) commitExternal() (Result, []string, error) {
 	if err != nil {
 		return Result{}, nil, fmt.Errorf("scan the vault: %w", err)
 	}
+	var deleted []string
+	tracked := 0
 	for p, f := range headFiles {
-		if !seen[p] && f.Mode != filemode.Submodule {
-			changed = append(changed, p)
+		if f.Mode == filemode.Submodule {
+			continue
 		}
+		tracked++
+		if !seen[p] {
+			deleted = append(deleted, p)
+		}
+	}
+	if r.isMassDeletion(len(deleted), tracked) {
+		r.holdDeletion(deleted, tracked)
+	} else {
+		r.releaseDeletion()
+		changed = append(changed, deleted...)
 	}
 	for _, e := range idx.Entries {
 		if _, ok := headFiles[e.Name]; !ok && !seen[e.Name] && e.Mode != filemode.Submodule {
@@ -123,4 +152,31 @@ func (r *Repo) commitExternal() (Result, []string, error) {
 	}
 	res, err := r.commitLocked(ExternalChangesMessage, changed)
 	return res, changed, err
+}
+
+// modeOfEntry is the git mode a walked entry would get, as far as checkName
+// cares (folder, symbolic link or file).
+func modeOfEntry(d fs.DirEntry) filemode.FileMode {
+	switch {
+	case d.IsDir():
+		return filemode.Dir
+	case d.Type()&fs.ModeSymlink != 0:
+		return filemode.Symlink
+	}
+	return filemode.Regular
+}
+
+// warnUnsafe logs, once per path, a worktree file left out of commits
+// because its name must not be in a commit.
+func (r *Repo) warnUnsafe(rel string, err error) {
+	r.statMu.Lock()
+	defer r.statMu.Unlock()
+	if r.state.warned == nil {
+		r.state.warned = map[string]bool{}
+	}
+	if r.state.warned[rel] || len(r.state.warned) > 1000 {
+		return
+	}
+	r.state.warned[rel] = true
+	r.log.Warn("left out of commits: its name is not safe in a git repository", "path", rel, "err", err)
 }

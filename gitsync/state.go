@@ -41,6 +41,12 @@ type SyncStatus struct {
 	// still in the vault: our side of a note that both sides changed in the
 	// same lines. Deleting the copy (after merging it by hand) resolves it.
 	PendingConflicts []string
+	// HeldDeletion is a mass deletion held back until it is confirmed;
+	// nil when there is none.
+	HeldDeletion *HeldDeletion
+	// NextPushRetry is when a failed push is tried again; zero when none
+	// is waiting. A push the remote declined waits several minutes.
+	NextPushRetry time.Time
 }
 
 // syncState is the mutable part of SyncStatus, guarded by Repo.statMu.
@@ -50,7 +56,11 @@ type syncState struct {
 	lastPushErr, lastPullErr string
 	ahead, behind            int
 	conflicts                []string
-	pushes                   int // successful pushes, for tests
+	pushes                   int       // successful pushes, for tests
+	lastGC                   time.Time // when the loop last ran gc
+	nextPushRetry            time.Time
+	held                     *heldDeletion   // a mass deletion held back
+	warned                   map[string]bool // unsafe names already logged
 }
 
 // Status returns the sync state. It never waits for a running commit, pull
@@ -86,6 +96,8 @@ func (r *Repo) Status() SyncStatus {
 		LastPushError:    s.lastPushErr,
 		LastPullError:    s.lastPullErr,
 		PendingConflicts: slices.Clone(s.conflicts),
+		HeldDeletion:     r.state.heldStatus(),
+		NextPushRetry:    s.nextPushRetry,
 	}
 }
 
@@ -171,7 +183,7 @@ func (r *Repo) saveConflicts(list []string) {
 			err = nil
 		}
 	} else {
-		err = os.WriteFile(r.conflictsFile(), []byte(strings.Join(list, "\n")+"\n"), 0o644)
+		err = r.writeFileAtomic(r.conflictsFile(), []byte(strings.Join(list, "\n")+"\n"))
 	}
 	if err != nil {
 		r.log.Warn("saving the pending conflict list", "err", err)

@@ -1,6 +1,7 @@
 package gitsync
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,156 +22,70 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 )
 
-// Push retry backoff.
-const (
-	minBackoff = time.Second
-	maxBackoff = 5 * time.Minute
-	// pushDelay gathers a burst of commits into one push.
-	pushDelay = 200 * time.Millisecond
-)
-
-// loop is the background sync: pull on start and every SyncInterval, push
-// after commits, retry failed pushes with backoff.
-func (r *Repo) loop(ctx context.Context) {
-	defer close(r.done)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-r.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	go r.warmHistory(ctx)
-
-	var tick <-chan time.Time
-	if r.opts.SyncInterval > 0 {
-		t := time.NewTicker(r.opts.SyncInterval)
-		defer t.Stop()
-		tick = t.C
-	}
-	backoff := time.Duration(0)
-	var retry *time.Timer
-	var retryC <-chan time.Time
-	pushNow := func() {
-		if retryC != nil {
-			return // a retry is scheduled: wait for it
-		}
-		err := r.pushWithPull(ctx)
-		switch {
-		case err == nil:
-			backoff = 0
-		case ctx.Err() != nil:
-		default:
-			backoff = min(max(2*backoff, minBackoff), maxBackoff)
-			r.log.Warn("push failed; retrying later", "in", backoff, "err", err)
-			retry = time.NewTimer(backoff)
-			retryC = retry.C
-		}
-	}
-	r.syncAndLog(ctx)
-	if r.pushEnabled() && r.Status().Ahead > 0 {
-		pushNow()
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			if retry != nil {
-				retry.Stop()
-			}
-			return
-		case <-tick:
-			r.syncAndLog(ctx)
-			if r.pushEnabled() && r.Status().Ahead > 0 {
-				pushNow()
-			}
-		case <-r.syncWake:
-			r.syncAndLog(ctx)
-		case <-r.pushWake:
-			// Let a burst of writes land, then push them together.
-			select {
-			case <-time.After(pushDelay):
-			case <-ctx.Done():
-				continue
-			}
-			select {
-			case <-r.pushWake:
-			default:
-			}
-			pushNow()
-		case <-retryC:
-			retry, retryC = nil, nil
-			pushNow()
-		}
-	}
+// fetchedRef is where a fetch puts the remote's branch head. The
+// remote-tracking branch moves to it only once it is verified and
+// integrated, so a refused pull leaves the tracking branch (and `git
+// status` on the command line) as it was, and its old value still tells
+// which commits the remote had (the fork point).
+func (r *Repo) fetchedRef() plumbing.ReferenceName {
+	return plumbing.ReferenceName("refs/vaultmcp/fetched/" + r.opts.Branch)
 }
 
-func (r *Repo) pushEnabled() bool { return r.remoteURL != "" && !r.opts.NoPush }
-
-func (r *Repo) syncAndLog(ctx context.Context) {
-	if err := r.Sync(ctx); err != nil && ctx.Err() == nil {
-		r.log.Warn("sync failed", "err", err)
-	}
-}
-
-// pushWithPull pushes; a push the remote rejects because it moved on is
-// followed by a pull (which replays our commits on top) and one more push.
-func (r *Repo) pushWithPull(ctx context.Context) error {
-	err := r.Push(ctx)
-	if !errors.Is(err, ErrRejected) {
-		return err
-	}
-	r.log.Info("push rejected: the remote moved on; pulling first")
-	if err := r.Sync(ctx); err != nil {
-		return err
-	}
-	return r.Push(ctx)
-}
-
-// SyncNow asks the background loop for a pull (and push) as soon as it can.
-func (r *Repo) SyncNow() {
-	select {
-	case r.syncWake <- struct{}{}:
-	default:
-	}
-}
-
-// Sync pulls: it commits external changes, fetches the remote, and brings
-// the branch up to date with it: a fast-forward when we have nothing
-// unpushed, else our unpushed commits are replayed on top of the remote
+// Sync pulls. First, with no network involved, files changed outside the
+// server (or written by a server that crashed before committing) are
+// committed, so they are safe even while the remote is down. Then the
+// remote is fetched and its head checked (verifyTree: a tree that would
+// write into .git or outside the vault is refused whole, nothing of it is
+// written) and integrated: a fast-forward when we have nothing unpushed,
+// else our commits that the remote never had are replayed on top of its
 // head, merging notes both sides changed (see merge3) and keeping both
 // versions where the same lines collide. Only the worktree files that
 // change are written, with the vault lock held, and reported to Changed.
 // Without a remote it only commits external changes.
-func (r *Repo) Sync(ctx context.Context) error {
-	err := r.sync(ctx)
-	r.statMu.Lock()
-	if err != nil {
-		r.state.lastPullErr = r.scrub(err).Error()
-	} else {
-		r.state.lastPullErr = ""
-		r.state.lastSync = r.opts.Now()
-	}
-	r.statMu.Unlock()
-	r.refreshCounts()
-	if err == nil && r.pushEnabled() && r.Status().Ahead > 0 {
-		r.wakePush()
-	}
-	return r.scrub(err)
+func (r *Repo) Sync(ctx context.Context) (err error) {
+	defer func() {
+		r.statMu.Lock()
+		if err != nil {
+			r.state.lastPullErr = r.scrub(err).Error()
+		} else {
+			r.state.lastPullErr = ""
+			r.state.lastSync = r.opts.Now()
+		}
+		r.statMu.Unlock()
+		r.refreshCounts()
+		if err == nil && r.pushEnabled() && r.Status().Ahead > 0 {
+			r.wakePush()
+		}
+		err = r.scrub(err)
+	}()
+	defer r.recoverPanic("sync", &err)
+	return r.sync(ctx)
 }
 
 func (r *Repo) sync(ctx context.Context) error {
-	if r.remoteURL != "" {
-		if err := r.fetch(ctx); err != nil {
-			return err
-		}
+	if err := r.withLocks(func() error {
+		_, err := r.commitExternalLocked()
+		return err
+	}); err != nil {
+		return err
 	}
+	if r.remoteURL == "" {
+		return nil
+	}
+	fetched, err := r.fetch(ctx)
+	if err != nil {
+		return err
+	}
+	var changed, conflicts []string
 	r.opts.Locker.Lock()
 	defer r.opts.Locker.Unlock()
-	r.mu.Lock()
-	changed, conflicts, err := r.integrateLocked()
-	r.mu.Unlock()
+	err = func() error {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		var err error
+		changed, conflicts, err = r.integrateLocked(fetched)
+		return err
+	}()
 	r.addConflicts(conflicts)
 	if len(changed) > 0 && r.opts.Changed != nil {
 		r.opts.Changed(changed)
@@ -177,12 +93,43 @@ func (r *Repo) sync(ctx context.Context) error {
 	return err
 }
 
-// fetch updates the remote-tracking branch. A remote without commits or
-// without our branch is not an error: the first push creates it.
-func (r *Repo) fetch(ctx context.Context) error {
+// withLocks runs fn with the vault lock and the repository lock held.
+func (r *Repo) withLocks(fn func() error) error {
+	r.opts.Locker.Lock()
+	defer r.opts.Locker.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return fn()
+}
+
+// commitExternalLocked commits external changes (see commitExternal) and
+// notes the new head. r.mu and the vault lock are held.
+func (r *Repo) commitExternalLocked() (Result, error) {
+	res, ext, err := r.commitExternal()
+	if err != nil {
+		return Result{}, fmt.Errorf("commit external changes: %w", err)
+	}
+	if res.Created {
+		r.log.Info("committed external changes", "commit", res.Hash, "files", len(ext))
+		r.statMu.Lock()
+		r.state.head = res.Full
+		r.statMu.Unlock()
+	}
+	return res, nil
+}
+
+// fetch brings the remote's branch into fetchedRef and returns its head:
+// zero when the remote has no commits or no such branch, which is not an
+// error (the first push creates it). It gives up after NetworkTimeout.
+// The pack it received is flushed to disk before the head is used.
+func (r *Repo) fetch(ctx context.Context) (plumbing.Hash, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.opts.NetworkTimeout)
+	defer cancel()
 	r.netMu.Lock()
 	defer r.netMu.Unlock()
-	spec := config.RefSpec(fmt.Sprintf("+%s:%s", r.branch, r.trackingRef()))
+	packDir := filepath.Join(r.gitDir, "objects", "pack")
+	before := packFiles(packDir)
+	spec := config.RefSpec(fmt.Sprintf("+%s:%s", r.branch, r.fetchedRef()))
 	err := r.net.FetchContext(ctx, &gogit.FetchOptions{
 		RemoteName: r.opts.RemoteName,
 		RemoteURL:  r.remoteURL,
@@ -193,52 +140,87 @@ func (r *Repo) fetch(ctx context.Context) error {
 	var noRef gogit.NoMatchingRefSpecError
 	switch {
 	case err == nil, errors.Is(err, gogit.NoErrAlreadyUpToDate):
-		return nil
 	case errors.Is(err, transport.ErrEmptyRemoteRepository), errors.As(err, &noRef):
-		return nil
+		return plumbing.ZeroHash, nil
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return plumbing.ZeroHash, fmt.Errorf("fetch %s: no answer within %s", redactURL(r.remoteURL), r.opts.NetworkTimeout)
+	default:
+		return plumbing.ZeroHash, fmt.Errorf("fetch %s: %w", redactURL(r.remoteURL), err)
 	}
-	return fmt.Errorf("fetch %s: %w", redactURL(r.remoteURL), err)
+	var fresh []string
+	for f := range packFiles(packDir) {
+		if !before[f] {
+			fresh = append(fresh, filepath.Join(packDir, f))
+		}
+	}
+	if len(fresh) > 0 {
+		if err := r.flush(append(fresh, packDir)...); err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("fetch: %w", err)
+		}
+	}
+	ref, err := r.netSt.Reference(r.fetchedRef())
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("fetch: read %s: %w", r.fetchedRef(), err)
+	}
+	return ref.Hash(), nil
 }
 
-// integrateLocked commits external changes, then replays our commits that
-// the remote lacks on top of the remote-tracking branch and updates the
-// worktree. It returns the worktree paths it changed and the conflict copies
-// it made. r.mu and the vault lock are held.
-func (r *Repo) integrateLocked() (changed, conflicts []string, err error) {
-	if res, ext, err := r.commitExternal(); err != nil {
-		return nil, nil, fmt.Errorf("commit external changes: %w", err)
-	} else if res.Created {
-		r.log.Info("committed external changes", "commit", res.Hash, "files", len(ext))
-		r.statMu.Lock()
-		r.state.head = res.Full
-		r.statMu.Unlock()
+// packFiles lists the names in the pack folder, as a set.
+func packFiles(dir string) map[string]bool {
+	out := map[string]bool{}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		out[e.Name()] = true
 	}
-	if r.remoteURL == "" {
+	return out
+}
+
+// integrateLocked brings the branch up to date with remote, the head just
+// fetched: it verifies remote's tree, commits external changes, replays
+// our commits that the remote never had (see oursOnly) on top of it and
+// updates the worktree, then moves the remote-tracking branch to remote.
+// It returns the worktree paths it changed and the conflict copies it
+// made. r.mu and the vault lock are held.
+func (r *Repo) integrateLocked(remote plumbing.Hash) (changed, conflicts []string, err error) {
+	if remote.IsZero() {
 		return nil, nil, nil
+	}
+	remoteTree, err := r.treeOf(remote)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := r.obj.verifyTree(remoteTree); err != nil {
+		var unsafe *UnsafeTreeError
+		if errors.As(err, &unsafe) {
+			unsafe.Commit = remote
+		}
+		return nil, nil, err
 	}
 	local, err := r.headHash()
 	if err != nil {
 		return nil, nil, err
 	}
-	remote, err := r.refHash(r.trackingRef())
-	if err != nil || remote.IsZero() || remote == local {
-		return nil, nil, err
+	if remote == local {
+		return nil, nil, r.setTrackingLocked(remote)
 	}
-	ahead, behind, base, err := r.compare(local, remote)
+	if res, err := r.commitExternalLocked(); err != nil {
+		return nil, nil, err
+	} else if res.Created {
+		local = res.Full
+	}
+	ahead, behind, _, err := r.compare(local, remote)
 	if err != nil {
 		return nil, nil, err
 	}
-	if behind == 0 {
-		return nil, nil, nil // we are ahead: the push brings the remote along
-	}
-	chain, err := r.unpushed(local, base)
+	chain, err := r.oursOnly(local, append([]plumbing.Hash{remote}, r.upstreamTips()...))
 	if err != nil {
 		return nil, nil, err
 	}
-	rp := &replay{r: r, head: remote, stamp: r.opts.Now(), copies: map[string]string{}}
-	if rp.tree, err = r.treeOf(remote); err != nil {
-		return nil, nil, err
+	if behind == 0 && len(chain) == ahead {
+		// We are ahead: the push brings the remote along.
+		return nil, nil, r.setTrackingLocked(remote)
 	}
+	rp := &replay{r: r, head: remote, tree: remoteTree, stamp: r.opts.Now(), copies: map[string]string{}}
 	for _, c := range chain {
 		if err := rp.apply(c); err != nil {
 			return nil, nil, fmt.Errorf("replay %s: %w", short(c.Hash), err)
@@ -252,16 +234,36 @@ func (r *Repo) integrateLocked() (changed, conflicts []string, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if ahead > 0 {
+	if dropped := ahead - len(chain); dropped > 0 {
+		r.log.Warn("the remote's history was rewritten: commits it had are gone from it; following the remote, they are not pushed again (the reflog keeps them)",
+			"commits", dropped, "remote", short(remote))
+	}
+	switch {
+	case len(chain) > 0:
 		r.log.Info("replayed local commits on top of the remote", "commits", len(chain), "remote", short(remote), "head", short(rp.head))
-	} else {
+	default:
 		r.log.Info("fast-forwarded to the remote", "head", short(rp.head), "files", len(changed))
 	}
 	for _, c := range rp.conflicts {
 		r.log.Warn("conflict: the remote's version kept at the path, ours saved next to it", "path", c[0], "copy", c[1])
 		conflicts = append(conflicts, c[1])
 	}
-	return changed, conflicts, nil
+	return changed, conflicts, r.setTrackingLocked(remote)
+}
+
+// setTrackingLocked moves the remote-tracking branch to h (what the remote
+// has). A concurrent `git fetch` on the command line that moved it first
+// wins; the next sync catches up. r.mu is held.
+func (r *Repo) setTrackingLocked(h plumbing.Hash) error {
+	old, err := r.refHash(r.trackingRef())
+	if err != nil || old == h {
+		return err
+	}
+	err = r.updateRef(r.trackingRef(), h, old, "sync with "+r.opts.RemoteName)
+	if errors.Is(err, errRefMoved) {
+		return nil
+	}
+	return err
 }
 
 // treeOf returns a commit's tree (the empty tree for the zero hash).
@@ -274,28 +276,6 @@ func (r *Repo) treeOf(h plumbing.Hash) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, err
 	}
 	return c.TreeHash, nil
-}
-
-// unpushed lists the commits from base (exclusive) to local along first
-// parents, oldest first. A merge commit among them is replayed as its diff
-// against its first parent.
-func (r *Repo) unpushed(local, base plumbing.Hash) ([]*object.Commit, error) {
-	var chain []*object.Commit
-	for h := local; !h.IsZero() && h != base; {
-		c, err := r.obj.commit(h)
-		if err != nil {
-			return nil, err
-		}
-		chain = append(chain, c)
-		if len(c.ParentHashes) == 0 {
-			break
-		}
-		h = c.ParentHashes[0]
-	}
-	for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
-		chain[i], chain[j] = chain[j], chain[i]
-	}
-	return chain, nil
 }
 
 // replay rebuilds our commits one by one on top of the remote head.
@@ -326,6 +306,11 @@ func (rp *replay) apply(c *object.Commit) error {
 	diffs, err := r.obj.diffTrees(parentTree, c.TreeHash)
 	if err != nil {
 		return err
+	}
+	if len(c.ParentHashes) > 1 {
+		if diffs, err = rp.ownChanges(c, diffs); err != nil {
+			return err
+		}
 	}
 	changes := map[string]treeChange{}
 	set := func(p string, e fileEntry) {
@@ -407,28 +392,50 @@ func (rp *replay) apply(c *object.Commit) error {
 	return nil
 }
 
+// ownChanges keeps, of a merge commit's diff against its first parent,
+// the paths where the merge differs from every parent: its own conflict
+// resolutions. What a path holds as another parent has it came from that
+// parent, whose own commits are replayed when they are ours, and are the
+// remote's business (edited since, or deleted) when they are not; so a
+// merge made with `git pull` on the command line replays as the little it
+// really changed, never as a copy of the other side.
+func (rp *replay) ownChanges(c *object.Commit, diffs []fileDiff) ([]fileDiff, error) {
+	others := make([]plumbing.Hash, 0, len(c.ParentHashes)-1)
+	for _, p := range c.ParentHashes[1:] {
+		t, err := rp.r.treeOf(p)
+		if err != nil {
+			return nil, err
+		}
+		others = append(others, t)
+	}
+	kept := diffs[:0]
+	for _, d := range diffs {
+		fromOther := false
+		for _, t := range others {
+			te, ok, err := rp.r.obj.lookup(t, d.Path)
+			if err != nil {
+				return nil, err
+			}
+			inOther := ok && te.Mode != filemode.Dir
+			if (!inOther && d.To.Hash.IsZero()) || (inOther && te.Hash == d.To.Hash && te.Mode == d.To.Mode) {
+				fromOther = true
+				break
+			}
+		}
+		if !fromOther {
+			kept = append(kept, d)
+		}
+	}
+	return kept, nil
+}
+
 // merge handles a path both sides changed: a clean three-way merge of the
 // text, or the remote's version at the path and ours in a conflict copy.
 func (rp *replay) merge(p string, base, ours, theirs fileEntry, changes map[string]treeChange) error {
 	r := rp.r
-	var baseText []byte
-	if !base.Hash.IsZero() {
-		var err error
-		if baseText, err = r.obj.blob(base.Hash); err != nil {
-			return err
-		}
-	}
-	oursText, err := r.obj.blob(ours.Hash)
-	if err != nil {
-		return err
-	}
-	theirsText, err := r.obj.blob(theirs.Hash)
-	if err != nil {
-		return err
-	}
-	if !isBinary(baseText) && !isBinary(oursText) && !isBinary(theirsText) &&
-		ours.Mode != filemode.Symlink && theirs.Mode != filemode.Symlink {
-		if merged, ok := merge3(string(baseText), string(oursText), string(theirsText)); ok {
+	if ours.Mode != filemode.Symlink && theirs.Mode != filemode.Symlink {
+		merged, ok, why := rp.mergeText(base, ours, theirs)
+		if ok {
 			h, err := r.obj.writeBlob([]byte(merged))
 			if err != nil {
 				return err
@@ -436,6 +443,9 @@ func (rp *replay) merge(p string, base, ours, theirs fileEntry, changes map[stri
 			changes[p] = treeChange{hash: h, mode: ours.Mode}
 			r.log.Info("merged a note changed on both sides", "path", p)
 			return nil
+		}
+		if why != "" {
+			r.log.Warn("no line merge; both versions kept", "path", p, "why", why)
 		}
 	}
 	cp, err := rp.conflictName(p, changes)
@@ -446,6 +456,54 @@ func (rp *replay) merge(p string, base, ours, theirs fileEntry, changes map[stri
 	rp.copies[p] = cp
 	rp.conflicts = append(rp.conflicts, [2]string{p, cp})
 	return nil
+}
+
+// Limits of the line merge: past them both versions are kept whole (a
+// conflict copy), which loses nothing. go-diff's line mode maps each
+// distinct line to one rune and breaks past about 1.1 million of them;
+// long before that, a merge of texts this size is no help to anyone.
+const (
+	maxMergeBytes = 8 << 20
+	maxMergeLines = 200000
+)
+
+// mergeText reads the three versions and merges them line by line. ok is
+// false when the sides collide, and then why is empty; why says why no
+// merge was tried (binary, too big, an unreadable object as in a partial
+// clone, a panic in the diff) and the caller keeps both versions.
+func (rp *replay) mergeText(base, ours, theirs fileEntry) (merged string, ok bool, why string) {
+	r := rp.r
+	var texts [3][]byte
+	for i, e := range []fileEntry{base, ours, theirs} {
+		if e.Hash.IsZero() {
+			continue
+		}
+		data, err := r.obj.blob(e.Hash)
+		if err != nil {
+			return "", false, "unreadable version: " + err.Error()
+		}
+		if len(data) > maxMergeBytes {
+			return "", false, "too big for a line merge"
+		}
+		if isBinary(data) {
+			return "", false, ""
+		}
+		texts[i] = data
+	}
+	lines := 0
+	for _, t := range texts {
+		lines += bytes.Count(t, []byte{'\n'})
+	}
+	if lines > maxMergeLines {
+		return "", false, "too many lines for a line merge"
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			merged, ok, why = "", false, fmt.Sprintf("the line diff failed: %v", p)
+		}
+	}()
+	merged, ok = merge3(string(texts[0]), string(texts[1]), string(texts[2]))
+	return merged, ok, ""
 }
 
 // structureConflict checks whether our file at p collides with the shape
@@ -552,6 +610,11 @@ func conflictPath(p string, when time.Time, taken func(string) bool) string {
 // index (edited outside at this very moment) is saved as a conflict copy
 // before it is replaced: nothing is lost.
 func (r *Repo) checkout(from, to, newHead, old plumbing.Hash) ([]string, error) {
+	// The tree may hold our own commits made with the git CLI: it passes
+	// the same check as the remote's before anything is written.
+	if err := r.obj.verifyTree(to); err != nil {
+		return nil, err
+	}
 	diffs, err := r.obj.diffTrees(from, to)
 	if err != nil {
 		return nil, err
@@ -559,6 +622,20 @@ func (r *Repo) checkout(from, to, newHead, old plumbing.Hash) ([]string, error) 
 	idx, err := r.index.load()
 	if err != nil {
 		return nil, err
+	}
+	// Nothing is written through a symbolic link: checked for every path
+	// before the first write. A tracked link this checkout removes is no
+	// obstacle (deletions go first).
+	goingLinks := map[string]bool{}
+	for _, d := range diffs {
+		if d.From.Mode == filemode.Symlink && d.To.Mode != filemode.Symlink {
+			goingLinks[d.Path] = true
+		}
+	}
+	for _, d := range diffs {
+		if err := r.noSymlinkAbove(d.Path, goingLinks); err != nil {
+			return nil, err
+		}
 	}
 	upd := newIndexUpdate()
 	var changed []string
@@ -606,15 +683,7 @@ func (r *Repo) checkout(from, to, newHead, old plumbing.Hash) ([]string, error) 
 		upd.set[d.Path] = e
 		changed = append(changed, d.Path)
 	}
-	lock, err := r.index.prepare(upd.apply(idx))
-	if err != nil {
-		return nil, err
-	}
-	if err := r.updateRef(r.branch, newHead, old, "pull: replay onto "+r.opts.RemoteName); err != nil {
-		lock.abort()
-		return nil, err
-	}
-	if err := lock.commit(); err != nil {
+	if err := r.moveBranch(idx, upd, newHead, old, "pull: replay onto "+r.opts.RemoteName, r.worktreeFiles(changed)); err != nil {
 		return nil, err
 	}
 	r.statMu.Lock()
@@ -654,6 +723,26 @@ func (r *Repo) saveIfEdited(idx *index.Index, p, full string) error {
 	return nil
 }
 
+// noSymlinkAbove refuses to write p when one of its parent folders in the
+// worktree is a symbolic link (git's "beyond a symbolic link" check): the
+// write would land wherever the link points, maybe outside the vault.
+// Links in going are removed by the checkout before anything is written.
+func (r *Repo) noSymlinkAbove(p string, going map[string]bool) error {
+	dir := r.dir
+	parts := strings.Split(p, "/")
+	for i, part := range parts[:len(parts)-1] {
+		dir = filepath.Join(dir, part)
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			return nil // missing: created as a real folder
+		}
+		if fi.Mode()&os.ModeSymlink != 0 && !going[strings.Join(parts[:i+1], "/")] {
+			return &UnsafeTreeError{Path: p, Reason: "lies beyond a symbolic link in the vault"}
+		}
+	}
+	return nil
+}
+
 func (r *Repo) existsInWorktree(rel string) bool {
 	_, err := os.Lstat(filepath.Join(r.dir, filepath.FromSlash(rel)))
 	return err == nil
@@ -676,7 +765,7 @@ func writeWorktreeFile(full string, content []byte, mode filemode.FileMode) (os.
 	if mode == filemode.Executable {
 		perm = 0o755
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(full), ".vaultmcp-*")
+	tmp, err := os.CreateTemp(filepath.Dir(full), tempPrefix+strconv.Itoa(os.Getpid())+"-pull-*.tmp")
 	if err != nil {
 		return nil, err
 	}

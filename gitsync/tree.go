@@ -32,13 +32,22 @@ type objects struct {
 	zw    *zlib.Writer    // reused: a new one allocates ~1 MB
 	tmp   int             // temp file counter
 	buf   bytes.Buffer
+	// verified holds trees verifyTree found safe.
+	verified map[plumbing.Hash]struct{}
+	// written lists the object files (and their folders) written since
+	// the last takeWritten, for flushing them before a ref points at them.
+	written []string
+	// writeFault, when set (by tests), fails every object write with
+	// its error, as a full disk would.
+	writeFault error
 }
 
 // treeCacheSize bounds the decoded-tree cache.
 const treeCacheSize = 256
 
 func newObjects(st *filesystem.Storage, gitDir string) *objects {
-	return &objects{st: st, dir: filepath.Join(gitDir, "objects"), trees: make(map[plumbing.Hash][]object.TreeEntry)}
+	return &objects{st: st, dir: filepath.Join(gitDir, "objects"), trees: make(map[plumbing.Hash][]object.TreeEntry),
+		verified: map[plumbing.Hash]struct{}{}}
 }
 
 // writeLoose stores an object as a loose object file, the way git does: a
@@ -50,8 +59,16 @@ func (o *objects) writeLoose(t plumbing.ObjectType, data []byte) (plumbing.Hash,
 	hex := h.String()
 	dir := filepath.Join(o.dir, hex[:2])
 	final := filepath.Join(dir, hex[2:])
-	if _, err := os.Lstat(final); err == nil {
-		return h, nil // content-addressed: already there
+	if fi, err := os.Lstat(final); err == nil {
+		if fi.Size() > 0 {
+			return h, nil // content-addressed: already there
+		}
+		// An empty object file is what a power loss leaves of a write that
+		// was never flushed: write it again rather than point at it.
+		os.Remove(final)
+	}
+	if o.writeFault != nil {
+		return plumbing.ZeroHash, o.writeFault
 	}
 	o.tmp++
 	tmp := filepath.Join(dir, fmt.Sprintf("tmp_obj_%s_%d_%d", hex[2:10], os.Getpid(), o.tmp))
@@ -87,7 +104,16 @@ func (o *objects) writeLoose(t plumbing.ObjectType, data []byte) (plumbing.Hash,
 		os.Remove(tmp)
 		return plumbing.ZeroHash, err
 	}
+	o.written = append(o.written, final, dir)
 	return h, nil
+}
+
+// takeWritten returns the object files and folders written since the last
+// call, for flushing.
+func (o *objects) takeWritten() []string {
+	w := o.written
+	o.written = nil
+	return w
 }
 
 // encoded returns a raw object. Packs written by another process (a fetch

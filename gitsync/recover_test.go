@@ -1,0 +1,227 @@
+package gitsync
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// deadPid returns the pid of a process that has exited.
+func deadPid(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+// leaveStaleLock leaves lock (an F.lock) the way a vaultmcp process killed
+// mid-commit leaves it: a hard link of an owner file nobody holds.
+func leaveStaleLock(t *testing.T, gitDir, lock, content string) {
+	t.Helper()
+	owner := filepath.Join(gitDir, "vaultmcp-"+strconv.Itoa(deadPid(t))+"-1"+ownerSuffix)
+	if err := os.WriteFile(owner, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(owner, lock); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStaleLocksOfADeadServerAreRecovered: index.lock and the branch's
+// ref lock left by a killed server are removed at Open (and logged), and
+// a server killed between its ref update and its index update (the index
+// then lacks a note HEAD has: `git status` shows it staged as deleted and
+// untracked at once) is repaired by the first sync, even with the remote
+// down.
+func TestStaleLocksOfADeadServerAreRecovered(t *testing.T) {
+	w := newWorld(t, Options{})
+	w.write(t, "write a.md", "a.md", "a\n")
+	gitDir := filepath.Join(w.vault, ".git")
+	oldIndex, err := os.ReadFile(filepath.Join(gitDir, "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.write(t, "write b.md", "b.md", "b\n")
+	w.r.Close()
+	// The crash: the ref moved (b.md is in HEAD), the index did not, and
+	// both locks stayed.
+	if err := os.WriteFile(filepath.Join(gitDir, "index"), oldIndex, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	leaveStaleLock(t, gitDir, filepath.Join(gitDir, "index.lock"), "half an index")
+	leaveStaleLock(t, gitDir, filepath.Join(gitDir, "refs", "heads", "main.lock"), "")
+	if st := git(t, w.vault, "status", "--porcelain"); !strings.Contains(st, "D  b.md") || !strings.Contains(st, "?? b.md") {
+		t.Fatalf("setup: git status =\n%s", st)
+	}
+	if err := os.Rename(w.remote, w.remote+".away"); err != nil {
+		t.Fatal(err)
+	}
+
+	var logs logBuffer
+	r := openDurableRepo(t, Options{Dir: w.vault, Locker: &w.lock, Logger: logs.logger()})
+	for _, lock := range []string{"index.lock", "refs/heads/main.lock"} {
+		if _, err := os.Stat(filepath.Join(gitDir, lock)); err == nil {
+			t.Errorf("%s still there", lock)
+		}
+	}
+	if !strings.Contains(logs.String(), "removed a stale lock file") {
+		t.Errorf("recovery not logged:\n%s", logs.String())
+	}
+	if owners, _ := filepath.Glob(filepath.Join(gitDir, "*"+ownerSuffix)); len(owners) != 0 {
+		t.Errorf("owner files left: %q", owners)
+	}
+	if err := r.Sync(context.Background()); err == nil {
+		t.Error("Sync with the remote away succeeded")
+	}
+	assertClean(t, w.vault)
+	w.lock.Lock()
+	res := record(t, r, "write c.md", "c.md", "c\n")
+	w.lock.Unlock()
+	if !res.Created {
+		t.Error("no commit after recovery")
+	}
+}
+
+// TestForeignAndLiveLocksAreNotRemoved: a lock without our owner mark (a
+// git command's) and a lock whose owner is alive (another vaultmcp in the
+// middle of a commit) are left alone, and a commit then fails with a clear
+// error instead of waiting forever.
+func TestForeignAndLiveLocksAreNotRemoved(t *testing.T) {
+	dir := t.TempDir()
+	r := openRepo(t, Options{Dir: dir})
+	record(t, r, "write a.md", "a.md", "a\n")
+	r.Close()
+	gitDir := filepath.Join(dir, ".git")
+	foreign := filepath.Join(gitDir, "index.lock")
+	if err := os.WriteFile(foreign, []byte("git commit is running"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A live owner: this process holds its flock.
+	live, err := takeLock(gitDir, filepath.Join(gitDir, "refs", "heads", "main.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.abort()
+
+	var logs logBuffer
+	r2 := openRepo(t, Options{Dir: dir, Logger: logs.logger()})
+	if _, err := os.Stat(foreign); err != nil {
+		t.Error("a foreign index.lock was removed")
+	}
+	if _, err := os.Stat(live.path); err != nil {
+		t.Error("a live process's ref lock was removed")
+	}
+	if !strings.Contains(logs.String(), "another git command is running") {
+		t.Errorf("the foreign lock is not reported:\n%s", logs.String())
+	}
+	writeFile(t, dir, "b.md", "b\n")
+	if _, err := r2.Commit(context.Background(), "write b.md", []string{"b.md"}); err == nil || !strings.Contains(err.Error(), "index.lock") {
+		t.Errorf("Commit = %v, want a locked-index error", err)
+	}
+}
+
+// TestTempFilesOfInterruptedWritesAreRemovedNeverCommitted: temporary
+// files of atomic writes are never committed; those of a dead process are
+// removed by the first sync, a live process's are left alone.
+func TestTempFilesOfInterruptedWritesAreRemovedNeverCommitted(t *testing.T) {
+	dir := t.TempDir()
+	r := openRepo(t, Options{Dir: dir})
+	record(t, r, "write a.md", "a.md", "a\n")
+	stale := ".vaultmcp-" + strconv.Itoa(deadPid(t)) + "-a.md-123.tmp"
+	pullStale := "notes/.vaultmcp-" + strconv.Itoa(deadPid(t)) + "-pull-9.tmp"
+	liveTemp := ".vaultmcp-" + strconv.Itoa(os.Getppid()) + "-b.md-456.tmp"
+	writeFile(t, dir, stale, "half a no")
+	writeFile(t, dir, pullStale, "half")
+	writeFile(t, dir, liveTemp, "being written")
+	writeFile(t, dir, "notes/real.md", "real\n")
+	if err := r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{stale, pullStale} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
+			t.Errorf("%s not removed", p)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, liveTemp)); err != nil {
+		t.Error("a live process's temporary file was removed")
+	}
+	if files := git(t, dir, "ls-tree", "-r", "--name-only", "HEAD"); files != "a.md\nnotes/real.md" {
+		t.Errorf("committed files:\n%s", files)
+	}
+	// A folder commit skips them too.
+	writeFile(t, dir, "notes/"+filepath.Base(liveTemp), "being written")
+	if _, err := r.Commit(context.Background(), "notes", []string{"notes"}); err != nil {
+		t.Fatal(err)
+	}
+	if files := git(t, dir, "ls-tree", "-r", "--name-only", "HEAD"); strings.Contains(files, ".vaultmcp-") {
+		t.Errorf("a temporary file was committed:\n%s", files)
+	}
+}
+
+// TestExternalChangesCommittedWhileRemoteIsDown: a file written while the
+// remote is unreachable is committed by the sync all the same.
+func TestExternalChangesCommittedWhileRemoteIsDown(t *testing.T) {
+	w := newWorld(t, Options{})
+	if err := os.Rename(w.remote, w.remote+".away"); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, w.vault, "written-before-a-crash.md", "acknowledged\n")
+	if err := w.r.Sync(context.Background()); err == nil {
+		t.Fatal("Sync succeeded with the remote away")
+	}
+	if got := git(t, w.vault, "log", "-1", "--format=%s"); got != ExternalChangesMessage {
+		t.Errorf("head commit %q, want the external changes", got)
+	}
+	assertClean(t, w.vault)
+}
+
+// TestRecordIsDurable: with durability on (the default) a commit's files
+// are flushed; this checks the commit path end to end with fsync on and
+// that the flush sees every object and lock (no error from missing files).
+func TestRecordIsDurable(t *testing.T) {
+	dir := t.TempDir()
+	r := openDurableRepo(t, Options{Dir: dir})
+	if r.opts.NoFsync {
+		t.Fatal("durability is off by default")
+	}
+	for i := 0; i < 5; i++ {
+		record(t, r, "write n.md", "deep/er/n"+itoa(i)+".md", "n\n")
+	}
+	if got := len(r.obj.written); got != 0 {
+		t.Errorf("%d written objects never flushed", got)
+	}
+	assertClean(t, dir)
+}
+
+// logBuffer collects a Repo's log for assertions.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func (l *logBuffer) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
