@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 
@@ -108,10 +109,25 @@ func gitOptions(cfg *config.Config, v *vault.Vault, ix *index.Index, logger *slo
 		Auth:         auth,
 		SyncInterval: interval,
 		NoPush:       !cfg.Git.Push,
-		Locker:       v.Locker(),
-		Changed:      ix.Refresh,
-		Logger:       logger,
+		NoFsync:      !cfg.Git.Fsync,
+
+		NetworkTimeout:      cfg.Git.NetworkTimeout,
+		MassDeletionFiles:   cfg.Git.MassDeletionFiles,
+		MassDeletionPercent: cfg.Git.MassDeletionPercent,
+		AllowMassDeletion:   cfg.Git.AllowMassDeletion,
+		GCInterval:          gcInterval(cfg.Git.GCInterval),
+		Locker:              v.Locker(),
+		Changed:             ix.Refresh,
+		Logger:              logger,
 	}
+}
+
+// gcInterval maps git.gc_interval (0 = off) onto gitsync (negative = off).
+func gcInterval(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // welcomeNote is the first note of the default vault.

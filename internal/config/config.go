@@ -39,9 +39,11 @@ type Vault struct {
 
 // Git configures history and sync.
 type Git struct {
-	// Remote is the URL to push to and pull from; empty = local commits only.
+	// Remote is the URL to push to and pull from; empty = the vault's own
+	// origin remote if it has one, else local commits only.
 	Remote string `mapstructure:"remote"`
-	// Branch is the branch to commit on.
+	// Branch is the branch to commit on; empty = the branch checked out in
+	// the vault (git's init.defaultBranch, else main, for a new one).
 	Branch string `mapstructure:"branch"`
 	// AuthorName and AuthorEmail sign every commit the server makes.
 	AuthorName  string `mapstructure:"author_name"`
@@ -60,6 +62,18 @@ type Git struct {
 	Token string `mapstructure:"token"`
 	// Username goes with Token (most hosts accept any non-empty name).
 	Username string `mapstructure:"username"`
+	// Fsync flushes every commit to disk before a write is reported done.
+	Fsync bool `mapstructure:"fsync"`
+	// NetworkTimeout bounds each fetch and push.
+	NetworkTimeout time.Duration `mapstructure:"network_timeout"`
+	// MassDeletionFiles and MassDeletionPercent are the thresholds above
+	// which a deletion found by the external-changes scan is held back
+	// until confirmed; AllowMassDeletion commits it anyway.
+	MassDeletionFiles   int  `mapstructure:"mass_deletion_files"`
+	MassDeletionPercent int  `mapstructure:"mass_deletion_percent"`
+	AllowMassDeletion   bool `mapstructure:"allow_mass_deletion"`
+	// GCInterval is how often loose objects are packed; 0 turns it off.
+	GCInterval time.Duration `mapstructure:"gc_interval"`
 }
 
 // Log configures logging (to stderr: stdout carries the MCP stream).
@@ -139,7 +153,7 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("vault.skip", []string{".obsidian", ".trash"})
 	v.SetDefault("vault.max_read_bytes", 256<<10)
 	v.SetDefault("git.remote", "")
-	v.SetDefault("git.branch", "main")
+	v.SetDefault("git.branch", "")
 	v.SetDefault("git.author_name", "vaultmcp")
 	v.SetDefault("git.author_email", "vaultmcp@localhost")
 	v.SetDefault("git.sync_interval", 60*time.Second)
@@ -149,6 +163,12 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("git.ssh_key", "")
 	v.SetDefault("git.ssh_key_passphrase", "")
 	v.SetDefault("git.known_hosts", "")
+	v.SetDefault("git.fsync", true)
+	v.SetDefault("git.network_timeout", 2*time.Minute)
+	v.SetDefault("git.mass_deletion_files", 200)
+	v.SetDefault("git.mass_deletion_percent", 20)
+	v.SetDefault("git.allow_mass_deletion", false)
+	v.SetDefault("git.gc_interval", time.Hour)
 	v.SetDefault("log.level", "info")
 }
 
@@ -199,8 +219,17 @@ func (c *Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("log.level must be debug, info, warn or error, got %q", c.Log.Level))
 	}
-	if c.Git.Branch == "" {
-		errs = append(errs, errors.New("git.branch must not be empty"))
+	if c.Git.NetworkTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("git.network_timeout must be positive, got %s", c.Git.NetworkTimeout))
+	}
+	if c.Git.MassDeletionFiles <= 0 {
+		errs = append(errs, fmt.Errorf("git.mass_deletion_files must be positive, got %d", c.Git.MassDeletionFiles))
+	}
+	if c.Git.MassDeletionPercent <= 0 || c.Git.MassDeletionPercent > 100 {
+		errs = append(errs, fmt.Errorf("git.mass_deletion_percent must be between 1 and 100, got %d", c.Git.MassDeletionPercent))
+	}
+	if c.Git.GCInterval < 0 {
+		errs = append(errs, fmt.Errorf("git.gc_interval must not be negative, got %s", c.Git.GCInterval))
 	}
 	return errors.Join(errs...)
 }

@@ -64,8 +64,9 @@ func TestDefaults(t *testing.T) {
 	if !slices.Equal(c.Vault.Hidden, []string{".git", ".claude"}) || !slices.Equal(c.Vault.Skip, []string{".obsidian", ".trash"}) {
 		t.Errorf("hidden %q, skip %q", c.Vault.Hidden, c.Vault.Skip)
 	}
-	if c.Vault.MaxReadBytes != 256<<10 || c.Git.SyncInterval != time.Minute || c.Git.Branch != "main" ||
-		!c.Git.Push || c.Log.Level != "info" {
+	if c.Vault.MaxReadBytes != 256<<10 || c.Git.SyncInterval != time.Minute || c.Git.Branch != "" ||
+		!c.Git.Push || c.Log.Level != "info" || !c.Git.Fsync || c.Git.NetworkTimeout != 2*time.Minute ||
+		c.Git.MassDeletionFiles != 200 || c.Git.MassDeletionPercent != 20 || c.Git.AllowMassDeletion || c.Git.GCInterval != time.Hour {
 		t.Errorf("defaults: %+v", c)
 	}
 	// No flag set at all works too.
@@ -203,8 +204,10 @@ func TestBadValues(t *testing.T) {
 			[]string{"log.level", `"verbose"`}},
 		{"zero read limit", map[string]string{"VAULTMCP_VAULT_MAX_READ_BYTES": "0"}, "", nil,
 			[]string{"vault.max_read_bytes must be positive"}},
-		{"empty branch", nil, "git:\n  branch: \"\"\n", nil,
-			[]string{"git.branch must not be empty"}},
+		{"mass deletion percent over 100", nil, "git:\n  mass_deletion_percent: 150\n", nil,
+			[]string{"git.mass_deletion_percent must be between 1 and 100", "150"}},
+		{"zero network timeout", map[string]string{"VAULTMCP_GIT_NETWORK_TIMEOUT": "0s"}, "", nil,
+			[]string{"git.network_timeout must be positive"}},
 		{"several problems at once", map[string]string{"VAULTMCP_GIT_SYNC_INTERVAL": "-1m", "VAULTMCP_LOG_LEVEL": "x"}, "", nil,
 			[]string{"sync_interval", "log.level"}},
 		{"broken YAML", nil, "vault: [unclosed\n", nil,
