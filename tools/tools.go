@@ -85,7 +85,7 @@ func All(d Deps) []server.ServerTool {
 		)
 	}
 	if d.Git != nil {
-		all = append(all, GetRecentChanges(d))
+		all = append(all, GetRecentChanges(d), ConfirmDeletion(d))
 	}
 	return all
 }

@@ -30,18 +30,27 @@ type folderInfo struct {
 }
 
 type syncInfo struct {
-	Branch           string   `json:"branch"`
-	Head             string   `json:"head,omitempty" jsonschema:"Short hash of the last commit"`
-	RemoteConfigured bool     `json:"remote_configured"`
-	Remote           string   `json:"remote,omitempty"`
-	RemoteURL        string   `json:"remote_url,omitempty" jsonschema:"The remote's URL, any password hidden"`
-	PushEnabled      bool     `json:"push_enabled"`
-	LastPush         string   `json:"last_push,omitempty" jsonschema:"When the last push succeeded (RFC 3339)"`
-	Ahead            int      `json:"ahead" jsonschema:"Local commits not pushed yet"`
-	Behind           int      `json:"behind" jsonschema:"Remote commits not pulled yet"`
-	LastPushError    string   `json:"last_push_error,omitempty"`
-	LastPullError    string   `json:"last_pull_error,omitempty"`
-	PendingConflicts []string `json:"pending_conflicts" jsonschema:"Conflict copies sync made that are still in the vault"`
+	Branch           string    `json:"branch"`
+	Head             string    `json:"head,omitempty" jsonschema:"Short hash of the last commit"`
+	RemoteConfigured bool      `json:"remote_configured"`
+	Remote           string    `json:"remote,omitempty"`
+	RemoteURL        string    `json:"remote_url,omitempty" jsonschema:"The remote's URL, any password hidden"`
+	PushEnabled      bool      `json:"push_enabled"`
+	LastPush         string    `json:"last_push,omitempty" jsonschema:"When the last push succeeded (RFC 3339)"`
+	Ahead            int       `json:"ahead" jsonschema:"Local commits not pushed yet"`
+	Behind           int       `json:"behind" jsonschema:"Remote commits not pulled yet"`
+	LastPushError    string    `json:"last_push_error,omitempty"`
+	LastPullError    string    `json:"last_pull_error,omitempty"`
+	PendingConflicts []string  `json:"pending_conflicts" jsonschema:"Conflict copies sync made that are still in the vault"`
+	NextPushRetry    string    `json:"next_push_retry,omitempty" jsonschema:"When a failed push is tried again (RFC 3339)"`
+	HeldDeletion     *heldInfo `json:"held_deletion,omitempty" jsonschema:"A mass deletion held back: not committed or pushed until confirmed (confirm_mass_deletion) or the files come back"`
+}
+
+type heldInfo struct {
+	Files    int      `json:"files" jsonschema:"Tracked files missing from the vault"`
+	Tracked  int      `json:"tracked" jsonschema:"Tracked files in all"`
+	Examples []string `json:"examples" jsonschema:"A few of the missing files"`
+	Since    string   `json:"since" jsonschema:"When it was first held back (RFC 3339)"`
 }
 
 // GetVaultInfo is get_vault_info (seed 003): counts and sync state.
@@ -73,6 +82,10 @@ func GetVaultInfo(d Deps) server.ServerTool {
 				Branch: s.Branch, Head: s.Head, RemoteConfigured: s.RemoteConfigured, Remote: s.Remote, RemoteURL: s.RemoteURL,
 				PushEnabled: s.PushEnabled, LastPush: rfc3339(s.LastPush), Ahead: s.Ahead, Behind: s.Behind,
 				LastPushError: s.LastPushError, LastPullError: s.LastPullError, PendingConflicts: s.PendingConflicts,
+			}
+			res.Sync.NextPushRetry = rfc3339(s.NextPushRetry)
+			if h := s.HeldDeletion; h != nil {
+				res.Sync.HeldDeletion = &heldInfo{Files: h.Files, Tracked: h.Tracked, Examples: h.Examples, Since: rfc3339(h.Since)}
 			}
 			if res.Sync.PendingConflicts == nil {
 				res.Sync.PendingConflicts = []string{}
@@ -138,6 +151,14 @@ func vaultInfoText(r vaultInfoResult) string {
 	}
 	if s.LastPullError != "" {
 		fmt.Fprintf(&b, "Last pull failed: %s\n", s.LastPullError)
+	}
+	if s.NextPushRetry != "" {
+		fmt.Fprintf(&b, "Next push attempt: %s\n", s.NextPushRetry)
+	}
+	if h := s.HeldDeletion; h != nil {
+		fmt.Fprintf(&b, "Mass deletion held back (not committed, not pushed): %s of %s tracked files are missing, e.g. %s. "+
+			"Restore them, or if they were deleted on purpose confirm with confirm_mass_deletion (files: %d).\n",
+			count(h.Files), count(h.Tracked), strings.Join(h.Examples, ", "), h.Files)
 	}
 	if len(s.PendingConflicts) > 0 {
 		fmt.Fprintf(&b, "Conflict copies to merge by hand, then delete (%d): %s\n", len(s.PendingConflicts), strings.Join(s.PendingConflicts, ", "))
