@@ -8,6 +8,8 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"unicode/utf8"
 )
 
 // Tx is one change in progress. Every file operation it performs is
@@ -194,12 +196,29 @@ func removeIfExists(abs string) error {
 	return nil
 }
 
+// tempName is the os.CreateTemp pattern of an atomic write's temporary
+// file: tempPrefix, this process's id (so that the sync, which removes
+// leftovers of interrupted writes at start, can tell a dead process's
+// file from a live one's), and the target's name, cut so that the whole
+// stays within the 255 bytes a file name may have.
+func tempName(base string) string {
+	const maxBase = 150
+	if len(base) > maxBase {
+		cut := maxBase
+		for cut > 0 && !utf8.RuneStart(base[cut]) {
+			cut--
+		}
+		base = base[:cut]
+	}
+	return tempPrefix + strconv.Itoa(os.Getpid()) + "-" + base + "-*.tmp"
+}
+
 // writeAtomic replaces abs with data so that readers see the old or the new
 // content, never a mix: a temporary file in the same folder is written,
 // synced and renamed over the target.
 func writeAtomic(abs string, data []byte, perm fs.FileMode) (err error) {
 	dir, base := filepath.Split(abs)
-	f, err := os.CreateTemp(dir, tempPrefix+base+"-*.tmp")
+	f, err := os.CreateTemp(dir, tempName(base))
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,8 @@ var DefaultHidden = []string{".git", ".claude"}
 var DefaultSkip = []string{".obsidian", ".trash"}
 
 // tempPrefix marks the temporary files of atomic writes, so walkers and
-// watchers can ignore them.
+// watchers can ignore them (and git never commits them). The names are
+// ".vaultmcp-<pid>-<target>-<random>.tmp"; see tempName.
 const tempPrefix = ".vaultmcp-"
 
 // Recorder makes a change durable in history (a git commit). summary reads
