@@ -2,6 +2,7 @@ package gitsync
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -203,4 +204,32 @@ func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
+}
+
+// TestPushNeverUndoesARemoteRewind: the remote is rewound to an older
+// commit and we push before any pull. Our branch is a fast-forward of the
+// rewound remote, so a plain push would put the dropped commit back; the
+// push is rejected instead, the pull follows the rewind, and the next push
+// carries only the new commit.
+func TestPushNeverUndoesARemoteRewind(t *testing.T) {
+	w := newWorld(t, Options{})
+	w.write(t, "write secret.md", "secret.md", "secret\n")
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	git(t, w.remote, "update-ref", "refs/heads/main", "main~1")
+	w.write(t, "write new.md", "new.md", "new\n")
+	if err := w.r.Push(context.Background()); !errors.Is(err, ErrRejected) {
+		t.Fatalf("Push onto a rewound remote = %v, want ErrRejected", err)
+	}
+	if got := w.remoteLog(t); !slices.Equal(got, []string{"MCP: write welcome.md"}) {
+		t.Fatalf("remote log = %q", got)
+	}
+	if err := w.r.pushWithPull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := w.remoteLog(t), []string{"MCP: write new.md", "MCP: write welcome.md"}; !slices.Equal(got, want) {
+		t.Errorf("remote log = %q, want %q", got, want)
+	}
+	w.assertSameEverywhere(t)
 }

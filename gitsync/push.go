@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/revlist"
@@ -156,6 +158,20 @@ func (r *Repo) push(ctx context.Context) (pushed bool, err error) {
 	if remote == local {
 		return false, r.setTracking(local)
 	}
+	// Push only onto the remote head we last integrated or pushed (a
+	// lease, as --force-with-lease, kept even for fast-forwards): a remote
+	// that moved since, forward or back, is pulled first. Pushing our
+	// branch onto a remote rewound to an older commit would otherwise be
+	// a fast-forward that puts back the commits the rewrite dropped.
+	r.mu.Lock()
+	known, err := r.refHash(r.trackingRef())
+	r.mu.Unlock()
+	if err != nil {
+		return false, err
+	}
+	if !remote.IsZero() && remote != known {
+		return false, fmt.Errorf("%w (it is at %s, last seen at %s)", ErrRejected, short(remote), orNone(short(known)))
+	}
 	obj := newObjects(r.netSt, r.gitDir)
 	if !remote.IsZero() && !obj.has(remote) {
 		return false, ErrRejected
@@ -288,6 +304,11 @@ func (r *Repo) objectsToPush(obj *objects, local, remote plumbing.Hash) ([]plumb
 		}
 		return hs, nil
 	}
+	// Oldest first: when a commit is reached, every object of its parent
+	// is on the remote or already in out, so an object equal to the
+	// parent's at the same path is safe to leave out, and a tree met again
+	// (a folder changed and changed back) is complete already.
+	slices.Reverse(chain)
 	seen := map[plumbing.Hash]bool{}
 	var out []plumbing.Hash
 	for _, h := range chain {
@@ -312,7 +333,7 @@ func (r *Repo) objectsToPush(obj *objects, local, remote plumbing.Hash) ([]plumb
 }
 
 // newTreeObjects adds tree and its subtrees and blobs that differ from the
-// same path in old.
+// same path in old, whose objects the remote has or out holds already.
 func newTreeObjects(obj *objects, old, tree plumbing.Hash, seen map[plumbing.Hash]bool, out *[]plumbing.Hash) error {
 	if old == tree || seen[tree] {
 		return nil
@@ -323,23 +344,25 @@ func newTreeObjects(obj *objects, old, tree plumbing.Hash, seen map[plumbing.Has
 	if err != nil {
 		return err
 	}
-	prev := make(map[string]plumbing.Hash, len(oldEntries))
+	prev := make(map[string]object.TreeEntry, len(oldEntries))
 	for _, e := range oldEntries {
-		prev[e.Name] = e.Hash
+		prev[e.Name] = e
 	}
 	es, err := obj.tree(tree)
 	if err != nil {
 		return err
 	}
 	for _, e := range es {
-		if prev[e.Name] == e.Hash || seen[e.Hash] {
+		if prev[e.Name].Hash == e.Hash || seen[e.Hash] {
 			continue
 		}
 		switch e.Mode {
 		case filemode.Dir:
-			base := prev[e.Name]
-			if base.IsZero() {
-				base = emptyTree
+			// Compare with the folder that was at this path; a file that
+			// was there is no base (a note replaced by a folder).
+			base := emptyTree
+			if p, ok := prev[e.Name]; ok && p.Mode == filemode.Dir {
+				base = p.Hash
 			}
 			if err := newTreeObjects(obj, base, e.Hash, seen, out); err != nil {
 				return err
@@ -374,4 +397,11 @@ func (r *Repo) isAncestorIn(obj *objects, anc, h plumbing.Hash) (bool, error) {
 		stack = append(stack, c.ParentHashes...)
 	}
 	return false, nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return s
 }

@@ -87,3 +87,52 @@ func TestDeclinedPushOverHTTP(t *testing.T) {
 		t.Errorf("error shows the token: %v", err)
 	}
 }
+
+// TestPushSendsEveryObjectOfARevertedTree: a folder that changes and
+// changes back within one push (tree T, then O, then T again) must not
+// make the push skip the objects that first came in with T. (The object
+// walk used to go newest first and skip a tree it had already seen, which
+// it had only compared against O: the new subfolder was never sent, and
+// the remote refused the push as "missing necessary objects".)
+func TestPushSendsEveryObjectOfARevertedTree(t *testing.T) {
+	w := newWorld(t, Options{})
+	writeFile(t, w.vault, "lane/sub/s.md", "new in the first commit\n")
+	writeFile(t, w.vault, "lane/a.md", "A\n")
+	w.lock.Lock()
+	if _, err := w.r.Commit(context.Background(), "add lane", []string{"lane"}); err != nil {
+		t.Fatal(err)
+	}
+	w.lock.Unlock()
+	w.write(t, "edit a", "lane/a.md", "A2\n")
+	w.write(t, "edit a back", "lane/a.md", "A\n")
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatalf("push: %v", err)
+	}
+	if out, err := gitErr(w.remote, "fsck", "--strict"); err != nil {
+		t.Errorf("remote fsck: %v\n%s", err, out)
+	}
+	w.assertSameEverywhere(t)
+}
+
+// TestPushFileBecomesFolder: a note replaced by a folder of the same name
+// in one push.
+func TestPushFileBecomesFolder(t *testing.T) {
+	w := newWorld(t, Options{})
+	w.write(t, "write x", "x", "a file\n")
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(w.vault, "x")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, w.vault, "x/inside.md", "now a folder\n")
+	w.lock.Lock()
+	if _, err := w.r.Commit(context.Background(), "x is a folder", []string{"x"}); err != nil {
+		t.Fatal(err)
+	}
+	w.lock.Unlock()
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatalf("push: %v", err)
+	}
+	w.assertSameEverywhere(t)
+}

@@ -63,11 +63,11 @@ func (e *UnsafeTreeError) Unwrap() error { return ErrUnsafePath }
 func checkName(name string, mode filemode.FileMode) error {
 	switch {
 	case name == "":
-		return fmt.Errorf("%w: empty name", ErrUnsafePath)
+		return fmt.Errorf("%w: has an empty name", ErrUnsafePath)
 	case strings.IndexByte(name, 0) >= 0:
-		return fmt.Errorf("%w: NUL byte in name", ErrUnsafePath)
+		return fmt.Errorf("%w: has a NUL byte in its name", ErrUnsafePath)
 	case strings.IndexByte(name, '/') >= 0:
-		return fmt.Errorf("%w: '/' in a name", ErrUnsafePath)
+		return fmt.Errorf("%w: has a '/' in its name", ErrUnsafePath)
 	}
 	for _, part := range strings.Split(name, `\`) {
 		if err := checkPart(part, mode); err != nil {
@@ -81,14 +81,14 @@ func checkPart(part string, mode filemode.FileMode) error {
 	folded := foldForCompare(part)
 	switch {
 	case part == "." || part == ".." || folded == "." || folded == "..":
-		return fmt.Errorf("%w: %q names a parent or the same folder", ErrUnsafePath, part)
+		return fmt.Errorf("%w: names the folder itself or its parent (. or ..)", ErrUnsafePath)
 	case isDotGit(part) || isDotGit(folded):
-		return fmt.Errorf("%w: %q is .git", ErrUnsafePath, part)
+		return fmt.Errorf("%w: is .git, or a spelling of it some file system reads as .git", ErrUnsafePath)
 	}
 	if mode == filemode.Symlink {
 		for _, special := range []string{".gitmodules", ".gitignore", ".gitattributes"} {
 			if strings.EqualFold(trimNTFS(folded), special) {
-				return fmt.Errorf("%w: %q is a symbolic link git would follow", ErrUnsafePath, part)
+				return fmt.Errorf("%w: is a symbolic link that git would follow", ErrUnsafePath)
 			}
 		}
 	}
@@ -194,7 +194,7 @@ func checkMode(m filemode.FileMode) error {
 	case filemode.Dir, filemode.Regular, filemode.Deprecated, filemode.Executable, filemode.Symlink, filemode.Submodule:
 		return nil
 	}
-	return fmt.Errorf("%w: unknown file mode %o", ErrUnsafePath, uint32(m))
+	return fmt.Errorf("%w: has an unknown file mode %o", ErrUnsafePath, uint32(m))
 }
 
 // checkPath runs checkName on every component of a '/'-separated path.
@@ -238,10 +238,11 @@ func (o *objects) verifyTreeAt(h plumbing.Hash, prefix string) error {
 	names := make(map[string]struct{}, len(es))
 	for i, e := range es {
 		p := joinPath(prefix, e.Name)
-		if err := checkMode(e.Mode); err != nil {
-			return &UnsafeTreeError{Path: p, Reason: err.Error()}
+		err := checkMode(e.Mode)
+		if err == nil {
+			err = checkName(e.Name, e.Mode)
 		}
-		if err := checkName(e.Name, e.Mode); err != nil {
+		if err != nil {
 			return &UnsafeTreeError{Path: p, Reason: strings.TrimPrefix(err.Error(), ErrUnsafePath.Error()+": ")}
 		}
 		// A name twice (a file and a folder "a") would have the
