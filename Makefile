@@ -21,12 +21,15 @@ RACE     ?= -race
 E2E_RACE ?= 1
 # ARGS are extra flags for `make run`, e.g. ARGS='--vault ~/notes'.
 ARGS     ?=
+# CRASH_KILLS is how many times `make crash` kills the server (make test's
+# run of the same test kills it 50 times).
+CRASH_KILLS ?= 500
 
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK         := bin/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 NPM_STAMP           := e2e/ts/node_modules/.package-lock.json
 
-.PHONY: help run build test deps system-deps go-deps e2e-deps vet unit e2e lint fuzz bench bench-deps clean
+.PHONY: help run build test deps system-deps go-deps e2e-deps vet unit e2e crash lint fuzz bench bench-deps clean
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -83,6 +86,9 @@ unit:
 
 e2e: system-deps $(NPM_STAMP) ## end-to-end tests: the built binary, mcp-go and TypeScript SDK clients
 	VAULTMCP_E2E_RACE=$(filter 1,$(E2E_RACE)) $(GO) test -count=1 ./e2e/...
+
+crash: system-deps ## the long crash test: kill -9 the server mid-write CRASH_KILLS times (default 500)
+	VAULTMCP_CRASH_KILLS=$(CRASH_KILLS) $(GO) test -count=1 -timeout 90m -v -run '^TestCrashRecovery$$' ./e2e/
 
 lint: $(STATICCHECK) ## gofmt check, go vet, staticcheck
 	@files=$$(git ls-files -co --exclude-standard '*.go'); \
