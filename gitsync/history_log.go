@@ -44,9 +44,10 @@ type Commit struct {
 	// Message is the commit message without its trailing newline.
 	Message string
 	// Merge is true for a commit with several parents; like `git log -p`,
-	// no file changes are listed for it.
-	Merge bool
-	Files []FileChange
+	// no file changes are listed for it. Root is true for a commit without
+	// parents (the first of a history).
+	Merge, Root bool
+	Files       []FileChange
 	// FileCount is the number of files the commit changed (as listed, after
 	// rename detection and any path filter); Files may hold fewer when the
 	// answer's budget ran out.
@@ -238,7 +239,7 @@ func (b *budget) spend(n int) {
 func (h *history) render(m *commitMeta, opts LogOptions, b *budget) (Commit, error) {
 	c := Commit{
 		Hash: short(m.hash), FullHash: m.hash.String(), Time: m.author, Author: m.name, Email: m.email,
-		Message: m.message, Merge: len(m.parents) > 1,
+		Message: m.message, Merge: len(m.parents) > 1, Root: len(m.parents) == 0,
 	}
 	b.spend(len(m.message) + len(m.name) + len(m.email) + 60)
 	if c.Merge {

@@ -28,7 +28,7 @@ func ReadFile(d Deps) server.ServerTool {
 		mcp.WithString("path", mcp.Required(), mcp.Description("File path relative to the vault root")),
 		annotate("Read file", true, false, true),
 	)
-	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a pathArgs) (*mcp.CallToolResult, error) {
+	return withVersion(d, server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a pathArgs) (*mcp.CallToolResult, error) {
 		f, err := d.Vault.ReadFile(a.Path, d.maxRead())
 		if err != nil {
 			return nil, err
@@ -47,7 +47,7 @@ func ReadFile(d Deps) server.ServerTool {
 				humanBytes(int64(len(data))), humanBytes(f.Size))
 		}
 		return textResult(text), nil
-	})}
+	})})
 }
 
 type writeArgs struct {
