@@ -111,11 +111,11 @@ func (h *history) noteDiff(l *lineage, qf, qt int32, p string, out *Diff) error 
 	out.Path, out.FromPath = to, from
 	ef, okf, err := h.obj.lookup(l.order[qf].tree, from)
 	if err != nil {
-		return fmt.Errorf("%s at %s: %s", from, out.From.Hash, unreadable("the file list", err))
+		return fmt.Errorf("%s at %s: %s", from, out.From.Hash, unreadable("file list not readable", err))
 	}
 	et, okt, err := h.obj.lookup(l.order[qt].tree, to)
 	if err != nil {
-		return fmt.Errorf("%s at %s: %s", to, out.To.Hash, unreadable("the file list", err))
+		return fmt.Errorf("%s at %s: %s", to, out.To.Hash, unreadable("file list not readable", err))
 	}
 	if !okf && !okt {
 		return fmt.Errorf("%w: %s existed at neither %s nor %s; get_note_history lists the versions it has",
@@ -146,7 +146,7 @@ func (h *history) vaultDiff(l *lineage, qf, qt int32, opts DiffOptions, out *Dif
 	tf, tt := l.order[qf].tree, l.order[qt].tree
 	all, err := h.obj.diffTrees(tf, tt)
 	if err != nil {
-		return fmt.Errorf("diff %s..%s: %s", out.From.Hash, out.To.Hash, unreadable("the list of changed files", err))
+		return fmt.Errorf("diff %s..%s: %s", out.From.Hash, out.To.Hash, unreadable("changed files not readable", err))
 	}
 	files := all[:0:0]
 	for _, d := range all {
@@ -204,7 +204,7 @@ func (h *history) filePatch(d fileDiff) FilePatch {
 	}
 	old, cur, err := h.blobPair(d.From.Hash, d.To.Hash)
 	if err != nil {
-		fp.Notice = unreadable("the diff", err)
+		fp.Notice = unreadable("diff not shown", err)
 		return fp
 	}
 	if isBinary(old) || isBinary(cur) || len(old) > maxDiffBytes || len(cur) > maxDiffBytes {

@@ -251,7 +251,7 @@ func (h *history) render(m *commitMeta, opts LogOptions, b *budget) (Commit, err
 	}
 	all := h.changes(m)
 	if m.changesErr != nil {
-		c.Notice = unreadable("the list of files", m.changesErr)
+		c.Notice = unreadable("files not listed", m.changesErr)
 		return c, nil
 	}
 	var files []fileDiff
@@ -338,7 +338,7 @@ func (h *history) fileChange(d fileDiff, lines bool) FileChange {
 	}
 	old, cur, err := h.blobPair(d.From.Hash, d.To.Hash)
 	if err != nil {
-		fc.Notice = unreadable("the diff", err)
+		fc.Notice = unreadable("diff not shown", err)
 		return fc
 	}
 	if isBinary(old) || isBinary(cur) || len(old) > maxDiffBytes || len(cur) > maxDiffBytes {
@@ -383,14 +383,14 @@ func (h *history) lineStats(a, b plumbing.Hash, old, cur []byte) (added, removed
 	return added, removed
 }
 
-// unreadable phrases an object read failure for a client: which part is
-// not available and why. The error's own text is left out: it may carry
-// the server's paths.
+// unreadable phrases an object read failure for a client: what is left
+// out and why. The error's own text is left out: it may carry the
+// server's paths.
 func unreadable(what string, err error) string {
 	if isMissing(err) {
-		return what + " is not available: a git object it needs is missing from this repository (a partial clone or a lost object)"
+		return what + ": a git object it needs is missing from this repository (a partial clone or a lost object)"
 	}
-	return what + " is not available: a git object it needs cannot be read (damaged or unreadable)"
+	return what + ": a git object it needs cannot be read (damaged or unreadable)"
 }
 
 // diffLines returns the removed and added lines from a to b, prefixed with

@@ -175,7 +175,7 @@ func (h *history) noteVersion(m *commitMeta, st noteStep) NoteVersion {
 	}
 	old, cur, err := h.blobPair(st.d.From.Hash, st.d.To.Hash)
 	if err != nil {
-		v.Notice = unreadable("the line counts", err)
+		v.Notice = unreadable("line counts not shown", err)
 		return v
 	}
 	if isBinary(old) || isBinary(cur) || len(old) > maxDiffBytes || len(cur) > maxDiffBytes {

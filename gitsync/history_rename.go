@@ -89,7 +89,7 @@ func (h *history) pairRenamesIn(message string, parentTree, tree plumbing.Hash, 
 	found, err := h.detectRenames(parentTree, tree, files, srcs, dsts, exactOnly)
 	notice := ""
 	if err != nil {
-		notice = unreadable("rename detection by content", err)
+		notice = unreadable("renames detected by identical content only", err)
 		found, _ = h.detectRenames(parentTree, tree, files, srcs, dsts, true)
 	}
 	for a, d := range found {

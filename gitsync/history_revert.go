@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -102,13 +103,13 @@ func (r *Repo) PlanRevert(ctx context.Context, opts RevertOptions, current Curre
 		}
 		all := h.changes(m)
 		if m.changesErr != nil {
-			return fmt.Errorf("commit %s: %s", short(m.hash), unreadable("the list of files", m.changesErr))
+			return fmt.Errorf("commit %s: %s", short(m.hash), unreadable("files not readable", m.changesErr))
 		}
 		parentTree := emptyTree
 		if len(m.parents) > 0 {
 			pm, err := h.commit(m.parents[0])
 			if err != nil {
-				return fmt.Errorf("commit %s: %s", short(m.hash), unreadable("the parent commit", err))
+				return fmt.Errorf("commit %s: %s", short(m.hash), unreadable("parent commit not readable", err))
 			}
 			parentTree = pm.tree
 		}
@@ -121,7 +122,11 @@ func (r *Repo) PlanRevert(ctx context.Context, opts RevertOptions, current Curre
 		var targets []target
 		for _, d := range changes {
 			if onlyPath == "" || d.Path == onlyPath || d.From.Path == onlyPath {
-				targets = append(targets, target{d, d.Path})
+				cur := d.Path
+				if !d.To.Hash.IsZero() {
+					cur = h.forward(l, d.Path, q) // renamed since?
+				}
+				targets = append(targets, target{d, cur})
 			}
 		}
 		if onlyPath != "" && len(targets) == 0 {
@@ -153,6 +158,37 @@ func (r *Repo) PlanRevert(ctx context.Context, opts RevertOptions, current Curre
 	return plan, nil
 }
 
+// forward returns where the file at path after position q is now: later
+// renames are followed (our "rename a -> b" commits and git's rename
+// detection). A file deleted since keeps its path.
+func (h *history) forward(l *lineage, path string, q int32) string {
+	for {
+		ps := l.byPath[path]
+		i := sort.Search(len(ps), func(i int) bool { return ps[i] > q })
+		moved := false
+		for ; i < len(ps) && !moved; i++ {
+			p := ps[i]
+			m := l.order[p]
+			d, ok := h.change(m, path)
+			if !ok || !d.To.Hash.IsZero() {
+				continue
+			}
+			for _, a := range h.changes(m) {
+				if a.From.Hash.IsZero() && !a.To.Hash.IsZero() && h.renameFrom(m, a.Path).from == path {
+					path, q, moved = a.Path, p, true
+					break
+				}
+			}
+			if !moved {
+				return path // deleted for good
+			}
+		}
+		if !moved {
+			return path
+		}
+	}
+}
+
 // planFile adds the undo of one file change d to plan; cur is where the
 // file is now (d.Path unless it was renamed since).
 func (h *history) planFile(plan *RevertPlan, d fileDiff, cur string, current CurrentFunc) error {
@@ -163,7 +199,7 @@ func (h *history) planFile(plan *RevertPlan, d fileDiff, cur string, current Cur
 	}
 	before, after, err := h.blobPair(d.From.Hash, d.To.Hash)
 	if err != nil {
-		return fmt.Errorf("%s: %s", d.Path, unreadable("the content to restore", err))
+		return fmt.Errorf("%s: %s", d.Path, unreadable("content to restore not readable", err))
 	}
 	now, exists, err := current(cur)
 	if err != nil {

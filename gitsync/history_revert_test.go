@@ -176,10 +176,18 @@ func TestRevertOneNoteRenamedSince(t *testing.T) {
 	if len(plan.Files) != 1 || plan.Files[0].Path != "moved/a.md" || plan.Files[0].MoveFrom != "" || string(plan.Files[0].Content) != "one\ntwo\nthree\n" {
 		t.Errorf("plan: %+v", plan.Files)
 	}
-	// The whole commit: a.md is not where the commit left it.
+	// The whole commit: a.md is followed to where it is now.
 	plan, _ = r.PlanRevert(ctx, RevertOptions{Commit: both}, diskReader(dir))
-	if len(plan.Files) != 1 || plan.Files[0].Path != "b.md" || len(plan.Conflicts) != 1 || plan.Conflicts[0].Path != "a.md" {
+	if len(plan.Files) != 2 || plan.Files[0].Path != "moved/a.md" || plan.Files[1].Path != "b.md" || len(plan.Conflicts) != 0 {
 		t.Errorf("whole commit: files %+v conflicts %+v", plan.Files, plan.Conflicts)
+	}
+	// Deleted since: a conflict naming it.
+	os.Remove(filepath.Join(dir, "moved/a.md"))
+	r.Commit(ctx, "delete moved/a.md", []string{"moved/a.md"})
+	plan, _ = r.PlanRevert(ctx, RevertOptions{Commit: both}, diskReader(dir))
+	if len(plan.Files) != 1 || len(plan.Conflicts) != 1 || plan.Conflicts[0].Path != "moved/a.md" ||
+		!strings.Contains(plan.Conflicts[0].Reason, "deleted or moved") {
+		t.Errorf("deleted since: files %+v conflicts %+v", plan.Files, plan.Conflicts)
 	}
 }
 

@@ -323,7 +323,7 @@ func (r *Repo) FileAt(ctx context.Context, spec, path string, maxBytes int64) (F
 		out.Path = name
 		data, err := h.obj.blob(e.Hash)
 		if err != nil {
-			return fmt.Errorf("%s at %s: %s", name, out.Version.Hash, unreadable("the content", err))
+			return fmt.Errorf("%s at %s: %s", name, out.Version.Hash, unreadable("content not readable", err))
 		}
 		out.Size = int64(len(data))
 		out.Symlink = e.Mode == filemode.Symlink
@@ -352,7 +352,7 @@ func (h *history) entryAt(l *lineage, q int32, p string) (fileEntry, string, err
 		}
 	}
 	if err != nil {
-		return fileEntry{}, "", fmt.Errorf("%s at %s: %s", p, short(m.hash), unreadable("the file list", err))
+		return fileEntry{}, "", fmt.Errorf("%s at %s: %s", p, short(m.hash), unreadable("file list not readable", err))
 	}
 	if !ok {
 		return fileEntry{}, "", fmt.Errorf("%w: %s did not exist at version %s (%s); get_note_history lists the versions it has",
