@@ -28,7 +28,7 @@ type history struct {
 	meta map[plumbing.Hash]*commitMeta
 	lin  *lineage
 	// stats memoises the lines added and removed between two blobs.
-	stats map[[2]plumbing.Hash][2]int
+	stats map[[2]plumbing.Hash]lineCounts
 	// renames memoises rename sources found for an added path.
 	renames map[renameKey]renameSource
 }
@@ -61,7 +61,7 @@ func newHistory(st *filesystem.Storage, gitDir string) *history {
 	return &history{
 		obj:     newObjects(st, gitDir),
 		meta:    map[plumbing.Hash]*commitMeta{},
-		stats:   map[[2]plumbing.Hash][2]int{},
+		stats:   map[[2]plumbing.Hash]lineCounts{},
 		renames: map[renameKey]renameSource{},
 	}
 }

@@ -336,6 +336,14 @@ func (h *history) fileChange(d fileDiff, lines bool) FileChange {
 	if d.From.Mode == filemode.Submodule || d.To.Mode == filemode.Submodule {
 		return fc
 	}
+	if !lines {
+		s, err := h.blobStats(d.From.Hash, d.To.Hash)
+		if err != nil {
+			fc.Notice = unreadable("line counts not shown", err)
+		}
+		fc.Added, fc.Removed, fc.Binary = s.added, s.removed, s.binary
+		return fc
+	}
 	old, cur, err := h.blobPair(d.From.Hash, d.To.Hash)
 	if err != nil {
 		fc.Notice = unreadable("diff not shown", err)
@@ -345,11 +353,7 @@ func (h *history) fileChange(d fileDiff, lines bool) FileChange {
 		fc.Binary = true
 		return fc
 	}
-	if lines {
-		fc.Lines, fc.Truncated, fc.Added, fc.Removed = diffLines(string(old), string(cur), MaxDiffLines)
-		return fc
-	}
-	fc.Added, fc.Removed = h.lineStats(d.From.Hash, d.To.Hash, old, cur)
+	fc.Lines, fc.Truncated, fc.Added, fc.Removed = diffLines(string(old), string(cur), MaxDiffLines)
 	return fc
 }
 
@@ -368,19 +372,36 @@ func (h *history) blobPair(from, to plumbing.Hash) (old, cur []byte, err error) 
 	return old, cur, nil
 }
 
-// lineStats counts the lines added and removed from blob a to blob b,
-// memoised by their hashes.
-func (h *history) lineStats(a, b plumbing.Hash, old, cur []byte) (added, removed int) {
+// lineCounts are the lines added and removed between two blobs; binary
+// (or very large) blobs have none.
+type lineCounts struct {
+	added, removed int
+	binary         bool
+}
+
+// blobStats counts the lines added and removed from blob a to blob b
+// (zero hash: empty), memoised by their hashes so a warm query reads no
+// blob at all.
+func (h *history) blobStats(a, b plumbing.Hash) (lineCounts, error) {
 	key := [2]plumbing.Hash{a, b}
 	if s, ok := h.stats[key]; ok {
-		return s[0], s[1]
+		return s, nil
 	}
-	_, _, added, removed = diffLines(string(old), string(cur), 0)
+	old, cur, err := h.blobPair(a, b)
+	if err != nil {
+		return lineCounts{}, err
+	}
+	var s lineCounts
+	if isBinary(old) || isBinary(cur) || len(old) > maxDiffBytes || len(cur) > maxDiffBytes {
+		s.binary = true
+	} else {
+		_, _, s.added, s.removed = diffLines(string(old), string(cur), 0)
+	}
 	if len(h.stats) >= statsCacheLimit {
 		clear(h.stats)
 	}
-	h.stats[key] = [2]int{added, removed}
-	return added, removed
+	h.stats[key] = s
+	return s, nil
 }
 
 // unreadable phrases an object read failure for a client: what is left

@@ -173,14 +173,11 @@ func (h *history) noteVersion(m *commitMeta, st noteStep) NoteVersion {
 	if st.d.From.Hash == st.d.To.Hash {
 		return v
 	}
-	old, cur, err := h.blobPair(st.d.From.Hash, st.d.To.Hash)
+	s, err := h.blobStats(st.d.From.Hash, st.d.To.Hash)
 	if err != nil {
 		v.Notice = unreadable("line counts not shown", err)
 		return v
 	}
-	if isBinary(old) || isBinary(cur) || len(old) > maxDiffBytes || len(cur) > maxDiffBytes {
-		return v
-	}
-	v.Added, v.Removed = h.lineStats(st.d.From.Hash, st.d.To.Hash, old, cur)
+	v.Added, v.Removed = s.added, s.removed
 	return v
 }

@@ -42,6 +42,7 @@ var sections = []section{
 	{"startup", benchStartup},
 	{"index", benchIndex},
 	{"git", benchGit},
+	{"history", benchHistory},
 	{"search", benchSearch},
 }
 
