@@ -18,13 +18,9 @@ import (
 // a long history, warm.
 const historyBudget = 20 * time.Millisecond
 
-// historyCommits is the length of the generated history.
-const historyCommits = 2000
-
 // benchHistory measures the history tools on the generated vault with a
-// history of 2,000 commits on top of its first one (written with git
-// fast-import): get_note_history of a note renamed ten times along the
-// way, get_diff of that note across 1,000 commits and of the whole vault
+// history of --commits commits (2,000 by default) on top of its first one (written with git
+// fast-import): get_note_history of a note moved every 200 commits, get_diff of that note across 1,000 commits and of the whole vault
 // across 50, and get_recent_changes with author and since filters, each
 // beside the git CLI doing the same work in the same run.
 func benchHistory(ctx context.Context, e *env) ([]figure, error) {
@@ -38,7 +34,10 @@ func benchHistory(ctx context.Context, e *env) ([]figure, error) {
 	if err := gitInit(dir); err != nil {
 		return nil, err
 	}
-	h, err := writeHistory(dir, e.vault.Paths, historyCommits)
+	if e.commits < 1100 {
+		return nil, fmt.Errorf("--commits must be at least 1100 (the note diff spans 1,000 commits)")
+	}
+	h, err := writeHistory(dir, e.vault.Paths, e.commits)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +71,7 @@ func benchHistory(ctx context.Context, e *env) ([]figure, error) {
 			figure{name: name + " (warm)", got: warm, budget: budget, baseName: baseName, base: b})
 		return nil
 	}
-	err = measure(fmt.Sprintf("get_note_history, %d commits, 10 renames", h.noteCommits), historyBudget,
+	err = measure(fmt.Sprintf("get_note_history, %d of %d commits, %d renames", h.noteCommits, e.commits, h.renames), historyBudget,
 		"get_note_history", map[string]any{"path": h.note}, fmt.Sprintf("of %d", h.noteCommits),
 		"git log --follow --numstat", func() error { return git(dir, "log", "--follow", "--numstat", "--", h.note) })
 	if err != nil {
@@ -90,7 +89,7 @@ func benchHistory(ctx context.Context, e *env) ([]figure, error) {
 	if err != nil {
 		return figs, err
 	}
-	since := h.start.Add(time.Duration(historyCommits-300) * time.Minute).Format(time.RFC3339)
+	since := h.start.Add(time.Duration(e.commits-300) * time.Minute).Format(time.RFC3339)
 	err = measure("get_recent_changes(10, author, since)", 100*time.Millisecond,
 		"get_recent_changes", map[string]any{"count": 10, "author": "agent", "since": since}, "agent <agent@localhost>",
 		"git log -p -M -10 --author --since", func() error {
@@ -110,13 +109,14 @@ type generatedHistory struct {
 	note        string // the renamed note's final path
 	noteAt1000  string // its path 1,000 commits before HEAD
 	noteCommits int    // commits that changed it, renames included
+	renames     int
 	start       time.Time
 }
 
 // writeHistory appends commits to the repository in dir with git
 // fast-import: most edit a random note (by "bench" or "agent"), every
-// tenth edits one tracked note, which is moved (with a small edit) ten
-// times; some notes are deleted and added. The worktree is then checked
+// tenth edits one tracked note, which is moved (with a small edit) every
+// 200 commits; some notes are deleted and added. The worktree is then checked
 // out at the new head.
 func writeHistory(dir string, paths []string, commits int) (generatedHistory, error) {
 	r := rand.New(rand.NewPCG(7, 11))
@@ -154,6 +154,7 @@ func writeHistory(dir string, paths []string, commits int) (generatedHistory, er
 			msg = "rename " + note + " -> " + to
 			note = to
 			g.noteCommits++
+			g.renames++
 		case i%10 == 0: // edit the tracked note
 			c, err := content(note)
 			if err != nil {
