@@ -283,14 +283,14 @@ func (h *history) walk(ctx context.Context, head plumbing.Hash, fn func(*commitM
 	}
 	seen := map[plumbing.Hash]bool{head: true}
 	q := &metaQueue{m}
-	for n := 0; q.Len() > 0; n++ {
-		if n%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
+	for q.Len() > 0 {
 		m := heap.Pop(q).(*commitMeta)
 		fn(m)
+		// Checked after fn too: the warm-up lets go of the lock in fn, and
+		// Close may have closed the storage meanwhile.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		for _, p := range m.parents {
 			if seen[p] {
 				continue
@@ -380,6 +380,10 @@ func (r *Repo) warmHistory(ctx context.Context) {
 		}
 		h := r.hist
 		h.mu.Lock()
+		if ctx.Err() != nil { // Close may have closed the storage meanwhile
+			h.mu.Unlock()
+			return
+		}
 		if h.lin == nil || h.lin.head != head {
 			if _, err := h.lineageFor(ctx, head); err != nil && ctx.Err() == nil {
 				r.log.Debug("updating the history cache", "err", err)
