@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -36,6 +37,11 @@ func hiddenPath(v *vault.Vault) func(string) bool {
 	}
 }
 
+// errNoHistory is the answer of a history function called without a
+// repository (the MCP tools are only offered with one; other callers may
+// not know).
+var errNoHistory = errors.New("this vault has no git history")
+
 // parseSince parses a since argument ("" is no filter).
 func parseSince(s string) (time.Time, error) {
 	t, err := gitsync.ParseTime(s, time.Now(), time.Local)
@@ -67,6 +73,9 @@ type RecentChangesResult struct {
 // RecentChanges is get_recent_changes' work: a page of the history with
 // per-file diffs (or file lists), within the answer budget.
 func RecentChanges(ctx context.Context, d Deps, a RecentChangesArgs) (RecentChangesResult, error) {
+	if d.Git == nil {
+		return RecentChangesResult{}, errNoHistory
+	}
 	n := gitsync.DefaultRecent
 	if a.Count != nil {
 		n = *a.Count
@@ -240,6 +249,9 @@ type NoteHistoryResult struct {
 // NoteHistory is get_note_history's work: a page of the commits that
 // changed one note, following renames.
 func NoteHistory(ctx context.Context, d Deps, a NoteHistoryArgs) (NoteHistoryResult, error) {
+	if d.Git == nil {
+		return NoteHistoryResult{}, errNoHistory
+	}
 	p, err := d.Vault.ResolveFile(a.Path)
 	if err != nil {
 		return NoteHistoryResult{}, err
@@ -338,6 +350,9 @@ type DiffResult struct {
 // Diff is get_diff's work: a unified diff of one note between two
 // versions (following renames), or of the whole vault between two commits.
 func Diff(ctx context.Context, d Deps, a DiffArgs) (DiffResult, error) {
+	if d.Git == nil {
+		return DiffResult{}, errNoHistory
+	}
 	opts := gitsync.DiffOptions{From: a.From, To: a.To, Limit: a.Limit, Offset: a.Offset,
 		MaxBytes: DefaultHistoryBytes, Skip: hiddenPath(d.Vault)}
 	if a.Path != "" {

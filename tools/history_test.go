@@ -395,3 +395,32 @@ func TestRevertChangeTool(t *testing.T) {
 	g.fails("revert_change", map[string]any{"commit": "HEAD~1", "path": "../x.md"}, "outside the vault")
 	g.fails("revert_change", map[string]any{"commit": "zzz"}, "not understood")
 }
+
+// The history tools read; revert_change writes, destructively.
+func TestHistoryToolAnnotations(t *testing.T) {
+	want := map[string][3]bool{ // readOnly, destructive, idempotent
+		"get_recent_changes": {true, false, true},
+		"get_note_history":   {true, false, true},
+		"get_diff":           {true, false, true},
+		"revert_change":      {false, true, false},
+	}
+	seen := 0
+	for _, st := range tools.All(tools.Deps{Git: &gitsync.Repo{}}) {
+		w, ok := want[st.Tool.Name]
+		if !ok {
+			continue
+		}
+		seen++
+		a := st.Tool.Annotations
+		if *a.ReadOnlyHint != w[0] || *a.DestructiveHint != w[1] || *a.IdempotentHint != w[2] || *a.OpenWorldHint {
+			t.Errorf("%s: annotations %+v, want readOnly=%v destructive=%v idempotent=%v", st.Tool.Name, a, w[0], w[1], w[2])
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of %d history tools offered", seen, len(want))
+	}
+	// Without a repository the work functions say so instead of failing.
+	if _, err := tools.Revert(context.Background(), tools.Deps{}, tools.RevertArgs{Commit: "HEAD"}); err == nil || !strings.Contains(err.Error(), "no git history") {
+		t.Errorf("Revert without a repository: %v", err)
+	}
+}

@@ -31,6 +31,9 @@ type ReadVersionResult struct {
 // (under the name it had then, when it was renamed since), at most
 // Deps.MaxReadBytes of it.
 func ReadVersion(ctx context.Context, d Deps, a ReadVersionArgs) (ReadVersionResult, error) {
+	if d.Git == nil {
+		return ReadVersionResult{}, errNoHistory
+	}
 	p, err := d.Vault.ResolveFile(a.Path)
 	if err != nil {
 		return ReadVersionResult{}, err

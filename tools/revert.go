@@ -104,6 +104,9 @@ var errRevertConflict = errors.New("revert conflicts")
 // the ones it overwrites; it goes through the vault's write path (path
 // checks, atomic writes, the index refresh, one commit) like any write.
 func Revert(ctx context.Context, d Deps, a RevertArgs) (RevertResult, error) {
+	if d.Git == nil {
+		return RevertResult{}, errNoHistory
+	}
 	var plan gitsync.RevertPlan
 	if a.Path != "" {
 		p, err := d.Vault.ResolveFile(a.Path)
