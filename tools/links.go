@@ -16,7 +16,7 @@ import (
 // outgrows DefaultPageBytes.
 const (
 	defaultBacklinks = 100
-	defaultBroken    = 200
+	defaultBroken    = 100
 	// defaultPageSize is find_links' page, per direction.
 	defaultPageSize = 50
 )
