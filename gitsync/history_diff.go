@@ -34,8 +34,9 @@ type DiffOptions struct {
 	// MaxBytes is a budget for the diff text (approximate); once spent,
 	// further files are counted but not listed. 0 means none.
 	MaxBytes int
-	// Skip leaves matching paths out (hidden folders).
-	Skip func(path string) bool
+	// Hide and Skip leave matching paths out, as in LogOptions; skipped
+	// ones are counted in Diff.Skipped.
+	Hide, Skip func(path string) bool
 }
 
 // Diff is a unified diff between two versions.
@@ -48,7 +49,9 @@ type Diff struct {
 	// Total is the number of changed files; Offset where this page
 	// starts.
 	Total, Offset int
-	Notices       []string
+	// Skipped counts the files DiffOptions.Skip left out.
+	Skipped int
+	Notices []string
 }
 
 // FilePatch is one file's unified diff.
@@ -150,9 +153,14 @@ func (h *history) vaultDiff(l *lineage, qf, qt int32, opts DiffOptions, out *Dif
 	}
 	files := all[:0:0]
 	for _, d := range all {
-		if opts.Skip == nil || !opts.Skip(d.Path) {
-			files = append(files, d)
+		if opts.Hide != nil && opts.Hide(d.Path) {
+			continue
 		}
+		if opts.Skip != nil && opts.Skip(d.Path) {
+			out.Skipped++
+			continue
+		}
+		files = append(files, d)
 	}
 	message := ""
 	if m := l.order[qt]; len(m.parents) > 0 && m.parents[0] == l.order[qf].hash {

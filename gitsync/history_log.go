@@ -54,6 +54,8 @@ type Commit struct {
 	FileCount int
 	// Notice says why the commit's files could not be listed.
 	Notice string
+	// Skipped counts the files LogOptions.Skip left out.
+	Skipped int
 }
 
 // FileChange is one file a commit changed.
@@ -97,8 +99,10 @@ type LogOptions struct {
 	// (approximate); once spent, further files are counted but not
 	// listed. 0 means no budget.
 	MaxBytes int
-	// Skip leaves matching paths out of every list (hidden folders).
-	Skip func(path string) bool
+	// Hide leaves matching paths out of every list without a trace
+	// (folders clients may not see); Skip leaves them out but counts them
+	// in Commit.Skipped (dot-folders a client may still ask for).
+	Hide, Skip func(path string) bool
 }
 
 // Log is a page of the history.
@@ -259,7 +263,11 @@ func (h *history) render(m *commitMeta, opts LogOptions, b *budget) (Commit, err
 		if opts.Path != "" && !touchesPath(d, opts.Path) {
 			continue
 		}
+		if opts.Hide != nil && opts.Hide(d.Path) {
+			continue
+		}
 		if opts.Skip != nil && opts.Skip(d.Path) {
+			c.Skipped++
 			continue
 		}
 		files = append(files, d)

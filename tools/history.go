@@ -19,17 +19,40 @@ import (
 // diffs, small enough that one bulk import cannot flood a model's context.
 const DefaultHistoryBytes = 20 << 10
 
+// historyBytes is the answer budget of the history tools: the default,
+// or less when the server's ceiling on every answer is lower.
+func (d Deps) historyBytes() int { return min(DefaultHistoryBytes, d.pageBytes()) }
+
 // historyTimeLayout shows a commit's time in its author's zone, as git
 // log does.
 const historyTimeLayout = "2006-01-02 15:04:05 -0700"
 
-// hiddenPath reports whether any component of a vault-relative path is a
-// hidden folder (.git, .claude): history answers leave those files out,
-// as listings do.
+// hiddenPath reports whether a path lies in a hidden folder (.git,
+// .claude): history answers leave those files out without a trace, as
+// every listing does.
 func hiddenPath(v *vault.Vault) func(string) bool {
 	return func(p string) bool {
 		for _, part := range strings.Split(p, "/") {
 			if v.Hidden(part) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// skipPaths leaves out of history answers what scans leave out: dotfiles
+// and dot-folders (.obsidian's workspace, which obsidian-git commits with
+// every backup), unless the client's path names one. They are counted.
+func skipPaths(v *vault.Vault, named string) func(string) bool {
+	for _, part := range strings.Split(named, "/") {
+		if part != "" && v.Skipped(part) {
+			return nil
+		}
+	}
+	return func(p string) bool {
+		for _, part := range strings.Split(p, "/") {
+			if v.Skipped(part) {
 				return true
 			}
 		}
@@ -68,6 +91,8 @@ type RecentChangesResult struct {
 	Path      string
 	FilesOnly bool
 	Filtered  bool // since or author was given
+	// Budget is the answer budget the files were listed within.
+	Budget int
 }
 
 // RecentChanges is get_recent_changes' work: a page of the history with
@@ -80,8 +105,7 @@ func RecentChanges(ctx context.Context, d Deps, a RecentChangesArgs) (RecentChan
 	if a.Count != nil {
 		n = *a.Count
 	}
-	opts := gitsync.LogOptions{Count: n, Offset: a.Offset, Author: a.Author, FilesOnly: a.FilesOnly,
-		MaxBytes: DefaultHistoryBytes, Skip: hiddenPath(d.Vault)}
+	opts := gitsync.LogOptions{Count: n, Offset: a.Offset, Author: a.Author, FilesOnly: a.FilesOnly, MaxBytes: d.historyBytes()}
 	if a.Path != "" {
 		p, err := d.Vault.Resolve(a.Path)
 		if err != nil {
@@ -89,6 +113,7 @@ func RecentChanges(ctx context.Context, d Deps, a RecentChangesArgs) (RecentChan
 		}
 		opts.Path = p.Rel
 	}
+	opts.Hide, opts.Skip = hiddenPath(d.Vault), skipPaths(d.Vault, opts.Path)
 	var err error
 	if opts.Since, err = parseSince(a.Since); err != nil {
 		return RecentChangesResult{}, err
@@ -97,7 +122,7 @@ func RecentChanges(ctx context.Context, d Deps, a RecentChangesArgs) (RecentChan
 	if err != nil {
 		return RecentChangesResult{}, fmt.Errorf("read history: %w", err)
 	}
-	return RecentChangesResult{Log: l, Path: a.Path, FilesOnly: a.FilesOnly, Filtered: a.Since != "" || a.Author != ""}, nil
+	return RecentChangesResult{Log: l, Path: a.Path, FilesOnly: a.FilesOnly, Filtered: a.Since != "" || a.Author != "", Budget: opts.MaxBytes}, nil
 }
 
 // Text renders the answer in the numbered format of get_recent_changes.
@@ -135,6 +160,9 @@ func (r RecentChangesResult) Text() string {
 		for _, f := range c.Files {
 			writeFileChange(&b, f, r.FilesOnly)
 		}
+		if c.Skipped > 0 {
+			fmt.Fprintf(&b, "   (%d file(s) in dot-folders such as .obsidian not listed; give their path to see them)\n", c.Skipped)
+		}
 		if more := c.FileCount - len(c.Files); more > 0 {
 			hidden += more
 			see := fmt.Sprintf("get_diff(from=\"%s~1\", to=\"%s\") or files_only=true", c.Hash, c.Hash)
@@ -142,7 +170,7 @@ func (r RecentChangesResult) Text() string {
 				see = "files_only=true or a path filter"
 			}
 			fmt.Fprintf(&b, "   [... %d more file(s) not shown: answer budget of %s reached; see them with %s ...]\n",
-				more, humanBytes(DefaultHistoryBytes), see)
+				more, humanBytes(int64(r.Budget)), see)
 		}
 	}
 	b.WriteString("\n")
@@ -345,6 +373,8 @@ type DiffResult struct {
 	Diff gitsync.Diff
 	// Given is the path as the client gave it ("" for the whole vault).
 	Given string
+	// Budget is the answer budget the files were listed within.
+	Budget int
 }
 
 // Diff is get_diff's work: a unified diff of one note between two
@@ -354,7 +384,7 @@ func Diff(ctx context.Context, d Deps, a DiffArgs) (DiffResult, error) {
 		return DiffResult{}, errNoHistory
 	}
 	opts := gitsync.DiffOptions{From: a.From, To: a.To, Limit: a.Limit, Offset: a.Offset,
-		MaxBytes: DefaultHistoryBytes, Skip: hiddenPath(d.Vault)}
+		MaxBytes: d.historyBytes(), Hide: hiddenPath(d.Vault), Skip: skipPaths(d.Vault, "")}
 	if a.Path != "" {
 		p, err := d.Vault.ResolveFile(a.Path)
 		if err != nil {
@@ -366,7 +396,7 @@ func Diff(ctx context.Context, d Deps, a DiffArgs) (DiffResult, error) {
 	if err != nil {
 		return DiffResult{}, err
 	}
-	return DiffResult{Diff: df, Given: a.Path}, nil
+	return DiffResult{Diff: df, Given: a.Path, Budget: opts.MaxBytes}, nil
 }
 
 // describeVersion names a resolved version for an answer.
@@ -393,10 +423,14 @@ func (r DiffResult) Text() string {
 		}
 		b.WriteString(":\n")
 	} else {
-		if df.Total == 0 {
-			return "No changes in the vault " + span + "." + historyNotices(df.Notices)
+		skipped := ""
+		if df.Skipped > 0 {
+			skipped = fmt.Sprintf(" (%d more in dot-folders such as .obsidian not listed; give a path to see one)", df.Skipped)
 		}
-		fmt.Fprintf(&b, "Diff of the vault %s: %d file(s) changed.\n", span, df.Total)
+		if df.Total == 0 {
+			return "No changes in the vault " + span + skipped + "." + historyNotices(df.Notices)
+		}
+		fmt.Fprintf(&b, "Diff of the vault %s: %d file(s) changed%s.\n", span, df.Total, skipped)
 	}
 	for _, f := range df.Files {
 		writePatch(&b, f)
@@ -404,7 +438,7 @@ func (r DiffResult) Text() string {
 	if r.Given == "" {
 		b.WriteString("\n" + historyPage("files", df.Offset, len(df.Files), df.Total))
 		if next := df.Offset + len(df.Files); next < df.Total {
-			fmt.Fprintf(&b, " (%d per file at most; about %s per answer)", gitsync.MaxDiffLines, humanBytes(DefaultHistoryBytes))
+			fmt.Fprintf(&b, " (%d per file at most; about %s per answer)", gitsync.MaxDiffLines, humanBytes(int64(r.Budget)))
 		}
 	}
 	b.WriteString(historyNotices(df.Notices))

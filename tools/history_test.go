@@ -211,6 +211,19 @@ func TestGetRecentChangesFormatAndFilters(t *testing.T) {
 	if got := g.ok("get_recent_changes", map[string]any{"since": "1d"}); !strings.Contains(got, "laptop edit") {
 		t.Errorf("since 1d =\n%s", got) // the CLI commit's commit date is now
 	}
+	// Dot-folders are left out but counted, and shown when named; hidden
+	// folders leave no trace.
+	g.commitHidden(".obsidian/workspace.json", "{}\n")
+	if got := g.ok("get_recent_changes", map[string]any{"count": 1}); !strings.Contains(got, "   (1 file(s) in dot-folders such as .obsidian not listed; give their path to see them)\n") ||
+		strings.Contains(got, "[added] .obsidian") {
+		t.Errorf("dot-folder commit =\n%s", got)
+	}
+	if got := g.ok("get_recent_changes", map[string]any{"count": 1, "path": ".obsidian"}); !strings.Contains(got, "[added] .obsidian/workspace.json\n") {
+		t.Errorf("dot-folder by path =\n%s", got)
+	}
+	if got := g.ok("get_recent_changes", map[string]any{"count": 1, "offset": 4}); strings.Contains(got, "not listed") || !strings.Contains(got, "MCP: write .claude/secret.md") {
+		t.Errorf("hidden-folder commit =\n%s", got)
+	}
 	g.fails("get_recent_changes", map[string]any{"since": "last tuesday"}, "since", "ISO date")
 	g.fails("get_recent_changes", map[string]any{"path": "../x"}, "outside the vault")
 	g.fails("get_recent_changes", map[string]any{"path": ".git"}, "hidden")
@@ -303,6 +316,11 @@ func TestReadFileVersion(t *testing.T) {
 	if got := g.ok("read_file", map[string]any{"path": "projects/plan.md", "version": asOf}); !strings.HasSuffix(got, "\n\none\ntwo\nthree\n") {
 		t.Errorf("as of %s = %q", asOf, got)
 	}
+	// Paged by lines as the current file is.
+	if got := g.ok("read_file", map[string]any{"path": "projects/plan.md", "version": h[0], "offset": 1, "limit": 1}); !strings.Contains(got, "]\n\ntwo\n\n[... truncated: showing lines 2–2 of 3") {
+		t.Errorf("a page of a version = %q", got)
+	}
+	g.fails("read_file", map[string]any{"path": "projects/plan.md", "version": h[0], "offset": 9}, "past the end", "at version "+h[0])
 	// Without a version, the file on disk as before.
 	if got := g.ok("read_file", map[string]any{"path": "projects/plan.md"}); got != "one\nTWO\nTHREE\n" {
 		t.Errorf("current = %q", got)

@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -18,18 +20,22 @@ import (
 type ReadVersionArgs struct {
 	Path    string `json:"path"`
 	Version string `json:"version"`
+	LineRange
 }
 
-// ReadVersionResult is a file's content at an earlier version.
+// ReadVersionResult is a page of a file as it was at an earlier version.
 type ReadVersionResult struct {
 	File gitsync.FileVersion
+	// Page is the part of the content asked for (a page of lines, as for
+	// the current file).
+	Page linePage
 	// Given is the path as the client gave it.
 	Given string
 }
 
 // ReadVersion is read_file's work for a version: the file as it was then
-// (under the name it had then, when it was renamed since), at most
-// Deps.MaxReadBytes of it.
+// (under the name it had then, when it was renamed since), paged by lines
+// as the current file is.
 func ReadVersion(ctx context.Context, d Deps, a ReadVersionArgs) (ReadVersionResult, error) {
 	if d.Git == nil {
 		return ReadVersionResult{}, errNoHistory
@@ -38,36 +44,38 @@ func ReadVersion(ctx context.Context, d Deps, a ReadVersionArgs) (ReadVersionRes
 	if err != nil {
 		return ReadVersionResult{}, err
 	}
-	f, err := d.Git.FileAt(ctx, a.Version, p.Rel, d.maxRead())
+	f, err := d.Git.FileAt(ctx, a.Version, p.Rel, 0)
 	if err != nil {
 		return ReadVersionResult{}, err
 	}
-	return ReadVersionResult{File: f, Given: a.Path}, nil
+	res := ReadVersionResult{File: f, Given: a.Path}
+	if f.Symlink {
+		return res, nil
+	}
+	res.Page, err = readLines(bytes.NewReader(f.Content), f.Size, a.LineRange, d.readBytes())
+	if errors.Is(err, errPastEnd) {
+		return ReadVersionResult{}, invalid(fmt.Sprintf("offset=%d is past the end of %s at version %s, which has %s",
+			a.Offset, a.Path, f.Version.Hash, plural(res.Page.TotalLines, "line")))
+	}
+	if err != nil {
+		return ReadVersionResult{}, fmt.Errorf("read %s at %s: %w", a.Path, f.Version.Hash, err)
+	}
+	res.File.Content = nil // the page holds what is shown
+	return res, nil
 }
 
-// Text states the version read, then gives the content.
+// Text states the version read, then gives the page.
 func (r ReadVersionResult) Text() string {
 	f := r.File
 	head := fmt.Sprintf("[%s at version %s", f.Path, describeVersion(f.Version))
 	if f.Path != r.Given && f.Path != "" {
 		head += fmt.Sprintf("; the note is called %s now", r.Given)
 	}
-	head += "]"
-	data := f.Content
-	if f.Truncated {
-		data = trimPartialRune(data)
+	head += "]\n\n"
+	if f.Symlink {
+		return head + "A symbolic link to " + string(f.Content)
 	}
-	switch {
-	case f.Symlink:
-		return head + "\n\nA symbolic link to " + string(data)
-	case isBinary(data):
-		return head + fmt.Sprintf("\n\nBinary file (%s, %s). read_file returns text only.", contentType(f.Path, data), humanBytes(f.Size))
-	}
-	text := head + "\n\n" + string(data)
-	if f.Truncated {
-		text += fmt.Sprintf("\n\n[... truncated: showing the first %s of %s ...]", humanBytes(int64(len(data))), humanBytes(f.Size))
-	}
-	return text
+	return head + renderPage(f.Path, r.Page)
 }
 
 // withVersion gives read_file its version argument when the vault has a
