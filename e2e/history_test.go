@@ -71,21 +71,23 @@ func historyVault(t *testing.T) (v *testVault, remote, laptop string) {
 func TestHistoryThroughTheBinary(t *testing.T) {
 	t.Parallel()
 	v, remote, laptop := historyVault(t)
-	// Pushing is off, so the server never races the laptop: it only pulls,
-	// and replays its own commits on top of what the laptop pushed.
-	s := startSession(t, v, withEnv("VAULTMCP_GIT_REMOTE="+remote, "VAULTMCP_GIT_SYNC_INTERVAL=300ms", "VAULTMCP_GIT_PUSH=false"))
-
-	// A conflict copy: the same line changed on both sides.
-	s.ok(t, "edit_file", map[string]any{"path": "shared.md", "old_text": "status: draft", "new_text": "status: server"})
+	// A conflict copy: the same line changed on both sides. Pushing is
+	// off, so the server never races the laptop: it only pulls, and
+	// replays its own commit on top of what the laptop pushed.
+	setup := startSession(t, v, withEnv("VAULTMCP_GIT_REMOTE="+remote, "VAULTMCP_GIT_SYNC_INTERVAL=300ms", "VAULTMCP_GIT_PUSH=false"))
+	setup.ok(t, "edit_file", map[string]any{"path": "shared.md", "old_text": "status: draft", "new_text": "status: server"})
 	writeAt(t, filepath.Join(laptop, "shared.md"), "title\nstatus: laptop\nend\n")
 	laptopPush(t, laptop, "laptop: status")
-	until(t, "the conflict copy", func() bool {
+	until(t, "the conflict copy, committed on top of the laptop's commit", func() bool {
 		m, _ := filepath.Glob(filepath.Join(v.Root, "shared (conflict *).md"))
-		return len(m) == 1 && v.gitRun(t, "status", "--porcelain") == ""
+		return len(m) == 1 && v.gitRun(t, "status", "--porcelain") == "" &&
+			strings.Contains(v.gitRun(t, "log", "--format=%s", "-3"), "laptop: status")
 	})
-	until(t, "the replay on top of the laptop's commit", func() bool {
-		return strings.Contains(v.gitRun(t, "log", "--format=%s", "-3"), "laptop: status")
-	})
+	setup.c.Close() // waits for the process to exit
+	// The remote catches up, and the server that reads the history pulls
+	// only at start: the hashes the test takes stay the branch's.
+	v.gitRun(t, "push", "-q", "origin", "main")
+	s := startSession(t, v, withEnv("VAULTMCP_GIT_REMOTE="+remote, "VAULTMCP_GIT_SYNC_INTERVAL=0", "VAULTMCP_GIT_PUSH=false"))
 
 	// The agent's own history of one note: write, two edits, a rename, an edit.
 	s.ok(t, "write_file", map[string]any{"path": "plan.md", "content": "a\nb\nc\nd\ne\nf\ng\n"})
