@@ -31,6 +31,8 @@ type history struct {
 	stats map[[2]plumbing.Hash]lineCounts
 	// renames memoises rename sources found for an added path.
 	renames map[renameKey]renameSource
+	// patches memoises rendered diffs between two blobs.
+	patches map[[2]plumbing.Hash]patchBody
 }
 
 // historyCacheLimit bounds the number of cached commits (about 300 bytes
@@ -63,6 +65,7 @@ func newHistory(st *filesystem.Storage, gitDir string) *history {
 		meta:    map[plumbing.Hash]*commitMeta{},
 		stats:   map[[2]plumbing.Hash]lineCounts{},
 		renames: map[renameKey]renameSource{},
+		patches: map[[2]plumbing.Hash]patchBody{},
 	}
 }
 

@@ -210,6 +210,19 @@ func (h *history) filePatch(d fileDiff) FilePatch {
 	if d.From.Hash == d.To.Hash || d.From.Mode == filemode.Submodule || d.To.Mode == filemode.Submodule {
 		return fp
 	}
+	key := [2]plumbing.Hash{d.From.Hash, d.To.Hash}
+	if b, ok := h.patches[key]; ok {
+		fp.Binary, fp.Lines, fp.Truncated, fp.Added, fp.Removed = b.binary, b.lines, b.truncated, b.added, b.removed
+		return fp
+	}
+	defer func() {
+		if fp.Notice == "" {
+			if len(h.patches) >= patchCacheLimit {
+				clear(h.patches)
+			}
+			h.patches[key] = patchBody{fp.Binary, fp.Lines, fp.Truncated, fp.Added, fp.Removed}
+		}
+	}()
 	old, cur, err := h.blobPair(d.From.Hash, d.To.Hash)
 	if err != nil {
 		fp.Notice = unreadable("diff not shown", err)
@@ -228,6 +241,18 @@ func (h *history) filePatch(d fileDiff) FilePatch {
 	fp.Lines = lines
 	return fp
 }
+
+// patchBody is the memoised part of a FilePatch: what depends only on the
+// two blobs.
+type patchBody struct {
+	binary                    bool
+	lines                     []string
+	truncated, added, removed int
+}
+
+// patchCacheLimit bounds history.patches: at most 80 lines each, about
+// 2 MB in all.
+const patchCacheLimit = 512
 
 // unifiedLines renders the unified diff of a to b (hunks only, no file
 // header) with go-git's encoder, and counts the lines added and removed.
