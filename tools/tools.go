@@ -34,6 +34,9 @@ type Deps struct {
 	// SyncStatus reports git sync for get_vault_info; nil means Git's
 	// Status when Git is set, else no sync section.
 	SyncStatus func() gitsync.SyncStatus
+	// ServerVersion is the version get_statistics reports; mcpserver.New
+	// fills it in when empty.
+	ServerVersion string
 	// MaxReadBytes caps read_file; 0 means DefaultMaxReadBytes.
 	MaxReadBytes int64
 	// Logger receives unexpected failures; nil means slog.Default().
@@ -82,6 +85,11 @@ func All(d Deps) []server.ServerTool {
 			GetBrokenLinks(d),
 			FindLinks(d),
 			GetTags(d),
+			GetConcept(d),
+			ExpandContext(d),
+			SearchConcepts(d),
+			GetConceptPath(d),
+			GetStatistics(d),
 		)
 	}
 	if d.Git != nil {

@@ -24,6 +24,9 @@ Read a note before you edit it, and prefer edit_file for small changes over rewr
 // New returns an MCP server offering every tool over d. version is the
 // server version reported at initialize.
 func New(d tools.Deps, version string) (*server.MCPServer, error) {
+	if d.ServerVersion == "" {
+		d.ServerVersion = version
+	}
 	all := tools.All(d)
 	validator, err := newArgValidator(all)
 	if err != nil {
