@@ -120,7 +120,7 @@ func NewConcepts(d Deps) *Concepts {
 	return c
 }
 
-// filePath is the note's absolute path, seed 004's file_path. (Tool
+// filePath is the note's absolute path, the answers' file_path. (Tool
 // answers name files in the vault as their owner sees them; only error
 // messages keep the server's layout to themselves.)
 func (c *Concepts) filePath(rel string) string {
@@ -165,7 +165,7 @@ type GetConceptArgs struct {
 	IncludeRelations *bool `json:"include_relations,omitempty"`
 }
 
-// ConceptResult is get_concept's answer (seed 004's shape, plus uri,
+// ConceptResult is get_concept's answer (the documented shape, plus uri,
 // altLabel, inScheme, path, prerequisite and unresolved).
 type ConceptResult struct {
 	ID           string              `json:"id" jsonschema:"The concept's id: its note's file name without .md, lowercased, spaces and - as _"`
@@ -254,7 +254,7 @@ type ExpandContextArgs struct {
 	Offset int `json:"offset,omitempty"`
 }
 
-// ExpandContextResult is expand_context's answer (seed 004's shape, plus
+// ExpandContextResult is expand_context's answer (the documented shape, plus
 // total and next_offset).
 type ExpandContextResult struct {
 	FocusConcept        FocusConcept                `json:"focus_concept"`
@@ -460,7 +460,7 @@ type SearchConceptsArgs struct {
 	Offset int `json:"offset,omitempty"`
 }
 
-// SearchConceptsResult is search_concepts' answer (seed 004's shape, plus
+// SearchConceptsResult is search_concepts' answer (the documented shape, plus
 // total and next_offset).
 type SearchConceptsResult struct {
 	Query      string          `json:"query"`
@@ -530,7 +530,7 @@ type GetConceptPathArgs struct {
 	ToConcept   string `json:"to_concept"`
 }
 
-// ConceptPathResult is get_concept_path's answer (seed 004's shape; path
+// ConceptPathResult is get_concept_path's answer (the documented shape; path
 // is null and message set when there is none).
 type ConceptPathResult struct {
 	From    string      `json:"from" jsonschema:"Id of the first concept"`
@@ -591,7 +591,7 @@ func (c *Concepts) GetConceptPath(ctx context.Context, a GetConceptPathArgs) (*C
 // GetStatisticsArgs are get_statistics' arguments: none.
 type GetStatisticsArgs struct{}
 
-// StatisticsResult is get_statistics' answer (seed 004's shape, plus the
+// StatisticsResult is get_statistics' answer (the documented shape, plus the
 // counts by relation and the unresolved targets).
 type StatisticsResult struct {
 	TotalConcepts       int            `json:"total_concepts"`
@@ -645,7 +645,7 @@ func conceptCall[A, R any](d Deps, fn func(context.Context, A) (*R, error)) serv
 	})
 }
 
-// GetConcept is get_concept (seed 004).
+// GetConcept is get_concept.
 func GetConcept(d Deps) server.ServerTool {
 	tool := mcp.NewTool("get_concept",
 		mcp.WithDescription("One SKOS concept of the vault's knowledge graph: a note whose frontmatter has prefLabel. "+
@@ -660,7 +660,7 @@ func GetConcept(d Deps) server.ServerTool {
 	return server.ServerTool{Tool: tool, Handler: conceptCall(d, NewConcepts(d).GetConcept)}
 }
 
-// ExpandContext is expand_context (seed 004), the primary concept tool.
+// ExpandContext is expand_context, the primary concept tool.
 func ExpandContext(d Deps) server.ServerTool {
 	tool := mcp.NewTool("expand_context",
 		mcp.WithDescription("Gather the context around a concept before reasoning about it: walks the knowledge graph breadth-first from the concept "+
@@ -681,7 +681,7 @@ func ExpandContext(d Deps) server.ServerTool {
 	return server.ServerTool{Tool: tool, Handler: conceptCall(d, NewConcepts(d).ExpandContext)}
 }
 
-// SearchConcepts is search_concepts (seed 004).
+// SearchConcepts is search_concepts.
 func SearchConcepts(d Deps) server.ServerTool {
 	tool := mcp.NewTool("search_concepts",
 		mcp.WithDescription("Find concepts by label or definition, ignoring case. Ranked: exact prefLabel (or id), exact altLabel (or notation), "+
@@ -696,7 +696,7 @@ func SearchConcepts(d Deps) server.ServerTool {
 	return server.ServerTool{Tool: tool, Handler: conceptCall(d, NewConcepts(d).SearchConcepts)}
 }
 
-// GetConceptPath is get_concept_path (seed 004).
+// GetConceptPath is get_concept_path.
 func GetConceptPath(d Deps) server.ServerTool {
 	tool := mcp.NewTool("get_concept_path",
 		mcp.WithDescription("How two concepts are connected: a shortest path between them over every relation (broader, narrower, related, prerequisite), "+
@@ -710,7 +710,7 @@ func GetConceptPath(d Deps) server.ServerTool {
 	return server.ServerTool{Tool: tool, Handler: conceptCall(d, NewConcepts(d).GetConceptPath)}
 }
 
-// GetStatistics is get_statistics (seed 004).
+// GetStatistics is get_statistics.
 func GetStatistics(d Deps) server.ServerTool {
 	tool := mcp.NewTool("get_statistics",
 		mcp.WithDescription("Counts over the vault's concept knowledge graph: concepts, distinct relations (also by kind), relation targets that name no concept, "+
