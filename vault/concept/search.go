@@ -39,6 +39,7 @@ func (r Rank) String() string {
 // Query is a search query, folded once.
 type Query struct {
 	text  string   // folded, spaces collapsed
+	id    string   // text in id form
 	words []string // the letter-and-digit runs of text
 }
 
@@ -48,7 +49,7 @@ type Query struct {
 func NewQuery(s string) Query {
 	text := strings.Join(strings.Fields(Fold(s)), " ")
 	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	return Query{text: text, words: words}
+	return Query{text: text, id: idOf(text), words: words}
 }
 
 // Empty reports whether the query has nothing to match.
@@ -61,7 +62,7 @@ func (q Query) Match(c *Concept, id string) (r Rank, ok bool) {
 		return 0, false
 	}
 	switch {
-	case c.label == q.text || id == q.text || id == idOf(q.text):
+	case c.label == q.text || id == q.text || id == q.id:
 		return ExactLabel, true
 	case c.Notation != "" && strings.EqualFold(c.Notation, q.text):
 		return ExactAltLabel, true

@@ -49,7 +49,6 @@ type cnode struct {
 	// adj[r] are the neighbours by relation, inverse edges included, each
 	// once: declared targets first, in order, then the others by id.
 	adj        [concept.NumRelations][]string
-	keys       []string // the resolution keys of its refs, each once
 	unresolved int
 }
 
@@ -82,6 +81,21 @@ func refKeys(target string) [3]string {
 	return [3]string{fileKey(linkKey(target)), idKey(concept.ID(target)), labelKey(concept.Fold(target))}
 }
 
+// refKeys are the resolution keys of the note's refs, each once.
+func (n *cnode) refKeys() []string {
+	var keys []string
+	for _, r := range concept.Declared {
+		for _, ref := range n.c.Relations[r] {
+			for _, k := range refKeys(ref.Target) {
+				if !slices.Contains(keys, k) {
+					keys = append(keys, k)
+				}
+			}
+		}
+	}
+	return keys
+}
+
 // ownKeys are the keys whose meaning a concept note's coming or going
 // changes.
 func (n *cnode) ownKeys() []string {
@@ -111,13 +125,6 @@ func (g *conceptGraph) add(rel string, c *concept.Concept, body int) {
 	for _, r := range concept.Declared {
 		n.out[r] = make([]string, len(c.Relations[r]))
 		n.unresolved += len(c.Relations[r])
-		for _, ref := range c.Relations[r] {
-			for _, k := range refKeys(ref.Target) {
-				if !slices.Contains(n.keys, k) {
-					n.keys = append(n.keys, k)
-				}
-			}
-		}
 	}
 	g.unresolved += n.unresolved
 	g.nodes[rel] = n
@@ -126,7 +133,7 @@ func (g *conceptGraph) add(rel string, c *concept.Concept, body int) {
 	for _, a := range c.AltLabels {
 		insert(g.byAlt, concept.Fold(a), rel)
 	}
-	for _, k := range n.keys {
+	for _, k := range n.refKeys() {
 		g.waiting[k] = append(g.waiting[k], rel)
 	}
 	g.dirtySrcs[rel] = struct{}{}
@@ -157,7 +164,7 @@ func (g *conceptGraph) remove(rel string) {
 	for _, a := range n.c.AltLabels {
 		drop(g.byAlt, concept.Fold(a), rel)
 	}
-	for _, k := range n.keys {
+	for _, k := range n.refKeys() {
 		drop(g.waiting, k, rel)
 	}
 	delete(g.dirtySrcs, rel)
@@ -181,7 +188,6 @@ func (g *conceptGraph) settle(names *names) {
 			g.dirtySrcs[src] = struct{}{}
 		}
 	}
-	clear(g.dirtyKeys)
 	for src := range g.dirtySrcs {
 		n := g.nodes[src]
 		if n == nil {
@@ -214,14 +220,15 @@ func (g *conceptGraph) settle(names *names) {
 			}
 		}
 	}
-	clear(g.dirtySrcs)
 	seen := map[string]bool{}
 	for rel := range g.dirtyAdj {
 		if n := g.nodes[rel]; n != nil {
 			g.rebuildAdj(n, seen)
 		}
 	}
-	clear(g.dirtyAdj)
+	// New maps rather than clear(): a build fills them with every
+	// concept, and a cleared map keeps its size.
+	g.dirtyKeys, g.dirtySrcs, g.dirtyAdj = map[string]struct{}{}, map[string]struct{}{}, map[string]struct{}{}
 }
 
 // resolve finds the concept a relation target names, from the concept

@@ -156,17 +156,24 @@ func (v *ConceptView) linked(target string) string {
 // Search returns every concept matching q, best first: by rank, then by
 // label, then by id and path.
 func (v *ConceptView) Search(q concept.Query) []ConceptMatch {
-	var out []ConceptMatch
-	for rel, n := range v.g.nodes {
+	type hit struct {
+		n *cnode
+		r concept.Rank
+	}
+	var hits []hit
+	for _, n := range v.g.nodes {
 		if r, ok := q.Match(n.c, n.id); ok {
-			out = append(out, ConceptMatch{Path: rel, Rank: r})
+			hits = append(hits, hit{n, r})
 		}
 	}
-	slices.SortFunc(out, func(a, b ConceptMatch) int {
-		na, nb := v.g.nodes[a.Path], v.g.nodes[b.Path]
-		return cmp.Or(cmp.Compare(a.Rank, b.Rank), strings.Compare(na.c.Label(), nb.c.Label()),
-			strings.Compare(na.id, nb.id), strings.Compare(a.Path, b.Path))
+	slices.SortFunc(hits, func(a, b hit) int {
+		return cmp.Or(cmp.Compare(a.r, b.r), strings.Compare(a.n.c.Label(), b.n.c.Label()),
+			strings.Compare(a.n.id, b.n.id), strings.Compare(a.n.rel, b.n.rel))
 	})
+	out := make([]ConceptMatch, len(hits))
+	for i, h := range hits {
+		out[i] = ConceptMatch{Path: h.n.rel, Rank: h.r}
+	}
 	return out
 }
 
