@@ -77,17 +77,20 @@ func (g *conceptGraph) init() {
 func fileKey(bucket string) string  { return "f" + bucket } // a file, by linkKey
 func idKey(id string) string        { return "i" + id }     // a concept id
 func labelKey(folded string) string { return "l" + folded } // a prefLabel or altLabel
-func refKeys(target string) [3]string {
+// targetKeys are the keys a relation target's resolution depends on.
+func targetKeys(target string) [3]string {
 	return [3]string{fileKey(linkKey(target)), idKey(concept.ID(target)), labelKey(concept.Fold(target))}
 }
 
 // refKeys are the resolution keys of the note's refs, each once.
 func (n *cnode) refKeys() []string {
 	var keys []string
+	seen := map[string]bool{}
 	for _, r := range concept.Declared {
 		for _, ref := range n.c.Relations[r] {
-			for _, k := range refKeys(ref.Target) {
-				if !slices.Contains(keys, k) {
+			for _, k := range targetKeys(ref.Target) {
+				if !seen[k] {
+					seen[k] = true
 					keys = append(keys, k)
 				}
 			}
@@ -118,7 +121,8 @@ func (g *conceptGraph) dirty() bool {
 	return len(g.dirtyKeys)+len(g.dirtySrcs)+len(g.dirtyAdj) > 0
 }
 
-// add records the concept note n (its concept already extracted).
+// add records the concept note at rel, whose frontmatter says c and
+// whose body starts at byte body.
 func (g *conceptGraph) add(rel string, c *concept.Concept, body int) {
 	g.init()
 	n := &cnode{rel: rel, id: concept.ID(rel), c: c, body: body}
