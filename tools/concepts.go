@@ -35,9 +35,13 @@ const (
 	// in characters; the rest is cut with ContentTruncatedNotice.
 	MaxNoteContent = 50000
 	// ExpandContentBudget is how many characters of note text one
-	// expand_context answer carries in all (about 20k tokens), nearest
-	// concepts first.
-	ExpandContentBudget = 80000
+	// expand_context answer carries in all (about 15k tokens, leaving
+	// room for the lists under the ~25k-token answer every tool keeps
+	// to), nearest concepts first.
+	ExpandContentBudget = 60000
+	// MaxConceptRelations is how many ids get_concept lists per
+	// relation; relation_counts has the full counts.
+	MaxConceptRelations = 500
 	// DefaultSearchLimit and MaxSearchLimit bound search_concepts.
 	DefaultSearchLimit = 10
 	MaxSearchLimit     = 100
@@ -183,6 +187,9 @@ type ConceptResult struct {
 	Related      *[]string           `json:"related,omitempty" jsonschema:"Ids of related concepts (related is symmetric)"`
 	Prerequisite *[]string           `json:"prerequisite,omitempty" jsonschema:"Ids of concepts to learn first (one-way)"`
 	Unresolved   map[string][]string `json:"unresolved,omitempty" jsonschema:"Relation targets, as written, that name no concept, by relation"`
+	// RelationCounts are the full counts behind the relation lists,
+	// which stop at MaxConceptRelations ids.
+	RelationCounts map[string]int `json:"relation_counts,omitempty" jsonschema:"How many concepts each relation has; a list stops at 500 ids (expand_context with max_depth 1 pages through more)"`
 }
 
 // ConceptSchema is a concept's Schema.org properties.
@@ -212,9 +219,12 @@ func (c *Concepts) GetConcept(ctx context.Context, a GetConceptArgs) (*ConceptRe
 		if a.IncludeRelations != nil && !*a.IncludeRelations {
 			return nil
 		}
+		res.RelationCounts = map[string]int{}
 		ids := func(r concept.Relation) *[]string {
-			out := []string{}
-			for _, rel := range v.Neighbors(n.Path, r) {
+			all := v.Neighbors(n.Path, r)
+			res.RelationCounts[r.String()] = len(all)
+			out := make([]string, 0, min(len(all), MaxConceptRelations))
+			for _, rel := range all[:min(len(all), MaxConceptRelations)] {
 				nb, _ := v.Note(rel)
 				out = append(out, nb.ID)
 			}
@@ -650,8 +660,8 @@ func GetConcept(d Deps) server.ServerTool {
 	tool := mcp.NewTool("get_concept",
 		mcp.WithDescription("One SKOS concept of the vault's knowledge graph: a note whose frontmatter has prefLabel. "+
 			"Returns its labels, definition, notation, Schema.org properties and, unless include_relations is false, the ids of its broader, narrower, "+
-			"related and prerequisite concepts (inverse edges included: a note naming this one broader makes it narrower here), plus relation targets "+
-			"that name no concept (unresolved). Not found: an error with available_count and up to 5 suggestions. Live: edits show in the next answer."),
+			"related and prerequisite concepts (inverse edges included: a note naming this one broader makes it narrower here; at most 500 per relation, "+
+			"relation_counts has the totals), plus relation targets that name no concept (unresolved). Not found: an error with available_count and up to 5 suggestions. Live: edits show in the next answer."),
 		mcp.WithString("concept_id", mcp.Required(), mcp.MaxLength(MaxConceptQuery), mcp.Description(conceptLookupHelp)),
 		mcp.WithBoolean("include_relations", mcp.DefaultBool(true), mcp.Description("Include broader, narrower, related, prerequisite and unresolved")),
 		mcp.WithOutputSchema[ConceptResult](),
@@ -666,7 +676,7 @@ func ExpandContext(d Deps) server.ServerTool {
 		mcp.WithDescription("Gather the context around a concept before reasoning about it: walks the knowledge graph breadth-first from the concept "+
 			"along each chosen relation on its own (broader of broader = ancestors, narrower of narrower = descendants), up to max_depth edges, each concept once. "+
 			"direct_relations are one edge away, transitive_relations further; context_notes carry each listed concept's note text (frontmatter stripped), nearest first. "+
-			"Size: each note's text is cut at 50,000 characters, and one answer carries at most 80,000 characters of note text in all "+
+			"Size: each note's text is cut at 50,000 characters, and one answer carries at most 60,000 characters of note text in all "+
 			"(focus first; past that, notes come with content_omitted); at most limit concepts (default 50) are listed: total counts all, next_offset pages on."),
 		mcp.WithString("concept_id", mcp.Required(), mcp.MaxLength(MaxConceptQuery), mcp.Description(conceptLookupHelp)),
 		mcp.WithArray("relation_types", mcp.WithStringEnumItems([]string{"broader", "narrower", "related", "prerequisite"}), mcp.MinItems(1),

@@ -122,7 +122,8 @@ func sameJSON(t *testing.T, what, got, want string, root string) {
 
 // The example answers of the concept tools' specification, reproduced on
 // the test vault. Fields beyond the specification's (uri, altLabel,
-// inScheme, path, prerequisite, depth, via, relation, match, total) are
+// inScheme, path, prerequisite, relation_counts, depth, via, relation,
+// match, total) are
 // additive. Where the specification's examples contradict themselves the
 // test follows our contract:
 //   - get_concept lists prediction as related to regression, while
@@ -155,7 +156,8 @@ func TestConceptSeedExamples(t *testing.T) {
 	  "broader": ["supervised_learning"],
 	  "narrower": ["linear_regression", "logistic_regression"],
 	  "related": ["correlation", "prediction"],
-	  "prerequisite": []
+	  "prerequisite": [],
+	  "relation_counts": {"broader": 1, "narrower": 2, "related": 2, "prerequisite": 0}
 	}`, root)
 
 	sameJSON(t, "expand_context", h.answer("expand_context",
@@ -469,14 +471,14 @@ func TestExpandContextWalks(t *testing.T) {
 }
 
 // Each note's text is cut at 50,000 characters, and one answer carries at
-// most 80,000 characters of text: nearest first, the rest omitted.
+// most 60,000 characters of text: nearest first, the rest omitted.
 func TestExpandContextContentBudget(t *testing.T) {
 	big := func(label, fill string, n int) string {
 		return "---\nprefLabel: " + label + "\nbroader: Hub\n---\n" + strings.Repeat(fill, n)
 	}
 	h, c := mlVault(t, map[string]string{
 		"big/hub.md": "---\nprefLabel: Hub\n---\n\n\n" + strings.Repeat("é", 60000), // over the per-note cut, in characters
-		"big/a.md":   big("A", "a", 25000),
+		"big/a.md":   big("A", "a", 4000),
 		"big/b.md":   big("B", "b", 40000),
 		"big/c.md":   big("C", "c", 10),
 	})
@@ -493,12 +495,12 @@ func TestExpandContextContentBudget(t *testing.T) {
 	if len(notes) != 3 || notes[0].ID != "a" || notes[1].ID != "b" || notes[2].ID != "c" {
 		t.Fatalf("notes %+v", notes)
 	}
-	// 80,000 - 50,000 = 30,000 left: a (25,000) whole, b cut to the
-	// remaining 5,000, then nothing left for c.
-	if notes[0].ContentTruncated || len(*notes[0].Content) != 25000 {
+	// 60,000 - 50,000 = 10,000 left: a (4,000) whole, b cut to the
+	// remaining 6,000, then nothing left for c.
+	if notes[0].ContentTruncated || len(*notes[0].Content) != 4000 {
 		t.Errorf("a: %d, truncated %v", len(*notes[0].Content), notes[0].ContentTruncated)
 	}
-	if !notes[1].ContentTruncated || strings.Count(*notes[1].Content, "b") != 5000 {
+	if !notes[1].ContentTruncated || strings.Count(*notes[1].Content, "b") != 6000 {
 		t.Errorf("b: %d b's, truncated %v", strings.Count(*notes[1].Content, "b"), notes[1].ContentTruncated)
 	}
 	if notes[2].Content != nil || !notes[2].ContentOmitted {
@@ -514,7 +516,7 @@ func TestExpandContextContentBudget(t *testing.T) {
 		t.Errorf("page 2: %+v", res.ContextNotes)
 	}
 	text := h.answer("expand_context", `{"concept_id":"hub"}`)
-	if len(text) > 100_000*2 { // é is two bytes
+	if len(text) > 60_000*2+20_000 { // é is two bytes
 		t.Errorf("answer of %d bytes", len(text))
 	}
 }
@@ -627,5 +629,19 @@ func TestConceptToolsListed(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("not listed: %v", want)
+	}
+}
+
+// A concept with more relations than one answer should hold lists the
+// first 500 of each and counts them all.
+func TestGetConceptCapsRelations(t *testing.T) {
+	extra := map[string]string{"hub/hub.md": "---\nprefLabel: Hub\n---\n"}
+	for i := range 600 {
+		extra[fmt.Sprintf("hub/leaf %03d.md", i)] = "---\nprefLabel: Leaf\nbroader: \"[[hub]]\"\n---\n"
+	}
+	h, _ := mlVault(t, extra)
+	hub := conceptOf(h, `{"concept_id":"hub"}`)
+	if len(*hub.Narrower) != tools.MaxConceptRelations || hub.RelationCounts["narrower"] != 600 || (*hub.Narrower)[0] != "leaf_000" {
+		t.Errorf("narrower: %d listed, %d counted", len(*hub.Narrower), hub.RelationCounts["narrower"])
 	}
 }
