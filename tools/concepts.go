@@ -349,7 +349,8 @@ func (c *Concepts) ExpandContext(ctx context.Context, a ExpandContextArgs) (*Exp
 		TransitiveRelations: map[string][]RelatedConcept{},
 		ContextNotes:        []ContextNote{},
 	}
-	// Text is copied out under the index's lock, then cut outside it.
+	// Note texts are picked up under the index's lock (shared slices the
+	// index never changes in place) and copied, cut to size, after it.
 	type text struct {
 		body   []byte
 		target **string
