@@ -97,6 +97,7 @@ type Concept struct {
 	// Folded forms for Query, computed once at extraction.
 	label, definition string
 	alts              []string
+	mask              uint64 // wordMask of the labels, notation and definition
 }
 
 // Ref is one relation target as written in the frontmatter.

@@ -103,6 +103,7 @@ func Extract(props map[string]any, name string) *Concept {
 	for i, a := range c.AltLabels {
 		c.alts[i] = Fold(a)
 	}
+	c.mask = wordMask(append([]string{c.label, c.definition, Fold(c.Notation)}, c.alts...)...)
 	return c
 }
 

@@ -41,6 +41,7 @@ type Query struct {
 	text  string   // folded, spaces collapsed
 	id    string   // text in id form
 	words []string // the letter-and-digit runs of text
+	mask  uint64   // wordMask(text): bits a concept's mask must have
 }
 
 // NewQuery prepares s for matching: folded (case, Unicode form) with runs
@@ -49,7 +50,7 @@ type Query struct {
 func NewQuery(s string) Query {
 	text := strings.Join(strings.Fields(Fold(s)), " ")
 	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	return Query{text: text, id: idOf(text), words: words}
+	return Query{text: text, id: idOf(text), words: words, mask: wordMask(text)}
 }
 
 // Empty reports whether the query has nothing to match.
@@ -61,8 +62,17 @@ func (q Query) Match(c *Concept, id string) (r Rank, ok bool) {
 	if q.text == "" {
 		return 0, false
 	}
+	if id == q.text || id == q.id {
+		return ExactLabel, true
+	}
+	// Every other rank needs each query word to start a word of the
+	// labels, notation or definition, so most concepts are ruled out by
+	// one test of their word mask.
+	if c.mask&q.mask != q.mask {
+		return 0, false
+	}
 	switch {
-	case c.label == q.text || id == q.text || id == q.id:
+	case c.label == q.text:
 		return ExactLabel, true
 	case c.Notation != "" && strings.EqualFold(c.Notation, q.text):
 		return ExactAltLabel, true
@@ -121,6 +131,28 @@ func startsWord(text, w string) bool {
 		off = i + size
 	}
 	return false
+}
+
+// wordMask sets, for every word of the texts (runs of letters and
+// digits) with two runes or more, a bit chosen by its first two runes. A
+// word that starts a word of a text has its bit set in the text's mask;
+// words of one rune set none, since any word may start with them.
+func wordMask(texts ...string) uint64 {
+	var m uint64
+	for _, t := range texts {
+		start := true
+		for i, r := range t {
+			in := unicode.IsLetter(r) || unicode.IsDigit(r)
+			if in && start {
+				_, size := utf8.DecodeRuneInString(t[i:])
+				if r2, _ := utf8.DecodeRuneInString(t[i+size:]); i+size < len(t) && (unicode.IsLetter(r2) || unicode.IsDigit(r2)) {
+					m |= 1 << ((uint32(r)*31 + uint32(r2)) % 64)
+				}
+			}
+			start = !in
+		}
+	}
+	return m
 }
 
 // Label is the concept's folded prefLabel, the order ties are broken in.

@@ -75,45 +75,80 @@ func Expand(g Graph, start string, rels []Relation, maxDepth int) []Step {
 }
 
 // ShortestPath finds a path with the fewest edges from from to to, along
-// edges of the given relations in either direction (pass every relation,
-// inverses included, to use the whole graph). The path starts with from
-// (Depth 0) and ends with to; it is nil when to cannot be reached. Among
-// paths of equal length the first found in the order of rels and of
-// Neighbors wins, so the answer is stable.
+// edges of the given relations. rels must hold the inverse of each of its
+// relations, and g must be symmetric (b is a's r exactly when a is b's
+// r.Inverse()), as the index's graph is: the search then runs from both
+// ends at once, a level at a time from the smaller frontier, and meets
+// in the middle, visiting far fewer concepts than a search from one end.
+// The path starts with from (Depth 0) and ends with to; it is nil when to
+// cannot be reached. Ties between paths of equal length go the same way
+// every time.
 func ShortestPath(g Graph, from, to string, rels []Relation) []Step {
 	if from == to {
 		return []Step{{Node: from}}
 	}
-	type prev struct {
+	// Each side maps a node to the node it was reached from and how; the
+	// backward side records the edge as seen going forward.
+	type link struct {
 		node string
 		r    Relation
 	}
-	parent := map[string]prev{from: {}}
-	frontier := []string{from}
-	for depth := 1; len(frontier) > 0; depth++ {
+	fwd, bwd := map[string]link{from: {}}, map[string]link{to: {}}
+	ff, bf := []string{from}, []string{to}
+	for len(ff) > 0 && len(bf) > 0 {
+		forward := len(ff) <= len(bf)
+		frontier, seen, other := ff, fwd, bwd
+		if !forward {
+			frontier, seen, other = bf, bwd, fwd
+		}
 		var next []string
 		for _, node := range frontier {
 			for _, r := range rels {
 				for _, nb := range g.Neighbors(node, r) {
-					if _, ok := parent[nb]; ok {
+					if _, ok := seen[nb]; ok {
 						continue
 					}
-					parent[nb] = prev{node, r}
-					if nb == to {
-						path := make([]Step, depth+1)
-						for i, n := depth, nb; i >= 0; i-- {
-							p := parent[n]
-							path[i] = Step{Node: n, Via: p.node, Relation: p.r, Depth: i}
-							n = p.node
-						}
-						path[0] = Step{Node: from}
-						return path
+					if forward {
+						seen[nb] = link{node, r} // nb is node's r
+					} else {
+						seen[nb] = link{node, r.Inverse()} // node is nb's r.Inverse()
+					}
+					if _, ok := other[nb]; ok {
+						return joinPath(nb, func(n string) (string, Relation) { l := fwd[n]; return l.node, l.r },
+							func(n string) (string, Relation) { l := bwd[n]; return l.node, l.r }, from, to)
 					}
 					next = append(next, nb)
 				}
 			}
 		}
-		frontier = next
+		if forward {
+			ff = next
+		} else {
+			bf = next
+		}
 	}
 	return nil
+}
+
+// joinPath builds the path through meet from the two searches' links.
+func joinPath(meet string, back, ahead func(string) (string, Relation), from, to string) []Step {
+	var head []Step // meet back to from, reversed below
+	for n := meet; n != from; {
+		prev, r := back(n)
+		head = append(head, Step{Node: n, Via: prev, Relation: r})
+		n = prev
+	}
+	path := []Step{{Node: from}}
+	for i := len(head) - 1; i >= 0; i-- {
+		path = append(path, head[i])
+	}
+	for n := meet; n != to; {
+		next, r := ahead(n)
+		path = append(path, Step{Node: next, Via: n, Relation: r})
+		n = next
+	}
+	for i := range path {
+		path[i].Depth = i
+	}
+	return path
 }

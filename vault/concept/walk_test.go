@@ -2,7 +2,9 @@ package concept_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"vaultmcp/vault/concept"
@@ -174,6 +176,68 @@ func TestWalksOnCycles(t *testing.T) {
 	for i := 1; i < len(p); i++ {
 		if p[i].Via != p[i-1].Node {
 			t.Errorf("step %d via %s, want %s", i, p[i].Via, p[i-1].Node)
+		}
+	}
+}
+
+// On random graphs the path is valid (each step an edge of the graph with
+// the relation it names) and as short as a plain breadth-first search
+// finds.
+func TestShortestPathRandom(t *testing.T) {
+	all := []concept.Relation{concept.Broader, concept.Narrower, concept.Related, concept.Prerequisite, concept.PrerequisiteOf}
+	declared := []concept.Relation{concept.Broader, concept.Narrower, concept.Related, concept.Prerequisite}
+	for seed := uint64(0); seed < 50; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		g := graph{}
+		n := 5 + r.IntN(60)
+		for e := 0; e < n+r.IntN(2*n); e++ {
+			g.add(fmt.Sprint(r.IntN(n)), declared[r.IntN(len(declared))], fmt.Sprint(r.IntN(n)))
+		}
+		dist := func(from string) map[string]int {
+			d := map[string]int{from: 0}
+			q := []string{from}
+			for len(q) > 0 {
+				x := q[0]
+				q = q[1:]
+				for _, rel := range all {
+					for _, y := range g.Neighbors(x, rel) {
+						if _, ok := d[y]; !ok {
+							d[y] = d[x] + 1
+							q = append(q, y)
+						}
+					}
+				}
+			}
+			return d
+		}
+		for a := 0; a < n; a += 3 {
+			from := fmt.Sprint(a)
+			if g[from] == nil {
+				continue
+			}
+			d := dist(from)
+			for b := 0; b < n; b++ {
+				to := fmt.Sprint(b)
+				if g[to] == nil {
+					continue
+				}
+				p := concept.ShortestPath(g, from, to, all)
+				want, reachable := d[to]
+				if !reachable {
+					if p != nil {
+						t.Fatalf("seed %d: %s -> %s: path %v to an unreachable concept", seed, from, to, steps(p))
+					}
+					continue
+				}
+				if len(p)-1 != want || p[0].Node != from || p[len(p)-1].Node != to {
+					t.Fatalf("seed %d: %s -> %s: %v, want %d edges", seed, from, to, steps(p), want)
+				}
+				for i := 1; i < len(p); i++ {
+					if p[i].Via != p[i-1].Node || p[i].Depth != i || !slices.Contains(g.Neighbors(p[i].Via, p[i].Relation), p[i].Node) {
+						t.Fatalf("seed %d: %s -> %s: step %d of %v is no edge", seed, from, to, i, steps(p))
+					}
+				}
+			}
 		}
 	}
 }
