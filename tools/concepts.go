@@ -45,8 +45,9 @@ const (
 	// DefaultSearchLimit and MaxSearchLimit bound search_concepts.
 	DefaultSearchLimit = 10
 	MaxSearchLimit     = 100
-	// maxSuggestions is how many near names a "not found" error offers.
-	maxSuggestions = 5
+	// maxConceptSuggestions is how many near names a "not found" error
+	// offers.
+	maxConceptSuggestions = 5
 	// maxCandidates is how many notes an "ambiguous" error lists.
 	maxCandidates = 20
 	// minContentCut is the least text worth sending once the budget is
@@ -98,42 +99,28 @@ func (e *AmbiguousConceptError) Unwrap() error { return vault.ErrAmbiguous }
 // badArgument is an invalid argument: errors.Is(err,
 // vault.ErrInvalidInput) holds (HTTP 400).
 func badArgument(format string, args ...any) error {
-	return &vault.Error{Kind: vault.ErrInvalidInput, Msg: fmt.Sprintf(format, args...)}
+	return invalid(fmt.Sprintf(format, args...))
 }
 
-// Concepts does the work of the concept tools: get_concept,
-// expand_context, search_concepts, get_concept_path and get_statistics.
-// Each method takes its tool's arguments and returns its answer, so the
-// MCP handlers and the REST API serve the same function. Errors are
-// *ConceptNotFoundError, *AmbiguousConceptError, or a *vault.Error of
-// kind vault.ErrInvalidInput for a bad argument; anything else is a
-// server fault. The zero value is not usable: see NewConcepts.
-type Concepts struct {
-	ix      *index.Index
-	root    string
-	version string
-}
-
-// NewConcepts returns the concept tools' work over d, which must have an
-// Index and a Vault.
-func NewConcepts(d Deps) *Concepts {
-	c := &Concepts{ix: d.Index, version: d.ServerVersion}
-	if d.Vault != nil {
-		c.root = d.Vault.Root()
-	}
-	return c
-}
+// The concept tools' work: Concept (get_concept), ExpandConcept
+// (expand_context), FindConcepts (search_concepts), ConceptPath
+// (get_concept_path) and Statistics (get_statistics). Each takes its
+// tool's arguments and returns its answer, so the MCP handlers and the
+// REST API serve the same function; each needs d.Index and d.Vault.
+// Errors are *ConceptNotFoundError, *AmbiguousConceptError, or a
+// *vault.Error of kind vault.ErrInvalidInput for a bad argument; anything
+// else is a server fault.
 
 // filePath is the note's absolute path, the answers' file_path. (Tool
 // answers name files in the vault as their owner sees them; only error
 // messages keep the server's layout to themselves.)
-func (c *Concepts) filePath(rel string) string {
-	return filepath.Join(c.root, filepath.FromSlash(rel))
+func filePath(d Deps, rel string) string {
+	return filepath.Join(d.Vault.Root(), filepath.FromSlash(rel))
 }
 
 // find resolves a client's concept name, or fails with a not-found or
 // ambiguity error.
-func (c *Concepts) find(v *index.ConceptView, arg, name string) (index.ConceptNote, error) {
+func findConcept(v *index.ConceptView, arg, name string) (index.ConceptNote, error) {
 	if strings.TrimSpace(name) == "" {
 		return index.ConceptNote{}, badArgument("%s is empty: give a concept id, label or note path", arg)
 	}
@@ -144,7 +131,7 @@ func (c *Concepts) find(v *index.ConceptView, arg, name string) (index.ConceptNo
 	switch len(rels) {
 	case 0:
 		e := &ConceptNotFoundError{Concept: name, Available: v.Count(), Suggestions: []string{}}
-		for _, rel := range v.Suggest(name, maxSuggestions) {
+		for _, rel := range v.Suggest(name, maxConceptSuggestions) {
 			n, _ := v.Note(rel)
 			e.Suggestions = append(e.Suggestions, n.ID)
 		}
@@ -172,24 +159,24 @@ type GetConceptArgs struct {
 // ConceptResult is get_concept's answer (the documented shape, plus uri,
 // altLabel, inScheme, path, prerequisite and unresolved).
 type ConceptResult struct {
-	ID           string              `json:"id" jsonschema:"The concept's id: its note's file name without .md, lowercased, spaces and - as _"`
-	URI          string              `json:"uri" jsonschema:"vault://concepts#<id>"`
+	ID           string              `json:"id"`  // The concept's id: its note's file name without .md, lowercased, spaces and - as _
+	URI          string              `json:"uri"` // vault://concepts#<id>
 	PrefLabel    string              `json:"prefLabel"`
-	AltLabel     []string            `json:"altLabel" jsonschema:"Alternative labels"`
-	Definition   string              `json:"definition" jsonschema:"Empty when the note gives none"`
-	Notation     string              `json:"notation" jsonschema:"Empty when the note gives none"`
-	InScheme     []string            `json:"inScheme" jsonschema:"Concept schemes, as written"`
-	FilePath     string              `json:"file_path" jsonschema:"Absolute path of the concept's note"`
-	Path         string              `json:"path" jsonschema:"Path of the concept's note relative to the vault root"`
-	Schema       ConceptSchema       `json:"schema" jsonschema:"Schema.org properties; empty when the note has none"`
-	Broader      *[]string           `json:"broader,omitempty" jsonschema:"Ids of broader concepts (declared here, or naming this one narrower)"`
-	Narrower     *[]string           `json:"narrower,omitempty" jsonschema:"Ids of narrower concepts (declared here, or naming this one broader)"`
-	Related      *[]string           `json:"related,omitempty" jsonschema:"Ids of related concepts (related is symmetric)"`
-	Prerequisite *[]string           `json:"prerequisite,omitempty" jsonschema:"Ids of concepts to learn first (one-way)"`
-	Unresolved   map[string][]string `json:"unresolved,omitempty" jsonschema:"Relation targets, as written, that name no concept, by relation"`
+	AltLabel     []string            `json:"altLabel"`               // Alternative labels
+	Definition   string              `json:"definition"`             // Empty when the note gives none
+	Notation     string              `json:"notation"`               // Empty when the note gives none
+	InScheme     []string            `json:"inScheme"`               // Concept schemes, as written
+	FilePath     string              `json:"file_path"`              // Absolute path of the concept's note
+	Path         string              `json:"path"`                   // Path of the concept's note relative to the vault root
+	Schema       ConceptSchema       `json:"schema"`                 // Schema.org properties; empty when the note has none
+	Broader      *[]string           `json:"broader,omitempty"`      // Ids of broader concepts (declared here, or naming this one narrower)
+	Narrower     *[]string           `json:"narrower,omitempty"`     // Ids of narrower concepts (declared here, or naming this one broader)
+	Related      *[]string           `json:"related,omitempty"`      // Ids of related concepts (related is symmetric)
+	Prerequisite *[]string           `json:"prerequisite,omitempty"` // Ids of concepts to learn first (one-way)
+	Unresolved   map[string][]string `json:"unresolved,omitempty"`   // Relation targets, as written, that name no concept, by relation
 	// RelationCounts are the full counts behind the relation lists,
 	// which stop at MaxConceptRelations ids.
-	RelationCounts map[string]int `json:"relation_counts,omitempty" jsonschema:"How many concepts each relation has; a list stops at 500 ids (expand_context with max_depth 1 pages through more)"`
+	RelationCounts map[string]int `json:"relation_counts,omitempty"` // How many concepts each relation has; a list stops at 500 ids (expand_context with max_depth 1 pages through more)
 }
 
 // ConceptSchema is a concept's Schema.org properties.
@@ -201,19 +188,19 @@ type ConceptSchema struct {
 	LearningResourceType string   `json:"learningResourceType,omitempty"`
 }
 
-// GetConcept is get_concept: one concept with its relations.
-func (c *Concepts) GetConcept(ctx context.Context, a GetConceptArgs) (*ConceptResult, error) {
+// Concept is get_concept's work: one concept with its relations.
+func Concept(ctx context.Context, d Deps, a GetConceptArgs) (*ConceptResult, error) {
 	var res *ConceptResult
-	err := c.ix.Concepts(ctx, func(v *index.ConceptView) error {
-		n, err := c.find(v, "concept_id", a.ConceptID)
+	err := d.Index.Concepts(ctx, func(v *index.ConceptView) error {
+		n, err := findConcept(v, "concept_id", a.ConceptID)
 		if err != nil {
 			return err
 		}
 		s := n.Schema
 		res = &ConceptResult{
 			ID: n.ID, URI: concept.URI(n.ID), PrefLabel: n.PrefLabel,
-			AltLabel: nonNil(n.AltLabels), Definition: n.Definition, Notation: n.Notation, InScheme: nonNil(n.InScheme),
-			FilePath: c.filePath(n.Path), Path: n.Path,
+			AltLabel: orEmpty(n.AltLabels), Definition: n.Definition, Notation: n.Notation, InScheme: orEmpty(n.InScheme),
+			FilePath: filePath(d, n.Path), Path: n.Path,
 			Schema: ConceptSchema{Type: s.Type, About: s.About, Teaches: s.Teaches, EducationalLevel: s.EducationalLevel, LearningResourceType: s.LearningResourceType},
 		}
 		if a.IncludeRelations != nil && !*a.IncludeRelations {
@@ -256,23 +243,20 @@ type ExpandContextArgs struct {
 	MaxDepth *int `json:"max_depth,omitempty"`
 	// IncludeContent adds the notes' text; nil means true.
 	IncludeContent *bool `json:"include_content,omitempty"`
-	// Limit is how many concepts beside the focus to list, 1 to 500;
-	// nil means 50.
-	Limit *int `json:"limit,omitempty"`
-	// Offset skips that many concepts of the expansion (for the next
-	// page).
-	Offset int `json:"offset,omitempty"`
+	// Paging lists at most Limit concepts beside the focus (1 to 500;
+	// nil means 50), after skipping Offset of them.
+	Paging
 }
 
 // ExpandContextResult is expand_context's answer (the documented shape, plus
 // total and next_offset).
 type ExpandContextResult struct {
 	FocusConcept        FocusConcept                `json:"focus_concept"`
-	DirectRelations     map[string][]RelatedConcept `json:"direct_relations" jsonschema:"Concepts one edge away, by relation"`
-	TransitiveRelations map[string][]RelatedConcept `json:"transitive_relations" jsonschema:"Concepts two or more edges away along one relation (broader of broader...), by relation"`
-	ContextNotes        []ContextNote               `json:"context_notes" jsonschema:"The listed concepts' notes, nearest first"`
-	Total               int                         `json:"total" jsonschema:"Concepts in the whole expansion, beside the focus, over all pages"`
-	NextOffset          *int                        `json:"next_offset,omitempty" jsonschema:"Offset of the next page; absent on the last"`
+	DirectRelations     map[string][]RelatedConcept `json:"direct_relations"`     // Concepts one edge away, by relation
+	TransitiveRelations map[string][]RelatedConcept `json:"transitive_relations"` // Concepts two or more edges away along one relation (broader of broader...), by relation
+	ContextNotes        []ContextNote               `json:"context_notes"`        // The listed concepts' notes, nearest first
+	Total               int                         `json:"total"`                // Concepts in the whole expansion, beside the focus, over all pages
+	PageInfo
 }
 
 // FocusConcept is the concept expand_context started from.
@@ -282,9 +266,9 @@ type FocusConcept struct {
 	PrefLabel        string  `json:"prefLabel"`
 	Definition       string  `json:"definition"`
 	FilePath         string  `json:"file_path"`
-	Path             string  `json:"path" jsonschema:"Path relative to the vault root"`
-	Content          *string `json:"content,omitempty" jsonschema:"The note's text without its frontmatter; absent when include_content is false"`
-	ContentTruncated bool    `json:"content_truncated,omitempty" jsonschema:"The content was cut"`
+	Path             string  `json:"path"`                        // Path relative to the vault root
+	Content          *string `json:"content,omitempty"`           // The note's text without its frontmatter; absent when include_content is false
+	ContentTruncated bool    `json:"content_truncated,omitempty"` // The content was cut
 }
 
 // RelatedConcept is one concept in direct_relations or
@@ -293,27 +277,27 @@ type RelatedConcept struct {
 	ID         string `json:"id"`
 	PrefLabel  string `json:"prefLabel"`
 	Definition string `json:"definition,omitempty"`
-	Path       string `json:"path" jsonschema:"Path of its note relative to the vault root"`
-	Via        string `json:"via,omitempty" jsonschema:"Transitive only: the id of the concept it was reached from"`
-	Depth      int    `json:"depth" jsonschema:"Edges from the focus concept"`
+	Path       string `json:"path"`          // Path of its note relative to the vault root
+	Via        string `json:"via,omitempty"` // Transitive only: the id of the concept it was reached from
+	Depth      int    `json:"depth"`         // Edges from the focus concept
 }
 
 // ContextNote is one listed concept's note.
 type ContextNote struct {
 	ID               string  `json:"id"`
-	Label            string  `json:"label" jsonschema:"The concept's prefLabel"`
-	Content          *string `json:"content,omitempty" jsonschema:"The note's text without its frontmatter; absent when include_content is false or the answer's content budget is spent"`
+	Label            string  `json:"label"`             // The concept's prefLabel
+	Content          *string `json:"content,omitempty"` // The note's text without its frontmatter; absent when include_content is false or the answer's content budget is spent
 	FilePath         string  `json:"file_path"`
-	Path             string  `json:"path" jsonschema:"Path relative to the vault root"`
-	Relation         string  `json:"relation" jsonschema:"How the concept was reached: broader, narrower, related or prerequisite"`
-	Depth            int     `json:"depth" jsonschema:"Edges from the focus concept"`
-	ContentTruncated bool    `json:"content_truncated,omitempty" jsonschema:"The content was cut (at 50000 characters or by the answer's budget)"`
-	ContentOmitted   bool    `json:"content_omitted,omitempty" jsonschema:"The answer's content budget was spent: read the note, or page on"`
+	Path             string  `json:"path"`                        // Path relative to the vault root
+	Relation         string  `json:"relation"`                    // How the concept was reached: broader, narrower, related or prerequisite
+	Depth            int     `json:"depth"`                       // Edges from the focus concept
+	ContentTruncated bool    `json:"content_truncated,omitempty"` // The content was cut (at 50000 characters or by the answer's budget)
+	ContentOmitted   bool    `json:"content_omitted,omitempty"`   // The answer's content budget was spent: read the note, or page on
 }
 
-// ExpandContext is expand_context: the concepts around one, breadth-first
-// along each chosen relation, with their notes' text.
-func (c *Concepts) ExpandContext(ctx context.Context, a ExpandContextArgs) (*ExpandContextResult, error) {
+// ExpandConcept is expand_context's work: the concepts around one,
+// breadth-first along each chosen relation, with their notes' text.
+func ExpandConcept(ctx context.Context, d Deps, a ExpandContextArgs) (*ExpandContextResult, error) {
 	rels := concept.Hierarchy
 	if a.RelationTypes != nil {
 		if len(a.RelationTypes) == 0 {
@@ -358,14 +342,14 @@ func (c *Concepts) ExpandContext(ctx context.Context, a ExpandContextArgs) (*Exp
 		omit   *bool
 	}
 	var texts []text
-	err = c.ix.Concepts(ctx, func(v *index.ConceptView) error {
-		focus, err := c.find(v, "concept_id", a.ConceptID)
+	err = d.Index.Concepts(ctx, func(v *index.ConceptView) error {
+		focus, err := findConcept(v, "concept_id", a.ConceptID)
 		if err != nil {
 			return err
 		}
 		res.FocusConcept = FocusConcept{
 			ID: focus.ID, URI: concept.URI(focus.ID), PrefLabel: focus.PrefLabel, Definition: focus.Definition,
-			FilePath: c.filePath(focus.Path), Path: focus.Path,
+			FilePath: filePath(d, focus.Path), Path: focus.Path,
 		}
 		if withContent {
 			texts = append(texts, text{body: v.Content(focus.Path), target: &res.FocusConcept.Content, cut: &res.FocusConcept.ContentTruncated})
@@ -376,10 +360,9 @@ func (c *Concepts) ExpandContext(ctx context.Context, a ExpandContextArgs) (*Exp
 		}
 		steps := concept.Expand(v, focus.Path, rels, depth)
 		res.Total = len(steps)
-		listed := page(steps, a.Offset, &limit)
-		if end := a.Offset + len(listed); end < len(steps) {
-			res.NextOffset = &end
-		}
+		span := paginate(a.Paging, len(steps), limit, "concepts")
+		listed := window(steps, span)
+		res.PageInfo = span.info()
 		res.ContextNotes = make([]ContextNote, len(listed))
 		for i, st := range listed {
 			n, _ := v.Note(st.Node)
@@ -393,7 +376,7 @@ func (c *Concepts) ExpandContext(ctx context.Context, a ExpandContextArgs) (*Exp
 				res.TransitiveRelations[key] = append(res.TransitiveRelations[key], item)
 			}
 			cn := &res.ContextNotes[i]
-			*cn = ContextNote{ID: n.ID, Label: n.PrefLabel, FilePath: c.filePath(n.Path), Path: n.Path, Relation: key, Depth: st.Depth}
+			*cn = ContextNote{ID: n.ID, Label: n.PrefLabel, FilePath: filePath(d, n.Path), Path: n.Path, Relation: key, Depth: st.Depth}
 			if withContent {
 				texts = append(texts, text{body: v.Content(n.Path), target: &cn.Content, cut: &cn.ContentTruncated, omit: &cn.ContentOmitted})
 			}
@@ -446,6 +429,14 @@ func trimLeadingBlankLines(b []byte) []byte {
 	}
 }
 
+// orEmpty is list, or an empty list for nil (JSON [] rather than null).
+func orEmpty(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
+}
+
 // pageLimit reads an optional limit argument.
 func pageLimit(name string, given *int, def, most int) (int, error) {
 	if given == nil {
@@ -465,20 +456,19 @@ type SearchConceptsArgs struct {
 	// Query is matched against labels and definitions (at most 1,000
 	// characters).
 	Query string `json:"query"`
-	// Limit is how many results to return, 1 to 100; nil means 10.
-	Limit *int `json:"limit,omitempty"`
-	// Offset skips that many results (for the next page).
-	Offset int `json:"offset,omitempty"`
+	// Paging returns at most Limit results (1 to 100; nil means 10),
+	// after skipping Offset of them.
+	Paging
 }
 
 // SearchConceptsResult is search_concepts' answer (the documented shape, plus
 // total and next_offset).
 type SearchConceptsResult struct {
-	Query      string          `json:"query"`
-	Count      int             `json:"count" jsonschema:"Results in this answer"`
-	Results    []ConceptSearch `json:"results"`
-	Total      int             `json:"total" jsonschema:"Matching concepts over all pages"`
-	NextOffset *int            `json:"next_offset,omitempty" jsonschema:"Offset of the next page; absent on the last"`
+	Query   string          `json:"query"`
+	Count   int             `json:"count"` // Results in this answer
+	Results []ConceptSearch `json:"results"`
+	Total   int             `json:"total"` // Matching concepts over all pages
+	PageInfo
 }
 
 // ConceptSearch is one search result.
@@ -488,13 +478,13 @@ type ConceptSearch struct {
 	PrefLabel  string `json:"prefLabel"`
 	Definition string `json:"definition,omitempty"`
 	FilePath   string `json:"file_path"`
-	Path       string `json:"path" jsonschema:"Path relative to the vault root"`
-	Match      string `json:"match" jsonschema:"Why it matched, best first: exact_label, exact_alt_label, label_prefix, label_words, alt_label, definition"`
+	Path       string `json:"path"`  // Path relative to the vault root
+	Match      string `json:"match"` // Why it matched, best first: exact_label, exact_alt_label, label_prefix, label_words, alt_label, definition
 }
 
-// SearchConcepts is search_concepts: concepts by label or definition,
-// best matches first.
-func (c *Concepts) SearchConcepts(ctx context.Context, a SearchConceptsArgs) (*SearchConceptsResult, error) {
+// FindConcepts is search_concepts' work: concepts by label or
+// definition, best matches first.
+func FindConcepts(ctx context.Context, d Deps, a SearchConceptsArgs) (*SearchConceptsResult, error) {
 	if n := utf8.RuneCountInString(a.Query); n > MaxConceptQuery {
 		return nil, badArgument("query is %d characters long; the most is %d", n, MaxConceptQuery)
 	}
@@ -510,14 +500,16 @@ func (c *Concepts) SearchConcepts(ctx context.Context, a SearchConceptsArgs) (*S
 		return nil, badArgument("offset is %d; it must be 0 or more", a.Offset)
 	}
 	res := &SearchConceptsResult{Query: a.Query, Results: []ConceptSearch{}}
-	err = c.ix.Concepts(ctx, func(v *index.ConceptView) error {
+	err = d.Index.Concepts(ctx, func(v *index.ConceptView) error {
 		hits := v.Search(q)
 		res.Total = len(hits)
-		for _, h := range page(hits, a.Offset, &limit) {
+		span := paginate(a.Paging, len(hits), limit, "matches")
+		res.PageInfo = span.info()
+		for _, h := range window(hits, span) {
 			n, _ := v.Note(h.Path)
 			res.Results = append(res.Results, ConceptSearch{
 				ID: n.ID, URI: concept.URI(n.ID), PrefLabel: n.PrefLabel, Definition: n.Definition,
-				FilePath: c.filePath(n.Path), Path: n.Path, Match: h.Rank.String(),
+				FilePath: filePath(d, n.Path), Path: n.Path, Match: h.Rank.String(),
 			})
 		}
 		return nil
@@ -526,9 +518,6 @@ func (c *Concepts) SearchConcepts(ctx context.Context, a SearchConceptsArgs) (*S
 		return nil, err
 	}
 	res.Count = len(res.Results)
-	if end := a.Offset + res.Count; end < res.Total {
-		res.NextOffset = &end
-	}
 	return res, nil
 }
 
@@ -544,34 +533,34 @@ type GetConceptPathArgs struct {
 // ConceptPathResult is get_concept_path's answer (the documented shape; path
 // is null and message set when there is none).
 type ConceptPathResult struct {
-	From    string      `json:"from" jsonschema:"Id of the first concept"`
-	To      string      `json:"to" jsonschema:"Id of the last concept"`
-	Length  *int        `json:"length,omitempty" jsonschema:"Edges on the path (one less than its concepts); absent when there is no path"`
-	Path    []PathEntry `json:"path" jsonschema:"The concepts from the first to the last; null when no path exists"`
-	Message string      `json:"message,omitempty" jsonschema:"Set when no path exists"`
+	From    string      `json:"from"`              // Id of the first concept
+	To      string      `json:"to"`                // Id of the last concept
+	Length  *int        `json:"length,omitempty"`  // Edges on the path (one less than its concepts); absent when there is no path
+	Path    []PathEntry `json:"path"`              // The concepts from the first to the last; null when no path exists
+	Message string      `json:"message,omitempty"` // Set when no path exists
 }
 
 // PathEntry is one concept on a path.
 type PathEntry struct {
 	ID        string `json:"id"`
 	PrefLabel string `json:"prefLabel"`
-	Path      string `json:"path" jsonschema:"Path of its note relative to the vault root"`
-	Relation  string `json:"relation,omitempty" jsonschema:"What this concept is to the one before it: broader, narrower, related, prerequisite or prerequisite_of"`
+	Path      string `json:"path"`               // Path of its note relative to the vault root
+	Relation  string `json:"relation,omitempty"` // What this concept is to the one before it: broader, narrower, related, prerequisite or prerequisite_of
 }
 
 // allRelations walks the whole graph, inverse edges included.
 var allRelations = []concept.Relation{concept.Broader, concept.Narrower, concept.Related, concept.Prerequisite, concept.PrerequisiteOf}
 
-// GetConceptPath is get_concept_path: a shortest path between two
+// ConceptPath is get_concept_path's work: a shortest path between two
 // concepts over every relation, in either direction.
-func (c *Concepts) GetConceptPath(ctx context.Context, a GetConceptPathArgs) (*ConceptPathResult, error) {
+func ConceptPath(ctx context.Context, d Deps, a GetConceptPathArgs) (*ConceptPathResult, error) {
 	var res *ConceptPathResult
-	err := c.ix.Concepts(ctx, func(v *index.ConceptView) error {
-		from, err := c.find(v, "from_concept", a.FromConcept)
+	err := d.Index.Concepts(ctx, func(v *index.ConceptView) error {
+		from, err := findConcept(v, "from_concept", a.FromConcept)
 		if err != nil {
 			return err
 		}
-		to, err := c.find(v, "to_concept", a.ToConcept)
+		to, err := findConcept(v, "to_concept", a.ToConcept)
 		if err != nil {
 			return err
 		}
@@ -606,21 +595,21 @@ type GetStatisticsArgs struct{}
 // counts by relation and the unresolved targets).
 type StatisticsResult struct {
 	TotalConcepts       int            `json:"total_concepts"`
-	TotalRelations      int            `json:"total_relations" jsonschema:"Distinct edges: a broader/narrower pair once, a related pair once, a prerequisite once"`
-	VaultPath           string         `json:"vault_path" jsonschema:"Absolute path of the vault"`
+	TotalRelations      int            `json:"total_relations"` // Distinct edges: a broader/narrower pair once, a related pair once, a prerequisite once
+	VaultPath           string         `json:"vault_path"`      // Absolute path of the vault
 	ServerVersion       string         `json:"server_version"`
-	RelationsByType     map[string]int `json:"relations_by_type" jsonschema:"total_relations by kind: broader (each broader/narrower pair), related, prerequisite"`
-	UnresolvedRelations int            `json:"unresolved_relations" jsonschema:"Relation targets that name no concept (get_concept lists them per concept)"`
-	AmbiguousIDs        int            `json:"ambiguous_ids" jsonschema:"Ids that several concept notes share (reach those by path)"`
+	RelationsByType     map[string]int `json:"relations_by_type"`    // total_relations by kind: broader (each broader/narrower pair), related, prerequisite
+	UnresolvedRelations int            `json:"unresolved_relations"` // Relation targets that name no concept (get_concept lists them per concept)
+	AmbiguousIDs        int            `json:"ambiguous_ids"`        // Ids that several concept notes share (reach those by path)
 }
 
-// GetStatistics is get_statistics: counts over the concept graph.
-func (c *Concepts) GetStatistics(ctx context.Context, _ GetStatisticsArgs) (*StatisticsResult, error) {
+// Statistics is get_statistics' work: counts over the concept graph.
+func Statistics(ctx context.Context, d Deps, _ GetStatisticsArgs) (*StatisticsResult, error) {
 	var res *StatisticsResult
-	err := c.ix.Concepts(ctx, func(v *index.ConceptView) error {
+	err := d.Index.Concepts(ctx, func(v *index.ConceptView) error {
 		s := v.Stats()
 		res = &StatisticsResult{
-			TotalConcepts: s.Concepts, TotalRelations: s.Relations, VaultPath: c.root, ServerVersion: c.version,
+			TotalConcepts: s.Concepts, TotalRelations: s.Relations, VaultPath: d.Vault.Root(), ServerVersion: d.ServerVersion,
 			RelationsByType:     map[string]int{"broader": s.Broader, "related": s.Related, "prerequisite": s.Prerequisite},
 			UnresolvedRelations: s.Unresolved, AmbiguousIDs: s.AmbiguousIDs,
 		}
@@ -633,22 +622,49 @@ func (c *Concepts) GetStatistics(ctx context.Context, _ GetStatisticsArgs) (*Sta
 // The MCP tools
 
 // conceptLookupHelp is how every concept argument is described.
-const conceptLookupHelp = "The concept's id (its note's file name without .md, lowercased, spaces and - as _, e.g. \"regression\"), " +
-	"its prefLabel or an altLabel (any case), its note's path, or a [[wikilink]] to it"
+const conceptLookupHelp = "Concept id (note file name without .md, lowercased, spaces and - as _), prefLabel, altLabel, note path or [[wikilink]]"
 
-// conceptCall adapts one of the Concepts methods to an MCP handler: the
+// The output schemas are written by hand: generated from the result types
+// they were three times the size (every field described, nested types
+// repeated), and every session pays for tools/list. The README documents
+// each field; the handler tests check every answer against these.
+var (
+	conceptOutputSchema = []byte(`{"type":"object","required":["id","prefLabel","path"],"properties":{` +
+		`"id":{"type":"string"},"uri":{"type":"string"},"prefLabel":{"type":"string"},"altLabel":{"type":"array"},` +
+		`"definition":{"type":"string"},"notation":{"type":"string"},"inScheme":{"type":"array"},"file_path":{"type":"string"},` +
+		`"path":{"type":"string"},"schema":{"type":"object"},"broader":{"type":"array"},"narrower":{"type":"array"},` +
+		`"related":{"type":"array"},"prerequisite":{"type":"array"},"relation_counts":{"type":"object"},"unresolved":{"type":"object"}}}`)
+	expandOutputSchema = []byte(`{"type":"object","required":["focus_concept","direct_relations","transitive_relations","context_notes","total"],"properties":{` +
+		`"focus_concept":{"type":"object"},"direct_relations":{"type":"object"},"transitive_relations":{"type":"object"},` +
+		`"context_notes":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"label":{"type":"string"},` +
+		`"content":{"type":"string"},"file_path":{"type":"string"},"path":{"type":"string"},"relation":{"type":"string"},"depth":{"type":"integer"}}}},` +
+		`"total":{"type":"integer"},"next_offset":{"type":"integer"},"notice":{"type":"string"}}}`)
+	searchOutputSchema = []byte(`{"type":"object","required":["query","count","results","total"],"properties":{` +
+		`"query":{"type":"string"},"count":{"type":"integer"},"results":{"type":"array","items":{"type":"object","properties":{` +
+		`"id":{"type":"string"},"uri":{"type":"string"},"prefLabel":{"type":"string"},"definition":{"type":"string"},` +
+		`"file_path":{"type":"string"},"path":{"type":"string"},"match":{"type":"string"}}}},` +
+		`"total":{"type":"integer"},"next_offset":{"type":"integer"},"notice":{"type":"string"}}}`)
+	pathOutputSchema = []byte(`{"type":"object","required":["from","to","path"],"properties":{"from":{"type":"string"},"to":{"type":"string"},` +
+		`"length":{"type":"integer"},"path":{"type":["array","null"],"items":{"type":"object","properties":{"id":{"type":"string"},` +
+		`"prefLabel":{"type":"string"},"path":{"type":"string"},"relation":{"type":"string"}}}},"message":{"type":"string"}}}`)
+	statisticsOutputSchema = []byte(`{"type":"object","required":["total_concepts","total_relations"],"properties":{` +
+		`"total_concepts":{"type":"integer"},"total_relations":{"type":"integer"},"vault_path":{"type":"string"},` +
+		`"server_version":{"type":"string"},"relations_by_type":{"type":"object"},"unresolved_relations":{"type":"integer"},"ambiguous_ids":{"type":"integer"}}}`)
+)
+
+// conceptCall adapts one of the concept functions to an MCP handler: the
 // answer becomes structuredContent plus its JSON text, and a not-found
 // or ambiguity error keeps its extra fields in the error JSON.
-func conceptCall[A, R any](d Deps, fn func(context.Context, A) (*R, error)) server.ToolHandlerFunc {
+func conceptCall[A, R any](d Deps, fn func(context.Context, Deps, A) (*R, error)) server.ToolHandlerFunc {
 	return handle(d, func(ctx context.Context, a A) (*mcp.CallToolResult, error) {
-		res, err := fn(ctx, a)
+		res, err := fn(ctx, d, a)
 		var nf *ConceptNotFoundError
 		var amb *AmbiguousConceptError
 		switch {
 		case errors.As(err, &nf):
-			return nil, &toolError{msg: nf.Error(), fields: map[string]any{"available_count": nf.Available, "suggestions": nf.Suggestions}}
+			return nil, &toolError{msg: nf.Error(), fields: map[string]any{"available_count": nf.Available, "suggestions": nf.Suggestions}, err: nf}
 		case errors.As(err, &amb):
-			return nil, &toolError{msg: amb.Error(), fields: map[string]any{"candidates": amb.Paths}}
+			return nil, &toolError{msg: amb.Error(), fields: map[string]any{"candidates": amb.Paths}, err: amb}
 		case err != nil:
 			return nil, err
 		}
@@ -659,75 +675,71 @@ func conceptCall[A, R any](d Deps, fn func(context.Context, A) (*R, error)) serv
 // GetConcept is get_concept.
 func GetConcept(d Deps) server.ServerTool {
 	tool := mcp.NewTool("get_concept",
-		mcp.WithDescription("One SKOS concept of the vault's knowledge graph: a note whose frontmatter has prefLabel. "+
-			"Returns its labels, definition, notation, Schema.org properties and, unless include_relations is false, the ids of its broader, narrower, "+
-			"related and prerequisite concepts (inverse edges included: a note naming this one broader makes it narrower here; at most 500 per relation, "+
-			"relation_counts has the totals), plus relation targets that name no concept (unresolved). Not found: an error with available_count and up to 5 suggestions. Live: edits show in the next answer."),
+		mcp.WithDescription("One SKOS concept (a note whose frontmatter has prefLabel): labels, definition, notation, Schema.org properties and, "+
+			"unless include_relations is false, the ids of its broader, narrower, related and prerequisite concepts (inverse edges included; "+
+			"500 at most each, relation_counts has totals) and targets naming no concept (unresolved). Not found: available_count and suggestions."),
 		mcp.WithString("concept_id", mcp.Required(), mcp.MaxLength(MaxConceptQuery), mcp.Description(conceptLookupHelp)),
-		mcp.WithBoolean("include_relations", mcp.DefaultBool(true), mcp.Description("Include broader, narrower, related, prerequisite and unresolved")),
-		mcp.WithOutputSchema[ConceptResult](),
+		mcp.WithBoolean("include_relations", mcp.DefaultBool(true), mcp.Description("Add the relations")),
+		mcp.WithRawOutputSchema(conceptOutputSchema),
 		annotate("Get concept", true, false, true),
 	)
-	return server.ServerTool{Tool: tool, Handler: conceptCall(d, NewConcepts(d).GetConcept)}
+	return server.ServerTool{Tool: tool, Handler: conceptCall(d, Concept)}
 }
 
 // ExpandContext is expand_context, the primary concept tool.
 func ExpandContext(d Deps) server.ServerTool {
 	tool := mcp.NewTool("expand_context",
-		mcp.WithDescription("Gather the context around a concept before reasoning about it: walks the knowledge graph breadth-first from the concept "+
-			"along each chosen relation on its own (broader of broader = ancestors, narrower of narrower = descendants), up to max_depth edges, each concept once. "+
-			"direct_relations are one edge away, transitive_relations further; context_notes carry each listed concept's note text (frontmatter stripped), nearest first. "+
-			"Size: each note's text is cut at 50,000 characters, and one answer carries at most 60,000 characters of note text in all "+
-			"(focus first; past that, notes come with content_omitted); at most limit concepts (default 50) are listed: total counts all, next_offset pages on."),
+		mcp.WithDescription("Context around a concept, to read before reasoning about it: walks from it along each relation on its own "+
+			"(broader of broader, narrower of narrower...) up to max_depth edges, each concept once. direct_relations: one edge away; "+
+			"transitive_relations: further; context_notes: the listed concepts' note text, nearest first. Text is cut at 50,000 characters "+
+			"per note and 60,000 per answer (then content_omitted); next_offset pages on."),
 		mcp.WithString("concept_id", mcp.Required(), mcp.MaxLength(MaxConceptQuery), mcp.Description(conceptLookupHelp)),
 		mcp.WithArray("relation_types", mcp.WithStringEnumItems([]string{"broader", "narrower", "related", "prerequisite"}), mcp.MinItems(1),
-			mcp.DefaultArray([]string{"broader", "narrower", "related"}), mcp.Description("Relations to follow")),
-		mcp.WithInteger("max_depth", mcp.Min(1), mcp.Max(MaxExpandDepth), mcp.DefaultNumber(DefaultExpandDepth), mcp.Description("How many edges out to go")),
-		mcp.WithBoolean("include_content", mcp.DefaultBool(true), mcp.Description("Include the notes' text")),
-		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(MaxExpandLimit), mcp.DefaultNumber(DefaultExpandLimit), mcp.Description("Concepts to list beside the focus")),
-		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Concepts of the expansion to skip (next_offset of the previous answer)")),
-		mcp.WithOutputSchema[ExpandContextResult](),
+			mcp.Description("Relations to follow (default broader, narrower, related)")),
+		mcp.WithInteger("max_depth", mcp.Min(1), mcp.Max(MaxExpandDepth), mcp.DefaultNumber(DefaultExpandDepth), mcp.Description("Edges to go out")),
+		mcp.WithBoolean("include_content", mcp.DefaultBool(true), mcp.Description("Add the notes' text")),
+		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(MaxExpandLimit), mcp.DefaultNumber(DefaultExpandLimit), mcp.Description("Concepts to list")),
+		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Concepts to skip (a previous next_offset)")),
+		mcp.WithRawOutputSchema(expandOutputSchema),
 		annotate("Expand context", true, false, true),
 	)
-	return server.ServerTool{Tool: tool, Handler: conceptCall(d, NewConcepts(d).ExpandContext)}
+	return server.ServerTool{Tool: tool, Handler: conceptCall(d, ExpandConcept)}
 }
 
 // SearchConcepts is search_concepts.
 func SearchConcepts(d Deps) server.ServerTool {
 	tool := mcp.NewTool("search_concepts",
-		mcp.WithDescription("Find concepts by label or definition, ignoring case. Ranked: exact prefLabel (or id), exact altLabel (or notation), "+
-			"prefLabel starting with the query, every query word starting a word of the prefLabel, then of an altLabel, then of the definition; ties by label. "+
-			"count is the results returned, total all matches; next_offset pages on."),
-		mcp.WithString("query", mcp.Required(), mcp.MaxLength(MaxConceptQuery), mcp.Description("Words to find, e.g. \"neural network\"")),
+		mcp.WithDescription("Find concepts by label or definition, in any case. Ranked: exact prefLabel or id, exact altLabel or notation, "+
+			"label prefix, every word in the label, in an altLabel, in the definition; ties by label. count: results here; total: all matches."),
+		mcp.WithString("query", mcp.Required(), mcp.MaxLength(MaxConceptQuery), mcp.Description("Words to find")),
 		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(MaxSearchLimit), mcp.DefaultNumber(DefaultSearchLimit), mcp.Description("Results to return")),
-		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Results to skip (next_offset of the previous answer)")),
-		mcp.WithOutputSchema[SearchConceptsResult](),
+		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Results to skip (a previous next_offset)")),
+		mcp.WithRawOutputSchema(searchOutputSchema),
 		annotate("Search concepts", true, false, true),
 	)
-	return server.ServerTool{Tool: tool, Handler: conceptCall(d, NewConcepts(d).SearchConcepts)}
+	return server.ServerTool{Tool: tool, Handler: conceptCall(d, FindConcepts)}
 }
 
 // GetConceptPath is get_concept_path.
 func GetConceptPath(d Deps) server.ServerTool {
 	tool := mcp.NewTool("get_concept_path",
-		mcp.WithDescription("How two concepts are connected: a shortest path between them over every relation (broader, narrower, related, prerequisite), "+
-			"in either direction. length counts edges; each step says what it is to the one before (\"broader\": more general). "+
-			"When none exists, path is null with a message."),
-		mcp.WithString("from_concept", mcp.Required(), mcp.MaxLength(MaxConceptQuery), mcp.Description("The first concept: "+conceptLookupHelp)),
-		mcp.WithString("to_concept", mcp.Required(), mcp.MaxLength(MaxConceptQuery), mcp.Description("The last concept, named the same ways")),
-		mcp.WithOutputSchema[ConceptPathResult](),
+		mcp.WithDescription("A shortest chain of relations (broader, narrower, related, prerequisite; either direction) between two concepts. "+
+			"length counts edges; each step's relation is what it is to the step before. None: path null and a message."),
+		mcp.WithString("from_concept", mcp.Required(), mcp.MaxLength(MaxConceptQuery), mcp.Description("First concept, named as concept_id is")),
+		mcp.WithString("to_concept", mcp.Required(), mcp.MaxLength(MaxConceptQuery), mcp.Description("Last concept")),
+		mcp.WithRawOutputSchema(pathOutputSchema),
 		annotate("Get concept path", true, false, true),
 	)
-	return server.ServerTool{Tool: tool, Handler: conceptCall(d, NewConcepts(d).GetConceptPath)}
+	return server.ServerTool{Tool: tool, Handler: conceptCall(d, ConceptPath)}
 }
 
 // GetStatistics is get_statistics.
 func GetStatistics(d Deps) server.ServerTool {
 	tool := mcp.NewTool("get_statistics",
-		mcp.WithDescription("Counts over the vault's concept knowledge graph: concepts, distinct relations (also by kind), relation targets that name no concept, "+
-			"ids several notes share; plus the vault's path and the server's version."),
-		mcp.WithOutputSchema[StatisticsResult](),
+		mcp.WithDescription("Concept graph counts: concepts, distinct relations (in all and by kind), targets naming no concept, "+
+			"ids several notes share; the vault's path and the server version."),
+		mcp.WithRawOutputSchema(statisticsOutputSchema),
 		annotate("Get statistics", true, false, true),
 	)
-	return server.ServerTool{Tool: tool, Handler: conceptCall(d, NewConcepts(d).GetStatistics)}
+	return server.ServerTool{Tool: tool, Handler: conceptCall(d, Statistics)}
 }

@@ -22,9 +22,10 @@ import (
 
 // mlVault copies testdata/mlvault (36 machine-learning concept notes and a
 // few plain notes) into a temp dir and serves it with a built index. It
-// returns the harness, for calls as a client makes them, and the concept
-// tools' typed functions, for calls as the REST API makes them.
-func mlVault(t *testing.T, extra map[string]string) (*harness, *tools.Concepts) {
+// returns the harness, for calls as a client makes them, and the
+// dependencies, for calls of the typed functions as the REST API makes
+// them.
+func mlVault(t *testing.T, extra map[string]string) (*harness, tools.Deps) {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -60,15 +61,14 @@ func mlVault(t *testing.T, extra map[string]string) (*harness, *tools.Concepts) 
 		t.Fatal(err)
 	}
 	v.Observe(ix.Refresh)
-	d := tools.Deps{Vault: v, Index: ix, Logger: logger}
-	s, err := mcpserver.New(d, "1.2.3")
+	d := tools.Deps{Vault: v, Index: ix, Logger: logger, ServerVersion: "1.2.3"}
+	s, err := mcpserver.New(d, "1.2.3", mcpserver.WithOutputValidation())
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := &harness{t: t, root: root, v: v, s: s}
 	h.rpc("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"0"}}`)
-	d.ServerVersion = "1.2.3"
-	return h, tools.NewConcepts(d)
+	return h, d
 }
 
 func writeAt(p string, data []byte) error {
@@ -476,13 +476,13 @@ func TestExpandContextContentBudget(t *testing.T) {
 	big := func(label, fill string, n int) string {
 		return "---\nprefLabel: " + label + "\nbroader: Hub\n---\n" + strings.Repeat(fill, n)
 	}
-	h, c := mlVault(t, map[string]string{
+	h, d := mlVault(t, map[string]string{
 		"big/hub.md": "---\nprefLabel: Hub\n---\n\n\n" + strings.Repeat("é", 60000), // over the per-note cut, in characters
 		"big/a.md":   big("A", "a", 4000),
 		"big/b.md":   big("B", "b", 40000),
 		"big/c.md":   big("C", "c", 10),
 	})
-	res, err := c.ExpandContext(context.Background(), tools.ExpandContextArgs{ConceptID: "hub"})
+	res, err := tools.ExpandConcept(context.Background(), d, tools.ExpandContextArgs{ConceptID: "hub"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -508,7 +508,7 @@ func TestExpandContextContentBudget(t *testing.T) {
 	}
 	// The next page starts with a fresh budget.
 	two := 2
-	res, err = c.ExpandContext(context.Background(), tools.ExpandContextArgs{ConceptID: "hub", Offset: 2, Limit: &two})
+	res, err = tools.ExpandConcept(context.Background(), d, tools.ExpandContextArgs{ConceptID: "hub", Paging: tools.Paging{Offset: 2, Limit: &two}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -526,7 +526,7 @@ func TestExpandContextContentBudget(t *testing.T) {
 // vault.ErrInvalidInput), and lookups fail as vault.ErrNotFound and
 // vault.ErrAmbiguous.
 func TestConceptArgumentErrors(t *testing.T) {
-	h, c := mlVault(t, nil)
+	h, d := mlVault(t, nil)
 	long := strings.Repeat("x", tools.MaxConceptQuery+1)
 	mcpCases := []struct {
 		tool, args string
@@ -556,34 +556,34 @@ func TestConceptArgumentErrors(t *testing.T) {
 		call func() error
 		kind error
 	}{
-		{"empty id", func() error { _, err := c.GetConcept(ctx, tools.GetConceptArgs{}); return err }, vault.ErrInvalidInput},
-		{"long id", func() error { _, err := c.GetConcept(ctx, tools.GetConceptArgs{ConceptID: long}); return err }, vault.ErrInvalidInput},
+		{"empty id", func() error { _, err := tools.Concept(ctx, d, tools.GetConceptArgs{}); return err }, vault.ErrInvalidInput},
+		{"long id", func() error { _, err := tools.Concept(ctx, d, tools.GetConceptArgs{ConceptID: long}); return err }, vault.ErrInvalidInput},
 		{"depth 4", func() error {
-			_, err := c.ExpandContext(ctx, tools.ExpandContextArgs{ConceptID: "regression", MaxDepth: &four})
+			_, err := tools.ExpandConcept(ctx, d, tools.ExpandContextArgs{ConceptID: "regression", MaxDepth: &four})
 			return err
 		}, vault.ErrInvalidInput},
 		{"limit 0", func() error {
-			_, err := c.ExpandContext(ctx, tools.ExpandContextArgs{ConceptID: "regression", Limit: &zero})
+			_, err := tools.ExpandConcept(ctx, d, tools.ExpandContextArgs{ConceptID: "regression", Paging: tools.Paging{Limit: &zero}})
 			return err
 		}, vault.ErrInvalidInput},
 		{"negative offset", func() error {
-			_, err := c.SearchConcepts(ctx, tools.SearchConceptsArgs{Query: "x", Offset: -1})
+			_, err := tools.FindConcepts(ctx, d, tools.SearchConceptsArgs{Query: "x", Paging: tools.Paging{Offset: -1}})
 			return err
 		}, vault.ErrInvalidInput},
 		{"unknown relation", func() error {
-			_, err := c.ExpandContext(ctx, tools.ExpandContextArgs{ConceptID: "regression", RelationTypes: []string{"sibling"}})
+			_, err := tools.ExpandConcept(ctx, d, tools.ExpandContextArgs{ConceptID: "regression", RelationTypes: []string{"sibling"}})
 			return err
 		}, vault.ErrInvalidInput},
 		{"search limit", func() error {
-			_, err := c.SearchConcepts(ctx, tools.SearchConceptsArgs{Query: "x", Limit: &many})
+			_, err := tools.FindConcepts(ctx, d, tools.SearchConceptsArgs{Query: "x", Paging: tools.Paging{Limit: &many}})
 			return err
 		}, vault.ErrInvalidInput},
-		{"not found", func() error { _, err := c.GetConcept(ctx, tools.GetConceptArgs{ConceptID: "xyz"}); return err }, vault.ErrNotFound},
+		{"not found", func() error { _, err := tools.Concept(ctx, d, tools.GetConceptArgs{ConceptID: "xyz"}); return err }, vault.ErrNotFound},
 		{"path not found", func() error {
-			_, err := c.GetConceptPath(ctx, tools.GetConceptPathArgs{FromConcept: "xyz", ToConcept: "regression"})
+			_, err := tools.ConceptPath(ctx, d, tools.GetConceptPathArgs{FromConcept: "xyz", ToConcept: "regression"})
 			return err
 		}, vault.ErrNotFound},
-		{"ambiguous", func() error { _, err := c.GetConcept(ctx, tools.GetConceptArgs{ConceptID: "ensemble"}); return err }, vault.ErrAmbiguous},
+		{"ambiguous", func() error { _, err := tools.Concept(ctx, d, tools.GetConceptArgs{ConceptID: "ensemble"}); return err }, vault.ErrAmbiguous},
 	}
 	for _, tc := range typed {
 		err := tc.call()
@@ -592,7 +592,7 @@ func TestConceptArgumentErrors(t *testing.T) {
 		}
 	}
 	var nf *tools.ConceptNotFoundError
-	if _, err := c.GetConcept(ctx, tools.GetConceptArgs{ConceptID: "xyz"}); !errors.As(err, &nf) || nf.Available != 36 {
+	if _, err := tools.Concept(ctx, d, tools.GetConceptArgs{ConceptID: "xyz"}); !errors.As(err, &nf) || nf.Available != 36 {
 		t.Errorf("not found: %#v", err)
 	}
 }

@@ -62,7 +62,7 @@ func benchConcepts(ctx context.Context, e *env) ([]figure, error) {
 	if err := ix.Build(ctx); err != nil {
 		return figs, err
 	}
-	c := tools.NewConcepts(tools.Deps{Vault: v, Index: ix, ServerVersion: "bench"})
+	d := tools.Deps{Vault: v, Index: ix, ServerVersion: "bench"}
 	// Concept 5 sits near the top of the tree (fan-out 4): depth 3 reaches
 	// its descendants, ancestors and related concepts of related ones.
 	focus := vaultgen.ConceptID(5, notes, concepts)
@@ -73,15 +73,15 @@ func benchConcepts(ctx context.Context, e *env) ([]figure, error) {
 	path := tools.GetConceptPathArgs{FromConcept: from, ToConcept: to}
 
 	// One call each first, to describe the work in the figures' names.
-	ex, err := c.ExpandContext(ctx, expand)
+	ex, err := tools.ExpandConcept(ctx, d, expand)
 	if err != nil {
 		return figs, err
 	}
-	se, err := c.SearchConcepts(ctx, search)
+	se, err := tools.FindConcepts(ctx, d, search)
 	if err != nil {
 		return figs, err
 	}
-	pa, err := c.GetConceptPath(ctx, path)
+	pa, err := tools.ConceptPath(ctx, d, path)
 	if err != nil {
 		return figs, err
 	}
@@ -94,9 +94,9 @@ func benchConcepts(ctx context.Context, e *env) ([]figure, error) {
 		fmt.Sprintf("get_concept_path, %d edges (in process)", *pa.Length),
 	}
 	calls := []func() error{
-		func() error { _, err := c.ExpandContext(ctx, expand); return err },
-		func() error { _, err := c.SearchConcepts(ctx, search); return err },
-		func() error { _, err := c.GetConceptPath(ctx, path); return err },
+		func() error { _, err := tools.ExpandConcept(ctx, d, expand); return err },
+		func() error { _, err := tools.FindConcepts(ctx, d, search); return err },
+		func() error { _, err := tools.ConceptPath(ctx, d, path); return err },
 	}
 	for i, fn := range calls {
 		d, err := timeIt(50, fn)

@@ -24,6 +24,7 @@ type docLink struct {
 	raw    string // as written, for seed 000's "links"
 	target string // path or name part; "" links to the note itself
 	bucket string // linkKey(target), "" for a link to the note itself
+	line   int32  // 1-based line the link is on, for get_backlinks
 }
 
 // parse extracts a document from the bytes of the note at rel. Keys are
@@ -42,7 +43,7 @@ func parse(rel string, content []byte) document {
 		d.concept = concept.Extract(n.Properties(), strings.TrimSuffix(name, path.Ext(name)))
 	}
 	for i, l := range n.Links {
-		d.links[i] = docLink{raw: l.Raw, target: l.Target}
+		d.links[i] = docLink{raw: l.Raw, target: l.Target, line: int32(l.Line)}
 		if l.Target != "" {
 			d.links[i].bucket = linkKey(l.Target)
 		}
