@@ -175,8 +175,9 @@ type ConceptResult struct {
 	Prerequisite *[]string           `json:"prerequisite,omitempty"` // Ids of concepts to learn first (one-way)
 	Unresolved   map[string][]string `json:"unresolved,omitempty"`   // Relation targets, as written, that name no concept, by relation
 	// RelationCounts are the full counts behind the relation lists,
-	// which stop at MaxConceptRelations ids.
-	RelationCounts map[string]int `json:"relation_counts,omitempty"` // How many concepts each relation has; a list stops at 500 ids (expand_context with max_depth 1 pages through more)
+	// which stop at MaxConceptRelations ids (expand_context with
+	// max_depth 1 pages through more).
+	RelationCounts map[string]int `json:"relation_counts,omitempty"`
 }
 
 // ConceptSchema is a concept's Schema.org properties.
