@@ -65,7 +65,7 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	}
 	defer w.Close()
 
-	deps := tools.Deps{Vault: v, Index: ix, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, Logger: logger}
+	deps := tools.Deps{Vault: v, Index: ix, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, MaxResultBytes: cfg.Limits.MaxResultBytes, Logger: logger}
 	s, err := mcpserver.New(deps, version)
 	if err != nil {
 		return err
