@@ -484,9 +484,10 @@ func TestConcurrentEditsBothSides(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	waitFor(t, "all 31 commits on the remote", func() bool {
+	waitFor(t, "all 31 commits on the remote, and the vault at the remote's head", func() bool {
 		w.r.SyncNow()
-		return len(w.remoteLog(t)) == 31 && w.r.Status().Ahead == 0
+		return len(w.remoteLog(t)) == 31 && w.r.Status().Ahead == 0 &&
+			git(t, w.remote, "rev-parse", "main") == git(t, w.vault, "rev-parse", "HEAD")
 	})
 	w.assertSameEverywhere(t)
 	for i := 0; i < 20; i++ {
