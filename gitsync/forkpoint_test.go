@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -232,4 +234,39 @@ func TestPushNeverUndoesARemoteRewind(t *testing.T) {
 		t.Errorf("remote log = %q, want %q", got, want)
 	}
 	w.assertSameEverywhere(t)
+}
+
+// TestSyncWithinOneSecondReplaysNothing: commits made within the same
+// second (a fast agent, a coarse clock) on top of an unchanged remote are
+// not replayed by the next sync: their hashes stay. (A date-ordered
+// ahead/behind walk miscounted such histories and replayed the newest
+// commits.)
+func TestSyncWithinOneSecondReplaysNothing(t *testing.T) {
+	w := newWorld(t, Options{NoPush: true})
+	w.laptopCommit(t, "laptop.md", "laptop\n", "laptop note")
+	sec, err := strconv.ParseInt(git(t, w.remote, "log", "-1", "--format=%ct", "main"), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := time.Unix(sec, 0)
+	w.r.opts.Now = func() time.Time { return same }
+	w.write(t, "write s0.md", "s0.md", "s0\n")
+	if err := w.r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < 6; i++ {
+		w.write(t, "write s.md", "s"+itoa(i)+".md", "s\n")
+	}
+	head := git(t, w.vault, "rev-parse", "HEAD")
+	for i := 0; i < 3; i++ {
+		if err := w.r.Sync(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := git(t, w.vault, "rev-parse", "HEAD"); got != head {
+			t.Fatalf("sync %d with the remote unchanged rewrote HEAD %s -> %s:\n%s", i, head, got, git(t, w.vault, "log", "--format=%h %ct %s"))
+		}
+	}
+	if st := w.r.Status(); st.Ahead != 6 || st.Behind != 0 {
+		t.Errorf("ahead %d behind %d, want 6 and 0\n%s", st.Ahead, st.Behind, git(t, w.vault, "log", "--all", "--graph", "--format=%h %ct %s %d"))
+	}
 }

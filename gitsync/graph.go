@@ -11,102 +11,21 @@ import (
 // walkLimit bounds the commit-graph walks of ahead/behind counting.
 const walkLimit = 100000
 
-// graphItem is a commit in the walk queue with the sides it is reachable
-// from (1 = a, 2 = b).
-type graphItem struct {
-	c     *object.Commit
-	flags uint8
-}
-
-type graphQueue []*graphItem
-
-func (q graphQueue) Len() int { return len(q) }
-func (q graphQueue) Less(i, j int) bool {
-	return q[i].c.Committer.When.After(q[j].c.Committer.When)
-}
-func (q graphQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *graphQueue) Push(x any)   { *q = append(*q, x.(*graphItem)) }
-func (q *graphQueue) Pop() any {
-	old := *q
-	it := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return it
-}
-
-// compare walks the history of a and b newest first, the way git finds
-// merge bases: it returns how many commits only a has (ahead), only b has
-// (behind), and the newest commit both have (zero when unrelated). The walk
-// stops as soon as every open path is common to both, so two branches a few
-// commits apart cost a few commit reads, whatever the history length.
-func (r *Repo) compare(a, b plumbing.Hash) (ahead, behind int, base plumbing.Hash, err error) {
-	flags := map[plumbing.Hash]uint8{}
-	items := map[plumbing.Hash]*graphItem{}
-	q := &graphQueue{}
-	add := func(h plumbing.Hash, f uint8) error {
-		if it, ok := items[h]; ok {
-			it.flags |= f
-			flags[h] |= f
-			return nil
-		}
-		if flags[h]&f == f {
-			return nil
-		}
-		c, err := r.obj.commit(h)
-		if err != nil {
-			return err
-		}
-		flags[h] |= f
-		it := &graphItem{c: c, flags: flags[h]}
-		items[h] = it
-		heap.Push(q, it)
-		return nil
+// compare returns how many commits only a has (ahead) and only b has
+// (behind). Both counts come from the painting walk of oursOnly, so
+// commits made within the same second (or with a skewed clock) are not
+// miscounted the way a plain date-ordered walk miscounts them; past
+// walkLimit commits the counts are a lower bound.
+func (r *Repo) compare(a, b plumbing.Hash) (ahead, behind int, err error) {
+	onlyA, _, err := r.paint(a, []plumbing.Hash{b}, walkLimit)
+	if err != nil {
+		return 0, 0, err
 	}
-	if !a.IsZero() {
-		if err := add(a, 1); err != nil {
-			return 0, 0, plumbing.ZeroHash, err
-		}
+	onlyB, _, err := r.paint(b, []plumbing.Hash{a}, walkLimit)
+	if err != nil {
+		return 0, 0, err
 	}
-	if !b.IsZero() {
-		if err := add(b, 2); err != nil {
-			return 0, 0, plumbing.ZeroHash, err
-		}
-	}
-	for steps := 0; q.Len() > 0 && steps < walkLimit; steps++ {
-		// Stop when only common commits remain.
-		open := false
-		for _, it := range *q {
-			if it.flags != 3 {
-				open = true
-				break
-			}
-		}
-		if !open {
-			break
-		}
-		it := heap.Pop(q).(*graphItem)
-		delete(items, it.c.Hash)
-		switch it.flags {
-		case 1:
-			ahead++
-		case 2:
-			behind++
-		case 3:
-			if base.IsZero() {
-				base = it.c.Hash
-			}
-		}
-		for _, p := range it.c.ParentHashes {
-			if err := add(p, it.flags); err != nil {
-				return 0, 0, plumbing.ZeroHash, err
-			}
-		}
-	}
-	if base.IsZero() && q.Len() > 0 && (*q)[0].flags == 3 {
-		// The walk stopped before popping a common commit: the newest one
-		// queued (the heap's top) is the merge base.
-		base = (*q)[0].c.Hash
-	}
-	return ahead, behind, base, nil
+	return len(onlyA), len(onlyB), nil
 }
 
 // forkSlop is how many more commits the ours-only walk reads after every
@@ -143,8 +62,20 @@ func (q *forkQueue) Pop() any {
 // history dropped it since. That is the fork point of `git pull --rebase`.
 // Upstream tips whose commits are missing are skipped.
 func (r *Repo) oursOnly(local plumbing.Hash, upstream []plumbing.Hash) ([]*object.Commit, error) {
+	out, truncated, err := r.paint(local, upstream, walkLimit)
+	if err == nil && truncated {
+		err = fmt.Errorf("finding the fork point: more than %d commits apart", walkLimit)
+	}
+	return out, err
+}
+
+// paint is the walk behind oursOnly and compare: commits reachable from
+// local are painted ours, from the upstream tips upstream (which wins, and
+// spreads to every known ancestor), newest first, until every open path is
+// upstream. truncated says it stopped after limit commits instead.
+func (r *Repo) paint(local plumbing.Hash, upstream []plumbing.Hash, limit int) (out []*object.Commit, truncated bool, err error) {
 	if local.IsZero() {
-		return nil, nil
+		return nil, false, nil
 	}
 	nodes := map[plumbing.Hash]*forkNode{}
 	q := &forkQueue{}
@@ -184,34 +115,39 @@ func (r *Repo) oursOnly(local plumbing.Hash, upstream []plumbing.Hash) ([]*objec
 		return nil
 	}
 	if err := add(local, false); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	for _, h := range upstream {
 		if !h.IsZero() {
 			if err := add(h, true); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 		}
 	}
+	// The walk ends when every open path is upstream and no upstream path
+	// can still reach a commit painted ours: those paths only hold commits
+	// as old as the newest one queued, so once that is older than every
+	// commit still painted ours, nothing changes any more (with clocks
+	// that run forward; forkSlop more commits cover a little skew). A plain
+	// "all open paths upstream" stops too early among commits made within
+	// the same second.
 	slop := forkSlop
+	var ours []*forkNode // popped while painted ours
 	for steps := 0; q.Len() > 0; steps++ {
-		if steps >= walkLimit {
-			return nil, fmt.Errorf("finding the fork point: more than %d commits apart", walkLimit)
+		if steps >= limit {
+			truncated = true
+			break
 		}
 		n := heap.Pop(q).(*forkNode)
+		if !n.upstream {
+			ours = append(ours, n)
+		}
 		for _, p := range n.c.ParentHashes {
 			if err := add(p, n.upstream); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 		}
-		allUpstream := true
-		for _, x := range *q {
-			if !x.upstream {
-				allUpstream = false
-				break
-			}
-		}
-		if !allUpstream {
+		if !settled(*q, &ours) {
 			slop = forkSlop
 		} else if slop--; slop <= 0 {
 			break
@@ -219,7 +155,6 @@ func (r *Repo) oursOnly(local plumbing.Hash, upstream []plumbing.Hash) ([]*objec
 	}
 	// Parents before children: a depth-first walk from local over the
 	// commits that stayed ours, emitting a commit after its parents.
-	var out []*object.Commit
 	emitted := map[plumbing.Hash]bool{}
 	type frame struct {
 		n    *forkNode
@@ -227,7 +162,7 @@ func (r *Repo) oursOnly(local plumbing.Hash, upstream []plumbing.Hash) ([]*objec
 	}
 	stack := []frame{{n: nodes[local]}}
 	if stack[0].n.upstream {
-		return nil, nil
+		return nil, truncated, nil
 	}
 	for len(stack) > 0 {
 		f := &stack[len(stack)-1]
@@ -243,5 +178,33 @@ func (r *Repo) oursOnly(local plumbing.Hash, upstream []plumbing.Hash) ([]*objec
 		out = append(out, f.n.c)
 		stack = stack[:len(stack)-1]
 	}
-	return out, nil
+	return out, truncated, nil
+}
+
+// settled reports whether the walk can end: every queued commit is
+// upstream, and the newest of them is older than every popped commit
+// still painted ours (ours is pruned of those painted upstream since).
+func settled(q forkQueue, ours *[]*forkNode) bool {
+	for _, x := range q {
+		if !x.upstream {
+			return false
+		}
+	}
+	if len(q) == 0 {
+		return true
+	}
+	kept := (*ours)[:0]
+	for _, n := range *ours {
+		if !n.upstream {
+			kept = append(kept, n)
+		}
+	}
+	*ours = kept
+	newest := q[0].c.Committer.When // the heap's top
+	for _, n := range kept {
+		if !newest.Before(n.c.Committer.When) {
+			return false
+		}
+	}
+	return true
 }

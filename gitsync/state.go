@@ -146,7 +146,7 @@ func (r *Repo) refreshCounts() {
 		var remote plumbing.Hash
 		remote, err = r.refHash(r.trackingRef())
 		if err == nil {
-			ahead, behind, _, err = r.compare(head, remote)
+			ahead, behind, err = r.compare(head, remote)
 		}
 	}
 	if err != nil {

@@ -208,7 +208,7 @@ func (r *Repo) integrateLocked(remote plumbing.Hash) (changed, conflicts []strin
 	} else if res.Created {
 		local = res.Full
 	}
-	ahead, behind, _, err := r.compare(local, remote)
+	ahead, behind, err := r.compare(local, remote)
 	if err != nil {
 		return nil, nil, err
 	}
