@@ -61,9 +61,9 @@ func TestCrashRecovery(t *testing.T) {
 	env := []string{"VAULTMCP_GIT_SYNC_INTERVAL=100ms"}
 
 	const lanes = 4
-	state := make([]laneState, lanes)
+	state := make([]*laneModel, lanes)
 	for i := range state {
-		state[i] = laneState{}
+		state[i] = &laneModel{files: laneState{}, loose: map[string][]*string{}}
 	}
 	written := map[string]bool{} // every content ever sent, to tell a torn file
 	var stats crashStats
@@ -99,7 +99,7 @@ func TestCrashRecovery(t *testing.T) {
 				lr := rand.New(rand.NewPCG(seeds[l], uint64(round)))
 				seq := 0
 				for {
-					op := nextOp(lr, l, round, &seq, state[l])
+					op := nextOp(lr, l, round, &seq, state[l].files)
 					mu.Lock()
 					written[op.content] = true
 					pending[l] = op
@@ -114,7 +114,7 @@ func TestCrashRecovery(t *testing.T) {
 						return
 					}
 					mu.Lock()
-					state[l] = op.post
+					state[l].ack(op)
 					pending[l] = nil
 					acked[l]++
 					mu.Unlock()
@@ -142,7 +142,7 @@ func TestCrashRecovery(t *testing.T) {
 			if pending[l] != nil {
 				stats.inFlight++
 			}
-			state[l] = checkLane(t, v, round, l, state[l], pending[l], written)
+			checkLane(t, v, round, l, state[l], pending[l], written)
 		}
 		stats.leftovers += countTemps(v.Root)
 		if t.Failed() {
@@ -181,10 +181,10 @@ func TestCrashRecovery(t *testing.T) {
 		t.Errorf("a temporary file was committed")
 	}
 	for l := 0; l < lanes; l++ {
-		if got := laneOnDisk(t, v, l); !maps.Equal(got, state[l]) {
-			t.Errorf("lane %d on disk %v, want %v", l, keys(got), keys(state[l]))
+		if got := laneOnDisk(t, v, l); !maps.Equal(got, state[l].files) {
+			t.Errorf("lane %d on disk %v, want %v", l, keys(got), keys(state[l].files))
 		}
-		if got := laneInHead(t, v, l); !sameHashes(got, state[l]) {
+		if got := laneInHead(t, v, l); !sameHashes(got, state[l].files) {
 			t.Errorf("lane %d in HEAD differs from the disk", l)
 		}
 	}
@@ -214,11 +214,30 @@ func (s *crashStats) recover(log string) {
 // laneState is one client's files: vault path -> content.
 type laneState map[string]string
 
+// laneModel is what the test knows of one client's files: their content
+// on disk, and for the paths a request killed in flight changed on disk
+// without its commit, what HEAD may still hold instead (nil: no file)
+// until a commit (a later write of the path, or the sync's outside-change
+// commit at the next start) settles it.
+type laneModel struct {
+	files laneState
+	loose map[string][]*string
+}
+
+// ack applies an acknowledged change: it was committed, paths and all.
+func (m *laneModel) ack(op *laneOp) {
+	m.files = op.post
+	for _, p := range op.touched {
+		delete(m.loose, p)
+	}
+}
+
 // laneOp is one request and the lane's state once it is applied.
 type laneOp struct {
 	tool    string
 	args    map[string]any
-	content string // the content it writes ("" for a rename or delete)
+	content string   // the content it writes ("" for a rename or delete)
+	touched []string // the paths it changes
 	post    laneState
 }
 
@@ -236,55 +255,84 @@ func nextOp(r *rand.Rand, lane, round int, seq *int, cur laneState) *laneOp {
 	case len(cur) < 2 || (k < 3 && len(cur) < 6):
 		p := fmt.Sprintf("lane%d/n-%d-%d.md", lane, round, *seq)
 		post[p] = content
-		return &laneOp{tool: "write_file", args: map[string]any{"path": p, "content": content}, content: content, post: post}
+		return &laneOp{tool: "write_file", args: map[string]any{"path": p, "content": content}, content: content, touched: []string{p}, post: post}
 	case k < 7:
 		p := pick()
 		old, _, _ := strings.Cut(cur[p], "\n")
 		post[p] = strings.Replace(cur[p], old, id, 1)
-		return &laneOp{tool: "edit_file", args: map[string]any{"path": p, "old_text": old, "new_text": id}, content: post[p], post: post}
+		return &laneOp{tool: "edit_file", args: map[string]any{"path": p, "old_text": old, "new_text": id}, content: post[p], touched: []string{p}, post: post}
 	case k < 9:
 		p := pick()
 		to := fmt.Sprintf("lane%d/sub%d/r-%d-%d.md", lane, r.IntN(3), round, *seq)
 		post[to] = cur[p]
 		delete(post, p)
-		return &laneOp{tool: "rename_file", args: map[string]any{"old_path": p, "new_path": to}, post: post}
+		return &laneOp{tool: "rename_file", args: map[string]any{"old_path": p, "new_path": to}, touched: []string{p, to}, post: post}
 	default:
 		p := pick()
 		delete(post, p)
-		return &laneOp{tool: "delete_file", args: map[string]any{"path": p}, post: post}
+		return &laneOp{tool: "delete_file", args: map[string]any{"path": p}, touched: []string{p}, post: post}
 	}
 }
 
-// checkLane checks a lane after a kill: on disk and in HEAD it is the
-// state before its request in flight or the state after it. It returns
-// the state on disk, which the next round starts from.
-func checkLane(t *testing.T, v *testVault, round, lane int, pre laneState, op *laneOp, written map[string]bool) laneState {
+// checkLane checks a lane after a kill and brings its model up to date.
+// On disk the lane is exactly the state before its request in flight or
+// the state after it: nothing half-done, nothing torn. In HEAD every path
+// holds what is on disk, except the paths changed on disk by requests a
+// kill cut short, which may still hold what they held before: every
+// acknowledged change is committed.
+func checkLane(t *testing.T, v *testVault, round, lane int, m *laneModel, op *laneOp, written map[string]bool) {
 	t.Helper()
 	disk := laneOnDisk(t, v, lane)
 	head := laneInHead(t, v, lane)
-	allowed := []laneState{pre}
-	if op != nil {
-		allowed = append(allowed, op.post)
-	}
-	diskOK, headOK := false, false
-	for _, s := range allowed {
-		diskOK = diskOK || maps.Equal(disk, s)
-		headOK = headOK || sameHashes(head, s)
-	}
+	pre := m.files
 	for p, c := range disk {
-		if !written[c] && !slices.ContainsFunc(allowed, func(s laneState) bool { return s[p] == c }) {
+		if !written[c] && pre[p] != c {
 			t.Errorf("round %d: %s is half-written (%d bytes)", round, p, len(c))
 		}
 	}
-	if !diskOK {
-		t.Errorf("round %d lane %d: on disk %v; want the acknowledged state %v or, with the request in flight (%v), %v",
+	switch {
+	case maps.Equal(disk, pre):
+	case op != nil && maps.Equal(disk, op.post):
+		for _, p := range op.touched {
+			var was *string
+			if c, ok := pre[p]; ok {
+				was = &c
+			}
+			m.loose[p] = append(m.loose[p], was)
+		}
+	default:
+		t.Errorf("round %d lane %d: on disk %v; want the acknowledged state %v or, with the request in flight (%s), %v",
 			round, lane, keys(disk), keys(pre), opName(op), keys(postOf(op)))
+		return
 	}
-	if !headOK {
-		t.Errorf("round %d lane %d: HEAD has %v; an acknowledged change is not committed (want %v, or %v with %v)",
-			round, lane, keys(head), keys(pre), keys(postOf(op)), opName(op))
+	m.files = disk
+	paths := map[string]bool{}
+	for _, set := range []map[string]string{disk, head} {
+		for p := range set {
+			paths[p] = true
+		}
 	}
-	return disk
+	for p := range m.loose {
+		paths[p] = true
+	}
+	for p := range paths {
+		c, onDisk := disk[p]
+		h, inHead := head[p]
+		if inHead == onDisk && (!inHead || h == blobHash(c)) {
+			delete(m.loose, p) // committed as it is on disk
+			continue
+		}
+		ok := false
+		for _, was := range m.loose[p] {
+			if (was == nil && !inHead) || (was != nil && inHead && h == blobHash(*was)) {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Errorf("round %d lane %d: %s in HEAD (%v) is neither what is on disk (%v) nor what a request cut short left; an acknowledged change is not committed",
+				round, lane, p, inHead, onDisk)
+		}
+	}
 }
 
 func opName(op *laneOp) string {
@@ -347,12 +395,16 @@ func sameHashes(tree map[string]string, s laneState) bool {
 		return false
 	}
 	for p, c := range s {
-		h := sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(c), c)))
-		if tree[p] != fmt.Sprintf("%x", h) {
+		if tree[p] != blobHash(c) {
 			return false
 		}
 	}
 	return true
+}
+
+// blobHash is git's hash of a blob holding c.
+func blobHash(c string) string {
+	return fmt.Sprintf("%x", sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(c), c))))
 }
 
 // countTemps counts the temporary files of atomic writes in the vault.

@@ -61,14 +61,25 @@ func newRemoteVault(t *testing.T, files map[string]string) (*testVault, string) 
 	return v, remote
 }
 
-// laptopPush commits what the laptop clone changed and pushes it. The
-// callers arrange that the server has nothing unpushed meanwhile, so the
-// push never races with the server's.
+// laptopPush commits what the laptop clone changed and pushes it. When the
+// server pushed meanwhile, the laptop pulls (rebasing its commit, as
+// obsidian-git does) and pushes again; tests whose outcome depends on the
+// order arrange that the server has nothing to push at that moment, so the
+// first push lands.
 func laptopPush(t *testing.T, laptop, msg string) {
 	t.Helper()
 	gitCLI(t, laptop, "add", "-A")
 	gitCLI(t, laptop, "commit", "-q", "-m", msg)
-	gitCLI(t, laptop, "push", "-q", "origin", "main")
+	for attempt := 0; ; attempt++ {
+		_, err := gitTry(laptop, "push", "-q", "origin", "main")
+		if err == nil {
+			return
+		}
+		if attempt == 10 {
+			t.Fatalf("laptop push: %v", err)
+		}
+		gitCLI(t, laptop, "pull", "-q", "--rebase", "origin", "main")
+	}
 }
 
 // TestSyncWithRemote: every write reaches the remote as its own commit;
