@@ -2,143 +2,25 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"io/fs"
-	"log"
-	"log/slog"
-	"os"
-	"path/filepath"
 
-	"github.com/mark3labs/mcp-go/server"
-
-	"vaultmcp/gitsync"
 	"vaultmcp/internal/config"
 	"vaultmcp/internal/mcpserver"
-	"vaultmcp/tools"
-	"vaultmcp/vault"
-	"vaultmcp/vault/index"
-	"vaultmcp/vault/watch"
 )
 
-// serve runs the MCP server over stdio until the client closes stdin or
-// ctx ends.
+// serve builds the core once and attaches the configured transport: stdio
+// (the default) until the client closes stdin or ctx ends.
 func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, stderr io.Writer) error {
 	logger := newLogger(stderr, cfg.Log.Level)
-
-	dir := cfg.Vault.Path
-	if dir == "" {
-		dir = config.DefaultVaultDir()
-		created, err := ensureDefaultVault(dir)
-		if err != nil {
-			return fmt.Errorf("default vault: %w", err)
-		}
-		if created {
-			logger.Info("no vault configured: created a local default vault", "path", dir)
-		} else {
-			logger.Info("no vault configured: using the local default vault", "path", dir)
-		}
-	}
-	v, err := vault.Open(dir, vault.Options{Hidden: cfg.Vault.Hidden, Skip: cfg.Vault.Skip})
+	c, err := openCore(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
+	defer c.Close()
 
-	// The index builds in the background: initialize is answered at once,
-	// and queries that need the index wait for it.
-	ix := index.New(v, logger)
-	v.Observe(ix.Refresh)
-
-	repo, err := gitsync.Open(ctx, gitOptions(cfg, v, ix, logger))
-	if err != nil {
-		return fmt.Errorf("git: %w", err)
-	}
-	v.SetRecorder(repo)
-	ix.Start(ctx)
-	repo.Start(ctx)
-	defer repo.Close()
-	w := watch.New(v, ix.Refresh, watch.Options{Logger: logger})
-	if err := w.Start(ctx); err != nil {
-		return fmt.Errorf("watch vault: %w", err)
-	}
-	defer w.Close()
-
-	deps := tools.Deps{Vault: v, Index: ix, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, Logger: logger}
-	s, err := mcpserver.New(deps, version)
+	s, err := mcpserver.New(c.deps, version)
 	if err != nil {
 		return err
 	}
-
-	logger.Info("serving over stdio", "vault", v.Root(), "version", version)
-	stdio := server.NewStdioServer(s)
-	stdio.SetErrorLogger(log.New(stderr, "mcp: ", log.LstdFlags))
-	if err := stdio.Listen(ctx, stdin, stdout); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
-		return fmt.Errorf("stdio: %w", err)
-	}
-	return nil
-}
-
-// The vault's history is its git repository: every change the vault records
-// is a commit.
-var _ vault.Recorder = (*gitsync.Repo)(nil)
-
-// gitOptions maps the configuration onto gitsync.
-func gitOptions(cfg *config.Config, v *vault.Vault, ix *index.Index, logger *slog.Logger) gitsync.Options {
-	interval := cfg.Git.SyncInterval
-	if interval == 0 {
-		interval = -1 // configured as "never"; gitsync reads 0 as its default
-	}
-	auth := gitsync.Auth{
-		SSHKeyFile:       cfg.Git.SSHKey,
-		SSHKeyPassphrase: cfg.Git.SSHKeyPassphrase,
-		SSHAgent:         cfg.Git.SSHKey == "",
-		Token:            cfg.Git.Token,
-		Username:         cfg.Git.Username,
-	}
-	if cfg.Git.KnownHosts != "" {
-		auth.KnownHostsFiles = []string{cfg.Git.KnownHosts}
-	}
-	return gitsync.Options{
-		Dir:          v.Root(),
-		RemoteURL:    cfg.Git.Remote,
-		Branch:       cfg.Git.Branch,
-		AuthorName:   cfg.Git.AuthorName,
-		AuthorEmail:  cfg.Git.AuthorEmail,
-		Auth:         auth,
-		SyncInterval: interval,
-		NoPush:       !cfg.Git.Push,
-		Locker:       v.Locker(),
-		Changed:      ix.Refresh,
-		Logger:       logger,
-	}
-}
-
-// welcomeNote is the first note of the default vault.
-const welcomeNote = `# Welcome
-
-This is the default vault of vaultmcp, created because no vault was configured.
-Point vaultmcp at your own Obsidian vault with --vault, VAULTMCP_VAULT_PATH or vault.path in vaultmcp.yaml.
-
-Every change made through the server is a git commit. Try linking notes: [[Ideas]].
-`
-
-// ensureDefaultVault creates the default local vault if it is missing,
-// reporting whether it did.
-func ensureDefaultVault(dir string) (bool, error) {
-	if fi, err := os.Stat(dir); err == nil {
-		if !fi.IsDir() {
-			return false, fmt.Errorf("%s exists and is not a folder", dir)
-		}
-		return false, nil
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return false, err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return false, err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "Welcome.md"), []byte(welcomeNote), 0o644); err != nil {
-		return false, err
-	}
-	return true, nil
+	return serveStdio(ctx, c, s, stdin, stdout, stderr)
 }
