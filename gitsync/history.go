@@ -239,6 +239,8 @@ func touchesPath(d fileDiff, p string) bool {
 // newest first, with their file changes and line diffs. A non-empty path
 // keeps only the commits that touched that file (or anything under that
 // folder) and only those files in each commit, like `git log -p -- path`.
+// Files ctx's access scope hides are left out (package access), and so
+// are commits that changed nothing else.
 func (r *Repo) Recent(ctx context.Context, n int, path string) ([]Commit, error) {
 	if n <= 0 {
 		n = DefaultRecent
@@ -291,9 +293,16 @@ func (r *Repo) Recent(ctx context.Context, n int, path string) ([]Commit, error)
 				}
 			}
 		}
+		files, hid := visibleChanges(ctx, files)
+		if hid && len(files) == 0 {
+			return true, nil
+		}
 		c, err := h.render(m, files)
 		if err != nil {
 			return false, err
+		}
+		if hid {
+			c.Message = withheldMessage
 		}
 		out = append(out, c)
 		return len(out) < n, nil

@@ -29,7 +29,7 @@ func ReadFile(d Deps) server.ServerTool {
 		annotate("Read file", true, false, true),
 	)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a pathArgs) (*mcp.CallToolResult, error) {
-		f, err := d.Vault.ReadFile(a.Path, d.maxRead())
+		f, err := d.Vault.ReadFile(ctx, a.Path, d.maxRead())
 		if err != nil {
 			return nil, err
 		}

@@ -34,7 +34,7 @@ func GetRecentChanges(d Deps) server.ServerTool {
 		}
 		rel := ""
 		if a.Path != "" {
-			p, err := d.Vault.Resolve(a.Path)
+			p, err := d.Vault.ResolveFor(ctx, a.Path)
 			if err != nil {
 				return nil, err
 			}

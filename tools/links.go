@@ -53,7 +53,7 @@ func GetBacklinks(d Deps) server.ServerTool {
 		switch {
 		case a.Path != "":
 			note = a.Path
-			p, perr := d.Vault.ResolveFile(a.Path)
+			p, perr := d.Vault.ResolveFile(ctx, a.Path)
 			if perr != nil {
 				return nil, perr
 			}
@@ -200,7 +200,7 @@ func FindLinks(d Deps) server.ServerTool {
 		fail := func(err error) (*mcp.CallToolResult, error) {
 			return nil, &toolError{msg: err.Error(), fields: map[string]any{"success": false}}
 		}
-		p, err := d.Vault.ResolveFile(a.Path)
+		p, err := d.Vault.ResolveFile(ctx, a.Path)
 		if err != nil {
 			return fail(err)
 		}

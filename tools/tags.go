@@ -45,7 +45,7 @@ func GetTags(d Deps) server.ServerTool {
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a tagsArgs) (*mcp.CallToolResult, error) {
 		rel := ""
 		if a.Path != "" {
-			p, err := d.Vault.ResolveFile(a.Path)
+			p, err := d.Vault.ResolveFile(ctx, a.Path)
 			if err != nil {
 				return nil, err
 			}

@@ -8,12 +8,15 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+
+	"vaultmcp/vault/access"
 )
 
 // Tx is one change in progress. Every file operation it performs is
 // undoable until the change is recorded; see Vault.Update.
 type Tx struct {
 	v       *Vault
+	scope   *access.Scope // the request's; every path changed must be in it
 	summary string
 	touched []string
 	undo    []func() error
@@ -34,6 +37,9 @@ func (tx *Tx) touch(rel string) {
 // WriteFile replaces p's content atomically, keeping its mode, creating
 // missing parent folders.
 func (tx *Tx) WriteFile(p Path, data []byte) error {
+	if err := tx.allowed(p); err != nil {
+		return err
+	}
 	if p.IsRoot() {
 		return newError(ErrIsDir, p.Given, "Is a directory, not a file: %s", displayDir(p.Given))
 	}
@@ -70,6 +76,9 @@ func (tx *Tx) WriteFile(p Path, data []byte) error {
 
 // Remove deletes the regular file p.
 func (tx *Tx) Remove(p Path) error {
+	if err := tx.allowed(p); err != nil {
+		return err
+	}
 	fi, err := os.Lstat(p.Abs)
 	if err != nil {
 		return osError(p.Given, err)
@@ -105,6 +114,12 @@ func (tx *Tx) Remove(p Path) error {
 // Rename moves the file from to the path to, which must not exist yet;
 // missing parent folders of to are created.
 func (tx *Tx) Rename(from, to Path) error {
+	if err := tx.allowed(from); err != nil {
+		return err
+	}
+	if err := tx.allowed(to); err != nil {
+		return err
+	}
 	fi, err := os.Lstat(from.Abs)
 	if err != nil {
 		return osError(from.Given, err)

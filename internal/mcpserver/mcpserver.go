@@ -4,6 +4,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 
 	"github.com/mark3labs/mcp-go/server"
 
@@ -29,10 +30,15 @@ func New(d tools.Deps, version string) (*server.MCPServer, error) {
 	if err != nil {
 		return nil, err
 	}
+	hooks := &server.Hooks{}
+	accessHooks(hooks)
 	s := server.NewMCPServer(Name, version,
 		server.WithInstructions(Instructions(d.Vault.Root())),
 		server.WithToolCapabilities(false),
+		server.WithHooks(hooks),
 		server.WithStrictInputSchemaDefault(),
+		server.WithToolHandlerMiddleware(auditNote),
+		server.WithToolHandlerMiddleware(readOnlyGuard(all)),
 		server.WithToolHandlerMiddleware(validator.middleware),
 		server.WithOutputSchemaValidation(),
 		server.WithRecovery(),
@@ -51,7 +57,7 @@ func Instructions(root string) string {
 	if err != nil {
 		return defaultInstructions
 	}
-	f, err := v.ReadFile("CLAUDE.md", 0)
+	f, err := v.ReadFile(context.Background(), "CLAUDE.md", 0)
 	if err != nil || len(bytes.TrimSpace(f.Data)) == 0 {
 		return defaultInstructions
 	}

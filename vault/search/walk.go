@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"vaultmcp/vault"
+	"vaultmcp/vault/access"
 )
 
 // fileRef is one regular file found by a walk.
@@ -35,7 +36,8 @@ const walkBatch = 64
 // for every folder below dir. Like vault.Walk it leaves out hidden and
 // skipped folders and the vault's temporary files, and it never follows
 // a symbolic link (a link is neither listed nor read), so a scan cannot
-// leave the vault. Unreadable folders below dir are passed over.
+// leave the vault. Unreadable folders below dir are passed over, and so
+// is whatever ctx's access scope hides.
 func walkFiles(ctx context.Context, v *vault.Vault, dir vault.Path, workers int,
 	onDir func(rel string), onFile func(f fileRef)) error {
 	if workers < 1 {
@@ -45,6 +47,7 @@ func walkFiles(ctx context.Context, v *vault.Vault, dir vault.Path, workers int,
 	if err != nil {
 		return err
 	}
+	scope := access.From(ctx)
 	batches := make(chan []fileRef, workers*4)
 	var files sync.WaitGroup
 	for i := 0; i < workers; i++ {
@@ -78,7 +81,7 @@ func walkFiles(ctx context.Context, v *vault.Vault, dir vault.Path, workers int,
 			}
 			switch t := e.Type(); {
 			case t.IsDir():
-				if v.Skipped(name) {
+				if v.Skipped(name) || !scope.Navigable(childRel) {
 					continue
 				}
 				if onDir != nil {
@@ -99,7 +102,7 @@ func walkFiles(ctx context.Context, v *vault.Vault, dir vault.Path, workers int,
 					list(childAbs, childRel, sub)
 				}()
 			case t.IsRegular():
-				if vault.IsTemp(name) {
+				if vault.IsTemp(name) || !scope.Visible(childRel) {
 					continue
 				}
 				batch = append(batch, fileRef{rel: childRel, abs: childAbs, d: e})
