@@ -2,16 +2,26 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"vaultmcp/internal/config"
 	"vaultmcp/internal/mcpserver"
+	"vaultmcp/vault/access"
 )
 
+// serverScope names the server's own access rules in refusals.
+const serverScope = "this server (access.read_only)"
+
 // serve builds the core once and attaches the configured transport: stdio
-// (the default) until the client closes stdin or ctx ends.
+// (the default) until the client closes stdin or ctx ends, or HTTP when an
+// address is configured.
 func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, stderr io.Writer) error {
 	logger := newLogger(stderr, cfg.Log.Level)
+	scope, err := access.New(serverScope, access.Rules{ReadOnly: cfg.Access.ReadOnly, Allow: cfg.Access.Allow, Deny: cfg.Access.Deny})
+	if err != nil {
+		return fmt.Errorf("access: %w", err)
+	}
 	c, err := openCore(ctx, cfg, logger)
 	if err != nil {
 		return err
@@ -22,5 +32,9 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	if err != nil {
 		return err
 	}
-	return serveStdio(ctx, c, s, stdin, stdout, stderr)
+	if cfg.HTTP.Addr != "" {
+		return serveHTTP(ctx, c, s, cfg, scope, stderr)
+	}
+	// Every request on stdio runs under the server's own scope.
+	return serveStdio(access.With(ctx, scope), c, s, stdin, stdout, stderr)
 }
