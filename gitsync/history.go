@@ -301,7 +301,7 @@ func (r *Repo) Recent(ctx context.Context, n int, path string) ([]Commit, error)
 		if err != nil {
 			return false, err
 		}
-		if hid {
+		if hid || namesHidden(ctx, c.Message) {
 			c.Message = withheldMessage
 		}
 		out = append(out, c)

@@ -2,6 +2,7 @@ package gitsync
 
 import (
 	"context"
+	"strings"
 
 	"vaultmcp/vault/access"
 )
@@ -26,4 +27,30 @@ func visibleChanges(ctx context.Context, files []fileDiff) (kept []fileDiff, hid
 		}
 	}
 	return kept, len(kept) < len(files)
+}
+
+// namesHidden reports whether a commit message of the server's own
+// ("MCP: rename a.md -> b.md") names a path ctx's scope hides, even one
+// the commit's diff does not show (a file that was never committed).
+// Messages written by people are free text and are not parsed.
+func namesHidden(ctx context.Context, message string) bool {
+	scope := access.From(ctx)
+	if !scope.Hides() {
+		return false
+	}
+	first, _, _ := strings.Cut(message, "\n")
+	rest, ok := strings.CutPrefix(first, "MCP: ")
+	if !ok {
+		return false
+	}
+	_, paths, ok := strings.Cut(rest, " ")
+	if !ok {
+		return false
+	}
+	for _, p := range strings.Split(paths, " -> ") {
+		if !scope.Visible(strings.TrimSpace(p)) {
+			return true
+		}
+	}
+	return false
 }
