@@ -48,7 +48,6 @@ func newAuth(t *testing.T, c *clock) (*Authenticator, string) {
 	return a, tok
 }
 
-
 func TestVerify(t *testing.T) {
 	c := &clock{t: time.Now()}
 	a, tok := newAuth(t, c)

@@ -144,8 +144,8 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	}
 	pwHash, _ := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
 	authn, err := auth.New(auth.Options{
-		Tokens: toks,
-		Users:  []auth.User{{Name: "admin", PasswordHash: string(pwHash)}},
+		Tokens:    toks,
+		Users:     []auth.User{{Name: "admin", PasswordHash: string(pwHash)}},
 		JWTSecret: []byte("test secret of the server, 32 bytes"), Issuer: "vaultmcp", Audience: "vaultmcp",
 		Now: e.clock.now,
 	})

@@ -44,10 +44,10 @@ func newScopedVault(t *testing.T) *scopedVault {
 		t.Fatal(err)
 	}
 	files := map[string]string{
-		"Home.md":               "# Home\nSee [[Secret Plan]] and [[2024-01-01]]. #home #shared\n",
-		"Journal/2024-01-01.md": "# Day\nThought about [[Secret Plan]] and [[Home]]. #journal #shared\n",
+		"Home.md":                "# Home\nSee [[Secret Plan]] and [[2024-01-01]]. #home #shared\n",
+		"Journal/2024-01-01.md":  "# Day\nThought about [[Secret Plan]] and [[Home]]. #journal #shared\n",
 		"Private/Secret Plan.md": "# Secret Plan\nSECRETWORD lives here. #private-tag #shared [[Home]] [[Missing Secret-Plan note]]\n",
-		"Private/Old.md":        "old\n",
+		"Private/Old.md":         "old\n",
 	}
 	for rel, content := range files {
 		p := filepath.Join(root, filepath.FromSlash(rel))
@@ -147,7 +147,7 @@ func leaks(text string) []string {
 func TestScopeHidesDeniedFolders(t *testing.T) {
 	sv := newScopedVault(t)
 	scopes := map[string]*access.Scope{
-		"deny Private":          access.MustNew("test", access.Rules{Deny: []string{"Private"}}),
+		"deny Private":           access.MustNew("test", access.Rules{Deny: []string{"Private"}}),
 		"allow Journal and Home": access.MustNew("test", access.Rules{Allow: []string{"Journal", "Home.md"}}),
 	}
 	calls := []struct{ tool, args string }{
