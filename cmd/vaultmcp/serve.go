@@ -22,6 +22,12 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	if err != nil {
 		return fmt.Errorf("access: %w", err)
 	}
+	var wb *web
+	if cfg.HTTP.Addr != "" {
+		if wb, err = newWeb(cfg, scope, stderr); err != nil {
+			return err
+		}
+	}
 	c, err := openCore(ctx, cfg, logger)
 	if err != nil {
 		return err
@@ -32,8 +38,8 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	if err != nil {
 		return err
 	}
-	if cfg.HTTP.Addr != "" {
-		return serveHTTP(ctx, c, s, cfg, scope, stderr)
+	if wb != nil {
+		return wb.serve(ctx, c, s)
 	}
 	// Every request on stdio runs under the server's own scope.
 	return serveStdio(access.With(ctx, scope), c, s, stdin, stdout, stderr)

@@ -92,10 +92,11 @@ type User struct {
 	Rules        access.Rules
 }
 
-// Verifier checks an OAuth access token and returns the subject it was
-// issued to. It must check the token's audience.
+// Verifier checks an OAuth access token and returns the configured user
+// it was issued to. It must check the token's audience against the
+// resource the request is for (ResourceFrom).
 type Verifier interface {
-	VerifyAccessToken(ctx context.Context, token string) (subject string, err error)
+	VerifyAccessToken(ctx context.Context, token string) (user string, err error)
 }
 
 // Options configure an Authenticator.
@@ -110,8 +111,6 @@ type Options struct {
 	Issuer, Audience string
 	// Server is the server's own scope, which every identity narrows.
 	Server *access.Scope
-	// OAuth, when set, checks OAuth access tokens.
-	OAuth Verifier
 	// Anonymous lets requests without a credential in, under the server's
 	// scope (http.auth: none).
 	Anonymous bool
@@ -122,6 +121,7 @@ type Options struct {
 // Authenticator checks credentials. It is safe for concurrent use.
 type Authenticator struct {
 	opts   Options
+	oauth  Verifier
 	tokens []token
 	users  map[string]user
 	secret []byte
@@ -194,10 +194,15 @@ func (a *Authenticator) AddToken(t Token) error {
 	return nil
 }
 
+// SetOAuth makes the authenticator accept OAuth access tokens checked by
+// v (the authorization server needs the authenticator for its login page,
+// so it comes second). Call it before serving.
+func (a *Authenticator) SetOAuth(v Verifier) { a.oauth = v }
+
 // HasCredentials reports whether any credential can authenticate: a
-// token, a user or an OAuth verifier.
+// token or a user (who may log in, or authorize an OAuth client).
 func (a *Authenticator) HasCredentials() bool {
-	return len(a.tokens) > 0 || len(a.users) > 0 || a.opts.OAuth != nil
+	return len(a.tokens) > 0 || len(a.users) > 0
 }
 
 // Anonymous reports whether requests without a credential are let in.
@@ -241,16 +246,17 @@ func (a *Authenticator) Verify(ctx context.Context, bearer string) (Identity, er
 		}
 		return Identity{}, ErrInvalid
 	}
-	if a.opts.OAuth != nil {
-		subject, err := a.opts.OAuth.VerifyAccessToken(ctx, bearer)
+	if a.oauth != nil {
+		name, err := a.oauth.VerifyAccessToken(ctx, bearer)
 		if err != nil {
 			return Identity{}, ErrInvalid
 		}
-		scope := a.opts.Server
-		if u, ok := a.users[subject]; ok {
-			scope = u.scope
+		// A user taken out of the configuration loses access at once.
+		u, ok := a.users[name]
+		if !ok {
+			return Identity{}, ErrInvalid
 		}
-		return Identity{Kind: KindOAuth, Name: subject, Scope: scope}, nil
+		return Identity{Kind: KindOAuth, Name: name, Scope: u.scope}, nil
 	}
 	return Identity{}, ErrInvalid
 }
@@ -365,6 +371,21 @@ func HashPassword(password []byte) (string, error) {
 }
 
 type ctxKey struct{}
+
+type resourceKey struct{}
+
+// WithResource returns ctx naming the OAuth resource (the URL of /mcp as
+// the client reached it) a request is for; Verifiers check tokens against
+// it.
+func WithResource(ctx context.Context, resource string) context.Context {
+	return context.WithValue(ctx, resourceKey{}, resource)
+}
+
+// ResourceFrom returns the resource WithResource put into ctx.
+func ResourceFrom(ctx context.Context) string {
+	s, _ := ctx.Value(resourceKey{}).(string)
+	return s
+}
 
 // WithIdentity returns ctx carrying id, and id's scope for the layers
 // below (access.With).

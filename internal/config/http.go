@@ -104,18 +104,10 @@ type Token struct {
 
 // OAuth configures the OAuth 2.1 side of /mcp. With Enabled the server is
 // its own small authorization server (authorization code with PKCE,
-// dynamic client registration, the configured users' login page). With
-// Issuer and JWKSURL it accepts access tokens of that external
-// authorization server instead. Either way the tokens must name this
-// server's resource as their audience.
+// dynamic client registration, the configured users' login page); its
+// tokens are valid only for this server's /mcp (their audience).
 type OAuth struct {
 	Enabled bool `mapstructure:"enabled"`
-	// Issuer and JWKSURL name an external authorization server.
-	Issuer  string `mapstructure:"issuer"`
-	JWKSURL string `mapstructure:"jwks_url"`
-	// Audience is the audience access tokens must carry; empty means the
-	// resource URL (PublicURL + "/mcp").
-	Audience string `mapstructure:"audience"`
 	// TokenExpiry is the lifetime of the access tokens the built-in server
 	// issues.
 	TokenExpiry time.Duration `mapstructure:"token_expiry"`
@@ -147,9 +139,6 @@ func setHTTPDefaults(v interface{ SetDefault(string, any) }) {
 	v.SetDefault("http.idle_timeout", 120*time.Second)
 	v.SetDefault("http.shutdown_timeout", 30*time.Second)
 	v.SetDefault("http.oauth.enabled", false)
-	v.SetDefault("http.oauth.issuer", "")
-	v.SetDefault("http.oauth.jwks_url", "")
-	v.SetDefault("http.oauth.audience", "")
 	v.SetDefault("http.oauth.token_expiry", time.Hour)
 }
 
@@ -212,11 +201,8 @@ func (c *Config) validateHTTP() []error {
 	if (h.TLSCert == "") != (h.TLSKey == "") {
 		errs = append(errs, errors.New("http.tls_cert and http.tls_key go together: set both or neither"))
 	}
-	if (h.OAuth.Issuer == "") != (h.OAuth.JWKSURL == "") {
-		errs = append(errs, errors.New("http.oauth.issuer and http.oauth.jwks_url go together: set both to use an external authorization server"))
-	}
-	if h.OAuth.Enabled && h.OAuth.Issuer != "" {
-		errs = append(errs, errors.New("http.oauth: enabled (the built-in authorization server) and issuer (an external one) exclude each other"))
+	if h.OAuth.Enabled && len(h.Users) == 0 {
+		errs = append(errs, errors.New("http.oauth.enabled needs http.users: they are who signs in on the authorization page"))
 	}
 	names := map[string]bool{}
 	for i, u := range h.Users {

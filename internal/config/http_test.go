@@ -53,6 +53,7 @@ func TestHTTPFromEnvironment(t *testing.T) {
 	t.Setenv("VAULTMCP_HTTP_TOKENS", `[{"name": "n8n", "hash": "`+hashA+`", "read_only": true, "allow": ["Journal"]}]`)
 	t.Setenv("VAULTMCP_HTTP_JWT_EXPIRY", "5m")
 	t.Setenv("VAULTMCP_HTTP_OAUTH_ENABLED", "true")
+	t.Setenv("VAULTMCP_HTTP_USERS", `[{"name": "admin", "password_hash": "$2a$04$abcdefghijklmnopqrstuv"}]`)
 	c, err := Load(flags(t))
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +112,7 @@ func TestHTTPValidate(t *testing.T) {
 		{[]string{"VAULTMCP_HTTP_USERS", `[{"name": "x", "password_hash": "secret"}]`}, "must be a bcrypt hash"},
 		{[]string{"VAULTMCP_ACCESS_ALLOW", "**"}, "access: allow pattern"},
 		{[]string{"VAULTMCP_HTTP_JWT_EXPIRY", "0s"}, "http.jwt_expiry must be positive"},
-		{[]string{"VAULTMCP_HTTP_OAUTH_ISSUER", "https://as.example"}, "http.oauth.issuer and http.oauth.jwks_url go together"},
+		{[]string{"VAULTMCP_HTTP_OAUTH_ENABLED", "true"}, "http.oauth.enabled needs http.users"},
 		{[]string{"VAULTMCP_HTTP_TOKENS", `[{"name": "x", "hash": "` + hashA + `"}, {"name": "x", "hash": "` + hashA + `"}]`}, `"x" is listed twice`},
 	}
 	for _, tt := range tests {

@@ -249,6 +249,7 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 // before being told 401, so guessing tokens costs what logging in does.
 func (s *Server) authenticate(lim *ratelimit.Limiter, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r = r.WithContext(auth.WithResource(r.Context(), s.resourceURL(r)))
 		id, err := s.opts.Auth.Authenticate(r)
 		rec := audit.From(r.Context())
 		if err != nil {

@@ -295,17 +295,26 @@ func orDefault(d, def time.Duration) time.Duration {
 	return def
 }
 
-// resourceURL is this server's MCP endpoint as the OAuth resource: the
-// public URL when configured, else the request's own scheme and Host.
-func (s *Server) baseURL(r *http.Request) string {
-	if s.public != nil {
-		return s.public.String()
+// BaseURL is the server's base URL as a client reaches it: publicURL
+// when configured, else the request's own scheme and Host.
+func BaseURL(publicURL string, r *http.Request) string {
+	if publicURL != "" {
+		return strings.TrimSuffix(publicURL, "/")
 	}
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host
+}
+
+func (s *Server) baseURL(r *http.Request) string { return BaseURL(s.opts.PublicURL, r) }
+
+// LimitLogin applies the login rate limit (per IP) to r, answering 429
+// itself and returning false when it is exceeded. The OAuth login page
+// and client registration use it.
+func (s *Server) LimitLogin(w http.ResponseWriter, r *http.Request) bool {
+	return s.allow(w, s.limLogin, "ip:"+s.clientIP(r))
 }
 
 // ResourceURL is the OAuth resource identifier of /mcp for a request.
