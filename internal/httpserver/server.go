@@ -317,6 +317,12 @@ func (s *Server) LimitLogin(w http.ResponseWriter, r *http.Request) bool {
 	return s.allow(w, s.limLogin, "ip:"+s.clientIP(r))
 }
 
+// LimitAPI applies the API rate limit per IP to r, as LimitLogin does;
+// OAuth client registration uses it.
+func (s *Server) LimitAPI(w http.ResponseWriter, r *http.Request) bool {
+	return s.allow(w, s.limAPI, "ip:"+s.clientIP(r))
+}
+
 // ResourceURL is the OAuth resource identifier of /mcp for a request.
 func (s *Server) resourceURL(r *http.Request) string { return s.baseURL(r) + "/mcp" }
 

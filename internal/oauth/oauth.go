@@ -74,10 +74,10 @@ type Options struct {
 	Base func(r *http.Request) string
 	// TokenTTL is an access token's lifetime (one hour when 0).
 	TokenTTL time.Duration
-	// Limit, when set, is asked before each password check and each
-	// registration; it answers the request itself (429) and returns false
-	// to stop it.
-	Limit func(w http.ResponseWriter, r *http.Request) bool
+	// LimitLogin and LimitRegister, when set, are asked before each
+	// password check and each registration; they answer the request
+	// themselves (429) and return false to stop it.
+	LimitLogin, LimitRegister func(w http.ResponseWriter, r *http.Request) bool
 	// Logger gets unexpected failures; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -164,8 +164,7 @@ func (s *Server) resource(r *http.Request) string { return s.opts.Base(r) + "/mc
 // VerifyAccessToken checks an access token issued here: valid, not
 // expired or revoked, and granted for the resource the request is for.
 func (s *Server) VerifyAccessToken(ctx context.Context, token string) (string, error) {
-	sess := &fosite.DefaultSession{}
-	_, ar, err := s.provider.IntrospectToken(ctx, token, fosite.AccessToken, sess)
+	_, ar, err := s.provider.IntrospectToken(ctx, token, fosite.AccessToken, &fosite.DefaultSession{})
 	if err != nil {
 		return "", err
 	}
@@ -173,7 +172,11 @@ func (s *Server) VerifyAccessToken(ctx context.Context, token string) (string, e
 	if resource == "" || !slices.Contains(ar.GetGrantedAudience(), resource) {
 		return "", errors.New("oauth: the token was not issued for this resource")
 	}
-	return sess.Subject, nil
+	user := ar.GetSession().GetSubject()
+	if user == "" {
+		return "", errors.New("oauth: the token names no user")
+	}
+	return user, nil
 }
 
 // metadata serves RFC 8414 authorization server metadata.
@@ -233,7 +236,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, "invalid_request", "use POST")
 		return
 	}
-	if s.opts.Limit != nil && !s.opts.Limit(w, r) {
+	if s.opts.LimitRegister != nil && !s.opts.LimitRegister(w, r) {
 		return
 	}
 	var req registration
@@ -374,7 +377,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		page.render(w, http.StatusOK)
 		return
 	}
-	if s.opts.Limit != nil && !s.opts.Limit(w, r) {
+	if s.opts.LimitLogin != nil && !s.opts.LimitLogin(w, r) {
 		return
 	}
 	user := r.PostForm.Get("username")

@@ -1,0 +1,225 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"golang.org/x/crypto/bcrypt"
+)
+
+var commitHash = regexp.MustCompile(`commit ([0-9a-f]{7,})`)
+
+// TestHTTPWriteThenHistory writes through mcp-go's streamable HTTP client
+// and finds the commit in get_recent_changes and in git.
+func TestHTTPWriteThenHistory(t *testing.T) {
+	t.Parallel()
+	v := newVault(t, map[string]string{"Home.md": "# Home\n"})
+	srv := startHTTP(t, v)
+	if srv.token == "" {
+		t.Fatalf("no token printed for a loopback run without credentials:\n%s", srv.stderr.String())
+	}
+	s := srv.session(t, srv.token)
+	out := s.ok(t, "write_file", map[string]any{"path": "notes/over-http.md", "content": "# Over HTTP\n"})
+	m := commitHash.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("write_file answer names no commit: %q", out)
+	}
+	recent := s.ok(t, "get_recent_changes", map[string]any{})
+	if !strings.Contains(recent, "MCP: write notes/over-http.md") || !strings.Contains(recent, "+# Over HTTP") {
+		t.Errorf("get_recent_changes does not show the write:\n%s", recent)
+	}
+	if got := v.gitRun(t, "log", "-1", "--format=%h %s"); !strings.HasPrefix(got, m[1][:7]) || !strings.HasSuffix(got, "MCP: write notes/over-http.md") {
+		t.Errorf("git log -1 = %q, want commit %s", got, m[1])
+	}
+	if err := srv.stop(t); err != nil {
+		t.Errorf("server exit after SIGTERM: %v\n%s", err, srv.stderr.String())
+	}
+}
+
+// TestHTTPRequiresCredential checks the transport refuses a client
+// without the token, with the challenge MCP clients follow.
+func TestHTTPRequiresCredential(t *testing.T) {
+	t.Parallel()
+	v := newVault(t, nil)
+	srv := startHTTP(t, v)
+	resp, err := http.Post(srv.url+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "resource_metadata=") {
+		t.Errorf("no token: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+	resp, err = http.Get(srv.url + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"status":"healthy"`) {
+		t.Errorf("health: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestHTTPGracefulShutdownPushes stops the server right after a write:
+// it exits cleanly and the commit is on the remote (pushed in the
+// background, or by the final push of the shutdown).
+func TestHTTPGracefulShutdownPushes(t *testing.T) {
+	t.Parallel()
+	v, remote := newRemoteVault(t, map[string]string{"Home.md": "# Home\n"})
+	srv := startHTTP(t, v, withEnv("VAULTMCP_GIT_SYNC_INTERVAL=0"))
+	s := srv.session(t, srv.token)
+	s.ok(t, "write_file", map[string]any{"path": "last.md", "content": "written just before the shutdown\n"})
+	if err := srv.stop(t); err != nil {
+		t.Fatalf("exit after SIGTERM: %v\n%s", err, srv.stderr.String())
+	}
+	if log := remoteLog(t, remote); len(log) == 0 || log[0] != "MCP: write last.md" {
+		t.Errorf("remote log after shutdown = %q, want the last write on top", log)
+	}
+}
+
+// TestHTTPOAuthFlow runs the whole MCP authorization flow with mcp-go's
+// OAuth client: the 401 challenge, protected resource metadata,
+// authorization server metadata, dynamic registration, the login page
+// (a person signing in is played by plain HTTP requests), the code
+// exchange with PKCE, then MCP calls with the token. A token is then
+// refused for another resource (the same server reached by another
+// name).
+func TestHTTPOAuthFlow(t *testing.T) {
+	t.Parallel()
+	hash, err := bcrypt.GenerateFromPassword([]byte("s3cret pass"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newVault(t, map[string]string{"Journal/day.md": "# Day\n", "Private/x.md": "secret\n"})
+	users := fmt.Sprintf(`[{"name": "alice", "password_hash": %q, "allow": ["Journal"]}]`, hash)
+	srv := startHTTP(t, v, withEnv("VAULTMCP_HTTP_USERS="+users, "VAULTMCP_HTTP_OAUTH_ENABLED=true"))
+
+	const redirect = "http://127.0.0.1:1/callback" // never visited: the test reads the redirect
+	c, err := client.NewOAuthStreamableHttpClient(srv.url+"/mcp", transport.OAuthConfig{
+		RedirectURI: redirect,
+		TokenStore:  transport.NewMemoryTokenStore(),
+		PKCEEnabled: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Initialize(ctx, initializeRequest())
+	if !client.IsOAuthAuthorizationRequiredError(err) {
+		t.Fatalf("initialize without a token: %v, want OAuth authorization required", err)
+	}
+	h := client.GetOAuthHandler(err)
+	if err := h.RegisterClient(ctx, "vaultmcp e2e"); err != nil {
+		t.Fatalf("dynamic registration: %v", err)
+	}
+	verifier, err := client.GenerateCodeVerifier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, err := client.GenerateState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	authURL, err := h.GetAuthorizationURL(ctx, state, client.GenerateCodeChallenge(verifier))
+	if err != nil {
+		t.Fatalf("authorization URL: %v", err)
+	}
+	if !strings.HasPrefix(authURL, srv.url+"/oauth/authorize?") || !strings.Contains(authURL, "resource=") {
+		t.Errorf("authorization URL %q", authURL)
+	}
+
+	// The person: opens the page, signs in (wrong password first).
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	page, err := noRedirect.Get(authURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(page.Body)
+	page.Body.Close()
+	if page.StatusCode != 200 || !strings.Contains(string(body), `name="password"`) || !strings.Contains(string(body), "vaultmcp e2e") {
+		t.Fatalf("login page: %d\n%s", page.StatusCode, body)
+	}
+	signIn := func(password string) *http.Response {
+		form := url.Values{"username": {"alice"}, "password": {password}}
+		resp, err := noRedirect.PostForm(authURL, form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	if resp := signIn("wrong"); resp.StatusCode != 401 {
+		t.Errorf("wrong password: %d", resp.StatusCode)
+	}
+	resp := signIn("s3cret pass")
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	if resp.StatusCode != http.StatusSeeOther && resp.StatusCode != http.StatusFound || err != nil || !strings.HasPrefix(loc.String(), redirect) {
+		t.Fatalf("sign in: %d, Location %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if loc.Query().Get("state") != state || loc.Query().Get("code") == "" {
+		t.Fatalf("redirect %q lacks the state or a code", loc)
+	}
+	if err := h.ProcessAuthorizationResponse(ctx, loc.Query().Get("code"), state, verifier); err != nil {
+		t.Fatalf("code exchange: %v", err)
+	}
+
+	if _, err := c.Initialize(ctx, initializeRequest()); err != nil {
+		t.Fatalf("initialize with the token: %v", err)
+	}
+	s := &session{c: c, vault: v}
+	if out := s.ok(t, "read_file", map[string]any{"path": "Journal/day.md"}); out != "# Day\n" {
+		t.Errorf("read_file = %q", out)
+	}
+	// The token carries alice's scope.
+	if msg := s.fail(t, "read_file", map[string]any{"path": "Private/x.md"}); !strings.Contains(msg, "Access denied") {
+		t.Errorf("alice reading Private: %q", msg)
+	}
+
+	// Audience: the token is for this URL's /mcp, not for another name
+	// of the same server.
+	tok, err := h.GetAuthorizationHeader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := strings.Replace(srv.url, "127.0.0.1", "localhost", 1)
+	req, _ := http.NewRequest("POST", other+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Authorization", tok)
+	req.Header.Set("Content-Type", "application/json")
+	wrong, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong.Body.Close()
+	if wrong.StatusCode != 401 {
+		t.Errorf("token used for another resource: %d, want 401", wrong.StatusCode)
+	}
+
+	// Metadata documents, as discovery fetched them.
+	for _, p := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server"} {
+		resp, err := http.Get(srv.url + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&doc)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || doc == nil {
+			t.Errorf("%s: %d %v", p, resp.StatusCode, doc)
+		}
+	}
+}
