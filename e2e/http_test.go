@@ -1,15 +1,20 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -221,5 +226,54 @@ func TestHTTPOAuthFlow(t *testing.T) {
 		if resp.StatusCode != 200 || doc == nil {
 			t.Errorf("%s: %d %v", p, resp.StatusCode, doc)
 		}
+	}
+}
+
+// runTS runs an e2e/ts script with node and decodes its JSON report.
+func runTS(t *testing.T, ctx context.Context, env []string, report any, script string, args ...string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node not found: install Node.js 18 or later (make e2e-deps installs it on Debian)")
+	}
+	if _, err := os.Stat(filepath.Join("ts", "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		t.Fatal("the MCP TypeScript SDK is not installed in e2e/ts/node_modules: run make e2e-deps (npm ci --prefix e2e/ts)")
+	}
+	path, err := filepath.Abs(filepath.Join("ts", script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, node, append([]string{path}, args...)...)
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	if err := json.Unmarshal(stdout.Bytes(), report); err != nil {
+		t.Fatalf("%s: report is not JSON (%v, run: %v):\n%s\n%s", script, err, runErr, stdout.String(), stderr.String())
+	}
+	if runErr != nil {
+		t.Fatalf("%s failed (%v):\n%s\nreport: %s", script, runErr, stderr.String(), stdout.String())
+	}
+}
+
+// TestHTTPTypeScriptSDK drives the HTTP transport with the official
+// TypeScript SDK's StreamableHTTPClientTransport: a write, then its
+// commit in get_recent_changes, then the session ended with DELETE.
+func TestHTTPTypeScriptSDK(t *testing.T) {
+	t.Parallel()
+	v := newVault(t, map[string]string{"Home.md": "# Home\n"})
+	srv := startHTTP(t, v)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var report struct {
+		OK        bool   `json:"ok"`
+		SessionID string `json:"sessionId"`
+	}
+	runTS(t, ctx, os.Environ(), &report, "http-client.mjs", srv.url, srv.token)
+	if !report.OK || report.SessionID == "" {
+		t.Errorf("report: %+v", report)
+	}
+	if got := v.gitRun(t, "log", "-1", "--format=%s"); got != "MCP: write ts-http/note.md" {
+		t.Errorf("last commit %q", got)
 	}
 }
