@@ -4,7 +4,6 @@ import (
 	"context"
 	"os/exec"
 	"regexp"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -118,9 +117,6 @@ func (s *httpServer) initialize(t testing.TB, c *client.Client) *session {
 	}
 	return &session{c: c, init: res, vault: s.vault}
 }
-
-// logHas reports whether the server's log holds text.
-func (s *httpServer) logHas(text string) bool { return strings.Contains(s.stderr.String(), text) }
 
 func initializeRequest() mcp.InitializeRequest {
 	var req mcp.InitializeRequest
