@@ -164,9 +164,14 @@ func (s *Server) resource(r *http.Request) string { return s.opts.Base(r) + "/mc
 // VerifyAccessToken checks an access token issued here: valid, not
 // expired or revoked, and granted for the resource the request is for.
 func (s *Server) VerifyAccessToken(ctx context.Context, token string) (string, error) {
-	_, ar, err := s.provider.IntrospectToken(ctx, token, fosite.AccessToken, &fosite.DefaultSession{})
+	use, ar, err := s.provider.IntrospectToken(ctx, token, fosite.AccessToken, &fosite.DefaultSession{})
 	if err != nil {
 		return "", err
+	}
+	// The kind asked for is only a hint to fosite: a refresh token
+	// introspects too, and must not open the door.
+	if use != fosite.AccessToken {
+		return "", errors.New("oauth: not an access token")
 	}
 	resource := auth.ResourceFrom(ctx)
 	if resource == "" || !slices.Contains(ar.GetGrantedAudience(), resource) {
