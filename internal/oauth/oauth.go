@@ -1,22 +1,24 @@
 // Package oauth is vaultmcp's small built-in OAuth 2.1 authorization
 // server, for MCP clients that discover authentication (Claude's custom
 // connectors, MCP Inspector) per the MCP authorization spec. It is built
-// on ory/fosite, which does the protocol work (authorization code grant,
-// PKCE, refresh tokens, token storage and introspection, client
-// authentication, error responses); this package adds what fosite leaves
-// to its user:
+// on go-oauth2/oauth2, which does the protocol work (authorization codes,
+// PKCE verification, token issue, refresh with rotation, expiry, client
+// authentication, error responses); this package adds what that library
+// leaves to its user:
 //
 //   - RFC 8414 metadata at /.well-known/oauth-authorization-server;
 //   - RFC 7591 dynamic client registration at /oauth/register (public
-//     clients with PKCE, or confidential ones with a generated secret);
-//   - the login page at /oauth/authorize, where one of the configured
-//     users signs in with their password;
-//   - audience binding (RFC 8707): every token is granted for this
-//     server's MCP endpoint (the resource the client names, which must be
-//     ours) and is accepted only there.
+//     clients with PKCE, or confidential ones with a generated secret),
+//     with exact matching of the registered redirect URIs;
+//   - the sign-in page at /oauth/authorize, where one of the configured
+//     users signs in with their password; an authorization request is
+//     checked (client, redirect URI, PKCE S256, resource) before the page
+//     is shown, so a forged link never reaches the sign-in form;
+//   - audience binding (RFC 8707): every grant records this server's MCP
+//     endpoint (the resource the client names, which must be ours), and
+//     a token is accepted only for requests to that resource.
 //
-// PKCE with S256 is required of every client. Tokens are opaque
-// (HMAC-signed, looked up in memory): a restart ends every grant, and
+// Tokens are opaque and live in memory: a restart ends every grant, and
 // clients register and sign in again. The server never passes a token on
 // to anything else.
 package oauth
@@ -24,6 +26,8 @@ package oauth
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -37,9 +41,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ory/fosite"
-	"github.com/ory/fosite/compose"
-	"github.com/ory/fosite/storage"
+	"github.com/go-oauth2/oauth2/v4"
+	oerrors "github.com/go-oauth2/oauth2/v4/errors"
+	"github.com/go-oauth2/oauth2/v4/manage"
+	"github.com/go-oauth2/oauth2/v4/server"
+	"github.com/go-oauth2/oauth2/v4/store"
 
 	"vaultmcp/internal/audit"
 	"vaultmcp/internal/auth"
@@ -59,15 +65,17 @@ const (
 	RegisterPath  = "/oauth/register"
 	AuthorizePath = "/oauth/authorize"
 	TokenPath     = "/oauth/token"
-	RevokePath    = "/oauth/revoke"
 )
 
 // maxClients bounds dynamic registrations kept in memory.
 const maxClients = 1000
 
+// resourceKey is where a grant keeps the resource it is for.
+const resourceKey = "resource"
+
 // Options configure a Server.
 type Options struct {
-	// Auth checks the users' passwords and is told of the tokens issued.
+	// Auth checks the users' passwords.
 	Auth *auth.Authenticator
 	// Base returns the server's public base URL for a request; the
 	// issuer is Base and the resource Base + "/mcp".
@@ -84,14 +92,17 @@ type Options struct {
 
 // Server is the authorization server. It implements auth.Verifier.
 type Server struct {
-	opts     Options
-	provider fosite.OAuth2Provider
-	store    *store
-	mux      *http.ServeMux
-	log      *slog.Logger
+	opts    Options
+	manager *manage.Manager
+	srv     *server.Server
+	clients *clientStore
+	mux     *http.ServeMux
+	log     *slog.Logger
 }
 
 var _ auth.Verifier = (*Server)(nil)
+
+type userKey struct{}
 
 // New builds the authorization server.
 func New(opts Options) (*Server, error) {
@@ -104,45 +115,67 @@ func New(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	secret := make([]byte, 32)
-	if _, err := rand.Read(secret); err != nil {
-		return nil, fmt.Errorf("oauth: secret: %w", err)
+	tokens, err := store.NewMemoryTokenStore()
+	if err != nil {
+		return nil, fmt.Errorf("oauth: token store: %w", err)
 	}
-	cfg := &fosite.Config{
-		AccessTokenLifespan:   opts.TokenTTL,
-		AuthorizeCodeLifespan: 5 * time.Minute,
-		RefreshTokenLifespan:  30 * 24 * time.Hour,
-		GlobalSecret:          secret,
-		EnforcePKCE:           true,
-		// Every grant gets a refresh token: MCP clients do not always ask
-		// for offline_access, and a connector that must sign in again every
-		// hour is no use.
-		RefreshTokenScopes: []string{},
-		ScopeStrategy:      fosite.ExactScopeStrategy,
-		// The resource (audience) is granted by this package from the
-		// client's resource parameter, checked against the server's own.
-		AudienceMatchingStrategy: func([]string, []string) error { return nil },
-		ClientSecretsHasher:      &fosite.BCrypt{Config: &fosite.Config{HashCost: 10}},
-	}
-	st := &store{MemoryStore: storage.NewMemoryStore(), clients: map[string]*client{}}
-	s := &Server{
-		opts:  opts,
-		store: st,
-		log:   opts.Logger,
-		provider: compose.Compose(cfg, st, compose.NewOAuth2HMACStrategy(cfg),
-			compose.OAuth2AuthorizeExplicitFactory,
-			compose.OAuth2RefreshTokenGrantFactory,
-			compose.OAuth2PKCEFactory,
-			compose.OAuth2TokenIntrospectionFactory,
-			compose.OAuth2TokenRevocationFactory,
-		),
-	}
+	s := &Server{opts: opts, clients: &clientStore{byID: map[string]*client{}}, log: opts.Logger}
+
+	m := manage.NewDefaultManager()
+	// Every grant gets a refresh token (MCP clients do not always ask for
+	// offline_access, and a connector that must sign in again every hour
+	// is no use); a refresh replaces both tokens, as OAuth 2.1 asks for
+	// public clients.
+	refresh := 30 * 24 * time.Hour
+	m.SetAuthorizeCodeExp(5 * time.Minute)
+	m.SetAuthorizeCodeTokenCfg(&manage.Config{AccessTokenExp: opts.TokenTTL, RefreshTokenExp: refresh, IsGenerateRefresh: true})
+	m.SetRefreshTokenCfg(&manage.RefreshingConfig{AccessTokenExp: opts.TokenTTL, RefreshTokenExp: refresh,
+		IsGenerateRefresh: true, IsResetRefreshTime: true, IsRemoveAccess: true, IsRemoveRefreshing: true})
+	m.MapTokenStorage(tokens)
+	m.MapClientStorage(s.clients)
+	m.SetValidateURIHandler(registeredRedirect)
+	// The grant remembers its resource: the code takes it from the
+	// authorization request, the tokens from the code.
+	m.SetExtractExtensionHandler(func(tgr *oauth2.TokenGenerateRequest, ti oauth2.ExtendableTokenInfo) {
+		if ext := ti.GetExtension(); ext.Get(resourceKey) == "" && tgr.Request != nil {
+			ext.Set(resourceKey, s.resource(tgr.Request))
+		}
+	})
+	s.manager = m
+
+	cfg := server.NewConfig()
+	cfg.AllowedResponseTypes = []oauth2.ResponseType{oauth2.Code}
+	cfg.AllowedGrantTypes = []oauth2.GrantType{oauth2.AuthorizationCode, oauth2.Refreshing}
+	cfg.AllowedCodeChallengeMethods = []oauth2.CodeChallengeMethod{oauth2.CodeChallengeS256}
+	cfg.ForcePKCE = true
+	srv := server.NewServer(cfg, m)
+	srv.SetClientInfoHandler(clientCredentials)
+	// The sign-in happened before the library is called (see authorize).
+	srv.SetUserAuthorizationHandler(func(_ http.ResponseWriter, r *http.Request) (string, error) {
+		user, _ := r.Context().Value(userKey{}).(string)
+		if user == "" {
+			return "", oerrors.ErrAccessDenied
+		}
+		return user, nil
+	})
+	// RFC 6749 answers every token error but a failed client
+	// authentication with 400; the library says 401 for some.
+	srv.SetResponseErrorHandler(func(re *oerrors.Response) {
+		if re.Error != oerrors.ErrInvalidClient && re.StatusCode == http.StatusUnauthorized {
+			re.StatusCode = http.StatusBadRequest
+		}
+	})
+	srv.SetInternalErrorHandler(func(err error) *oerrors.Response {
+		s.log.Error("oauth: internal error", "err", err)
+		return nil
+	})
+	s.srv = srv
+
 	mux := http.NewServeMux()
 	mux.HandleFunc(MetadataPath, s.metadata)
 	mux.HandleFunc(RegisterPath, s.register)
 	mux.HandleFunc(AuthorizePath, s.authorize)
 	mux.HandleFunc(TokenPath, s.token)
-	mux.HandleFunc(RevokePath, s.revoke)
 	s.mux = mux
 	return s, nil
 }
@@ -152,7 +185,7 @@ func (s *Server) Handler() http.Handler { return s.mux }
 
 // Paths are the paths Handler serves.
 func (s *Server) Paths() []string {
-	return []string{MetadataPath, RegisterPath, AuthorizePath, TokenPath, RevokePath}
+	return []string{MetadataPath, RegisterPath, AuthorizePath, TokenPath}
 }
 
 // Issuer is the authorization server's issuer for a request: the public
@@ -161,27 +194,23 @@ func (s *Server) Issuer(r *http.Request) string { return s.opts.Base(r) }
 
 func (s *Server) resource(r *http.Request) string { return s.opts.Base(r) + "/mcp" }
 
-// VerifyAccessToken checks an access token issued here: valid, not
-// expired or revoked, and granted for the resource the request is for.
+// VerifyAccessToken checks an access token issued here: known, not
+// expired or replaced by a refresh, and granted for the resource the
+// request is for. A refresh token is not an access token.
 func (s *Server) VerifyAccessToken(ctx context.Context, token string) (string, error) {
-	use, ar, err := s.provider.IntrospectToken(ctx, token, fosite.AccessToken, &fosite.DefaultSession{})
+	ti, err := s.manager.LoadAccessToken(ctx, token)
 	if err != nil {
 		return "", err
 	}
-	// The kind asked for is only a hint to fosite: a refresh token
-	// introspects too, and must not open the door.
-	if use != fosite.AccessToken {
-		return "", errors.New("oauth: not an access token")
-	}
+	ext, ok := ti.(oauth2.ExtendableTokenInfo)
 	resource := auth.ResourceFrom(ctx)
-	if resource == "" || !slices.Contains(ar.GetGrantedAudience(), resource) {
+	if !ok || resource == "" || ext.GetExtension().Get(resourceKey) != resource {
 		return "", errors.New("oauth: the token was not issued for this resource")
 	}
-	user := ar.GetSession().GetSubject()
-	if user == "" {
+	if ti.GetUserID() == "" {
 		return "", errors.New("oauth: the token names no user")
 	}
-	return user, nil
+	return ti.GetUserID(), nil
 }
 
 // metadata serves RFC 8414 authorization server metadata.
@@ -197,7 +226,6 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 		"authorization_endpoint":                base + AuthorizePath,
 		"token_endpoint":                        base + TokenPath,
 		"registration_endpoint":                 base + RegisterPath,
-		"revocation_endpoint":                   base + RevokePath,
 		"response_types_supported":              []string{"code"},
 		"response_modes_supported":              []string{"query"},
 		"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
@@ -285,41 +313,30 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "server_error", "could not make a client id")
 		return
 	}
-	c := &client{DefaultClient: &fosite.DefaultClient{
-		ID:            id,
-		RedirectURIs:  req.RedirectURIs,
-		GrantTypes:    []string{"authorization_code", "refresh_token"},
-		ResponseTypes: []string{"code"},
-		Scopes:        []string{Scope, OfflineAccess},
-		Public:        method == "none",
-	}, name: req.ClientName, method: method}
+	c := &client{id: id, name: req.ClientName, redirects: req.RedirectURIs}
 	resp := req
-	if !c.Public {
+	if method != "none" {
 		secret, err := randomHex(32)
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, "server_error", "could not make a client secret")
 			return
 		}
-		hash, err := (&fosite.BCrypt{Config: &fosite.Config{HashCost: 10}}).Hash(r.Context(), []byte(secret))
-		if err != nil {
-			writeError(w, http.StatusInternalServerError, "server_error", "could not hash the client secret")
-			return
-		}
-		c.Secret = hash
+		sum := sha256.Sum256([]byte(secret))
+		c.secretHash = sum[:]
 		resp.ClientSecret = secret
 		never := int64(0)
 		resp.ClientSecretExpiresAt = &never
 	}
-	if !s.store.addClient(c) {
+	if !s.clients.add(c) {
 		writeError(w, http.StatusServiceUnavailable, "temporarily_unavailable", "too many registered clients; restart the server to clear them")
 		return
 	}
 	resp.ClientID = id
 	resp.ClientIDIssuedAt = time.Now().Unix()
 	resp.TokenEndpointAuthMethod = method
-	resp.GrantTypes = c.GrantTypes
-	resp.ResponseTypes = c.ResponseTypes
-	resp.Scope = strings.Join(c.Scopes, " ")
+	resp.GrantTypes = []string{"authorization_code", "refresh_token"}
+	resp.ResponseTypes = []string{"code"}
+	resp.Scope = Scope + " " + OfflineAccess
 	writeJSON(w, http.StatusCreated, resp)
 }
 
@@ -336,13 +353,24 @@ func checkRedirect(raw string) error {
 	switch strings.ToLower(u.Scheme) {
 	case "https":
 	case "http":
-		if !fosite.IsLocalhost(u) {
+		switch strings.ToLower(u.Hostname()) {
+		case "localhost", "127.0.0.1", "::1":
+		default:
 			return fmt.Errorf("redirect URI %q: plain http is allowed only to localhost", raw)
 		}
 	case "javascript", "data", "file", "vbscript":
 		return fmt.Errorf("redirect URI %q: scheme %s is not allowed", raw, u.Scheme)
 	}
 	return nil
+}
+
+// registeredRedirect is the library's redirect check: the URI must be one
+// the client registered, exactly. (A client's "domain" holds its list.)
+func registeredRedirect(domain, redirect string) error {
+	if slices.Contains(strings.Split(domain, "\n"), redirect) {
+		return nil
+	}
+	return oerrors.ErrInvalidRedirectURI
 }
 
 func randomHex(n int) (string, error) {
@@ -353,31 +381,55 @@ func randomHex(n int) (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-// authorize shows the login page (GET) and, when a configured user signs
-// in (POST), grants the code.
+// authorize checks an authorization request, then shows the sign-in page
+// (GET) or, when a configured user signs in (POST), grants the code.
+// Nothing is sent to a redirect URI before the client and the URI are
+// known good.
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
 		writeError(w, http.StatusMethodNotAllowed, "invalid_request", "use GET or POST")
 		return
 	}
-	ar, err := s.provider.NewAuthorizeRequest(ctx, r)
-	if err != nil {
-		s.authorizeError(w, r, ar, err)
+	if err := r.ParseForm(); err != nil {
+		invalidLink(w, "the request could not be read")
 		return
 	}
-	if m := ar.GetRequestForm().Get("code_challenge_method"); m != "S256" {
-		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrInvalidRequest.WithHint("PKCE with code_challenge_method=S256 is required."))
+	q := r.Form
+	c, ok := s.clients.get(q.Get("client_id"))
+	if !ok {
+		invalidLink(w, "the application is not registered here (it may have registered before the server restarted; connect it again)")
+		return
+	}
+	redirect := q.Get("redirect_uri")
+	if !slices.Contains(c.redirects, redirect) {
+		invalidLink(w, "the return address is not one the application registered")
+		return
+	}
+	fail := func(code, desc string) {
+		u, _ := url.Parse(redirect)
+		v := u.Query()
+		v.Set("error", code)
+		v.Set("error_description", desc)
+		if st := q.Get("state"); st != "" {
+			v.Set("state", st)
+		}
+		u.RawQuery = v.Encode()
+		http.Redirect(w, r, u.String(), http.StatusFound)
+	}
+	switch {
+	case q.Get("response_type") != "code":
+		fail("unsupported_response_type", "response_type must be code")
+		return
+	case q.Get("code_challenge") == "" || q.Get("code_challenge_method") != "S256":
+		fail("invalid_request", "PKCE with code_challenge_method=S256 is required")
 		return
 	}
 	resource := s.resource(r)
-	if want := ar.GetRequestForm()["resource"]; len(want) > 0 && (len(want) != 1 || strings.TrimSuffix(want[0], "/") != resource) {
-		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrInvalidRequest.WithHint(
-			fmt.Sprintf("The resource parameter must be this server's MCP endpoint, %s.", resource)).WithDebugf("resource %q", want))
+	if want := q["resource"]; len(want) > 0 && (len(want) != 1 || strings.TrimSuffix(want[0], "/") != resource) {
+		fail("invalid_target", "the resource must be this server's MCP endpoint, "+resource)
 		return
 	}
-	c, _ := ar.GetClient().(*client)
-	page := loginPage{Client: c.displayName(), Redirect: redirectHost(ar.GetRedirectURI()), Params: hiddenParams(ar.GetRequestForm())}
+	page := loginPage{Client: c.displayName(), Redirect: redirectHost(redirect), Params: hiddenParams(q)}
 	if r.Method == http.MethodGet {
 		page.render(w, http.StatusOK)
 		return
@@ -386,7 +438,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	user := r.PostForm.Get("username")
-	if rec := audit.From(ctx); rec != nil {
+	if rec := audit.From(r.Context()); rec != nil {
 		rec.SetIdentity("oauth-login:" + user)
 	}
 	if !s.opts.Auth.CheckPassword(user, r.PostForm.Get("password")) {
@@ -395,101 +447,117 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		page.render(w, http.StatusUnauthorized)
 		return
 	}
-	for _, sc := range ar.GetRequestedScopes() {
-		ar.GrantScope(sc)
+	r = r.WithContext(context.WithValue(r.Context(), userKey{}, user))
+	if err := s.srv.HandleAuthorizeRequest(w, r); err != nil {
+		s.log.Warn("oauth: authorization failed", "err", err)
+		fail("server_error", "the authorization could not be completed")
 	}
-	ar.GrantAudience(resource)
-	resp, err := s.provider.NewAuthorizeResponse(ctx, ar, &fosite.DefaultSession{Subject: user, Username: user})
-	if err != nil {
-		s.provider.WriteAuthorizeError(ctx, w, ar, err)
-		return
-	}
-	s.provider.WriteAuthorizeResponse(ctx, w, ar, resp)
 }
 
-// authorizeError answers an invalid authorization request. Errors fosite
-// cannot redirect (an unknown client, a redirect URI not registered) are
-// shown, not sent anywhere.
-func (s *Server) authorizeError(w http.ResponseWriter, r *http.Request, ar fosite.AuthorizeRequester, err error) {
-	var rfc *fosite.RFC6749Error
-	if errors.As(err, &rfc) && (rfc.ErrorField == fosite.ErrInvalidClient.ErrorField || rfc.ErrorField == fosite.ErrInvalidRequest.ErrorField && ar.GetRedirectURI() == nil) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.WriteHeader(http.StatusBadRequest)
-		fmt.Fprintf(w, "This sign-in link is not valid: %s\n", rfc.GetDescription())
-		return
-	}
-	s.provider.WriteAuthorizeError(r.Context(), w, ar, err)
+// invalidLink answers an authorization request that cannot be sent back
+// to the client.
+func invalidLink(w http.ResponseWriter, why string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusBadRequest)
+	fmt.Fprintf(w, "This sign-in link is not valid: %s.\n", why)
 }
 
 // token is the token endpoint: codes and refresh tokens for access tokens.
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	sess := &fosite.DefaultSession{}
-	ar, err := s.provider.NewAccessRequest(ctx, r, sess)
-	if err != nil {
-		s.provider.WriteAccessError(ctx, w, ar, err)
+	if err := r.ParseForm(); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "the request could not be read")
 		return
 	}
-	if want := ar.GetRequestForm()["resource"]; len(want) > 0 && (len(want) != 1 || strings.TrimSuffix(want[0], "/") != s.resource(r)) {
-		s.provider.WriteAccessError(ctx, w, ar, fosite.ErrInvalidRequest.WithHint("The resource parameter must be this server's MCP endpoint."))
+	if want := r.PostForm["resource"]; len(want) > 0 && (len(want) != 1 || strings.TrimSuffix(want[0], "/") != s.resource(r)) {
+		writeError(w, http.StatusBadRequest, "invalid_target", "the resource must be this server's MCP endpoint")
 		return
 	}
-	resp, err := s.provider.NewAccessResponse(ctx, ar)
-	if err != nil {
-		s.provider.WriteAccessError(ctx, w, ar, err)
-		return
+	if err := s.srv.HandleTokenRequest(w, r); err != nil {
+		s.log.Warn("oauth: token request failed", "err", err)
 	}
-	s.provider.WriteAccessResponse(ctx, w, ar, resp)
 }
 
-// revoke is RFC 7009 token revocation.
-func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
-	err := s.provider.NewRevocationRequest(r.Context(), r)
-	s.provider.WriteRevocationResponse(r.Context(), w, err)
+// clientCredentials reads the client's id and secret from HTTP basic
+// authentication or the form; public clients send only the id.
+func clientCredentials(r *http.Request) (string, string, error) {
+	if id, secret, ok := r.BasicAuth(); ok {
+		return id, secret, nil
+	}
+	id := r.PostForm.Get("client_id")
+	if id == "" {
+		return "", "", oerrors.ErrInvalidClient
+	}
+	return id, r.PostForm.Get("client_secret"), nil
 }
 
 // client is a registered client.
 type client struct {
-	*fosite.DefaultClient
-	name   string
-	method string
-	added  time.Time
+	id         string
+	name       string
+	redirects  []string
+	secretHash []byte // SHA-256 of the secret; nil for a public client
+}
+
+var (
+	_ oauth2.ClientInfo             = (*client)(nil)
+	_ oauth2.ClientPasswordVerifier = (*client)(nil)
+)
+
+func (c *client) GetID() string     { return c.id }
+func (c *client) GetSecret() string { return "" }
+func (c *client) GetDomain() string { return strings.Join(c.redirects, "\n") }
+func (c *client) IsPublic() bool    { return c.secretHash == nil }
+func (c *client) GetUserID() string { return "" }
+
+// VerifyPassword checks the client secret: none for a public client, the
+// registered one (compared in constant time) for a confidential one.
+func (c *client) VerifyPassword(secret string) bool {
+	if c.secretHash == nil {
+		return secret == ""
+	}
+	sum := sha256.Sum256([]byte(secret))
+	return subtle.ConstantTimeCompare(sum[:], c.secretHash) == 1
 }
 
 func (c *client) displayName() string {
-	if c == nil || c.name == "" {
+	if c.name == "" {
 		return "An application"
 	}
 	return c.name
 }
 
-// store is fosite's memory store with a client table of its own, safe to
-// add to while serving.
-type store struct {
-	*storage.MemoryStore
-	mu      sync.RWMutex
-	clients map[string]*client
+// clientStore holds the registered clients, safe to add to while serving.
+type clientStore struct {
+	mu   sync.RWMutex
+	byID map[string]*client
 }
 
-// GetClient returns a registered client.
-func (st *store) GetClient(_ context.Context, id string) (fosite.Client, error) {
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	c, ok := st.clients[id]
+var _ oauth2.ClientStore = (*clientStore)(nil)
+
+// GetByID is the library's client lookup.
+func (cs *clientStore) GetByID(_ context.Context, id string) (oauth2.ClientInfo, error) {
+	c, ok := cs.get(id)
 	if !ok {
-		return nil, fosite.ErrNotFound
+		return nil, oerrors.ErrInvalidClient
 	}
 	return c, nil
 }
 
-func (st *store) addClient(c *client) bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if len(st.clients) >= maxClients {
+func (cs *clientStore) get(id string) (*client, bool) {
+	cs.mu.RLock()
+	defer cs.mu.RUnlock()
+	c, ok := cs.byID[id]
+	return c, ok
+}
+
+func (cs *clientStore) add(c *client) bool {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if len(cs.byID) >= maxClients {
 		return false
 	}
-	c.added = time.Now()
-	st.clients[c.ID] = c
+	cs.byID[c.id] = c
 	return true
 }
 
@@ -522,8 +590,9 @@ func hiddenParams(form url.Values) map[string]string {
 	return out
 }
 
-func redirectHost(u *url.URL) string {
-	if u == nil {
+func redirectHost(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
 		return ""
 	}
 	if u.Host != "" {

@@ -177,7 +177,7 @@ func TestAuthorizationCode(t *testing.T) {
 	if status, m := exchange(strings.Repeat("w", 50)); status != 400 {
 		t.Errorf("wrong code_verifier: %d %v", status, m)
 	}
-	// The failed exchange spent the code: fosite invalidates it. Sign in again.
+	// The failed exchange spent the code. Sign in again.
 	resp = e.authorize(base)
 	loc, _ = url.Parse(resp.Header.Get("Location"))
 	code = loc.Query().Get("code")
