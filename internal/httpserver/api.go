@@ -88,6 +88,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	tok, ttl, err := s.opts.Auth.Login(req.Username, req.Password)
 	if err != nil {
 		if errors.Is(err, auth.ErrInvalid) {
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm=%q, resource_metadata=%q`, Name, s.metadataURL(r)))
 			detail(w, http.StatusUnauthorized, "Invalid username or password")
 			return
 		}

@@ -264,7 +264,8 @@ func TestUnauthorized(t *testing.T) {
 			}
 		}
 	}
-	if resp, m := e.do("POST", "/api/auth/login", `{"username": "admin", "password": "wrong"}`); resp.StatusCode != 401 || m["detail"] == nil {
+	if resp, m := e.do("POST", "/api/auth/login", `{"username": "admin", "password": "wrong"}`); resp.StatusCode != 401 || m["detail"] == nil ||
+		!strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer ") {
 		t.Errorf("wrong password: %d %v", resp.StatusCode, m)
 	}
 	if resp, _ := e.do("GET", "/health", ""); resp.StatusCode != 200 {
