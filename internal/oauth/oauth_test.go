@@ -225,3 +225,31 @@ func TestMetadata(t *testing.T) {
 		t.Errorf("metadata: %v", m)
 	}
 }
+
+// FuzzCheckRedirect checks the redirect URIs registration accepts: never
+// plain http beyond loopback, never script or data URLs, never a
+// fragment.
+func FuzzCheckRedirect(f *testing.F) {
+	for _, s := range []string{"https://claude.ai/api/mcp/auth_callback", "http://127.0.0.1:9/cb", "http://evil.example/cb",
+		"javascript:alert(1)", "JavaScript:x", "cursor://cb", "https://x#f", "http://localhost.evil.example/cb", "http://[::1]:8/cb"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if checkRedirect(raw) != nil {
+			return
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatalf("accepted %q, which does not parse", raw)
+		}
+		host := strings.ToLower(u.Hostname())
+		switch scheme := strings.ToLower(u.Scheme); {
+		case scheme == "http" && host != "localhost" && host != "127.0.0.1" && host != "::1":
+			t.Fatalf("accepted plain http to %q", u.Hostname())
+		case scheme == "javascript" || scheme == "data" || scheme == "file" || scheme == "vbscript" || scheme == "":
+			t.Fatalf("accepted %q", raw)
+		case u.Fragment != "":
+			t.Fatalf("accepted a fragment: %q", raw)
+		}
+	})
+}
