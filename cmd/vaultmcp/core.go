@@ -73,7 +73,7 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 	if err := c.watch.Start(ctx); err != nil {
 		return nil, fmt.Errorf("watch vault: %w", err)
 	}
-	c.deps = tools.Deps{Vault: v, Index: ix, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, MaxResultBytes: cfg.Limits.MaxResultBytes, Logger: logger}
+	c.deps = tools.Deps{Vault: v, Index: ix, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, MaxResultBytes: cfg.Limits.MaxResultBytes, ServerVersion: version, Logger: logger}
 	return c, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"time"
@@ -23,9 +24,11 @@ type route struct {
 
 // apiRoutes are the authenticated REST endpoints.
 func (s *Server) apiRoutes() map[string]route {
-	return map[string]route{
+	routes := map[string]route{
 		"/api/notes/": {http.HandlerFunc(s.note), []string{http.MethodGet, http.MethodPut, http.MethodDelete}},
 	}
+	maps.Copy(routes, s.conceptRoutes())
+	return routes
 }
 
 // decode reads a JSON request body into v; false after answering 400.

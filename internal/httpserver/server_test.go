@@ -89,9 +89,12 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 		t.Fatal(err)
 	}
 	for rel, content := range map[string]string{
-		"Home.md":               "# Home\n[[2024-01-01]]\n",
-		"Journal/2024-01-01.md": "# Day\n",
-		"Private/diary.md":      "SECRETWORD\n",
+		"Home.md":                        "# Home\n[[2024-01-01]]\n",
+		"Journal/2024-01-01.md":          "# Day\n",
+		"Private/diary.md":               "SECRETWORD\n",
+		"Journal/regression.md":          "---\nprefLabel: Regression Analysis\ndefinition: Statistical method for modeling relationships between variables\nbroader: \"[[supervised_learning]]\"\n---\n# Regression Analysis\n\nRegression is a statistical method.\n",
+		"Journal/supervised_learning.md": "---\nprefLabel: Supervised Learning\ndefinition: ML paradigm with labeled training data\n---\n# Supervised Learning\n",
+		"Private/secret_concept.md":      "---\nprefLabel: Secret Concept\nrelated: \"[[regression]]\"\n---\nSECRETWORD\n",
 	} {
 		p := filepath.Join(root, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -581,5 +584,66 @@ func TestAuditLog(t *testing.T) {
 	}
 	if !sawWrite || !sawLogin || !sawUnauth {
 		t.Errorf("write %v, login %v, refused %v in:\n%s", sawWrite, sawLogin, sawUnauth, log)
+	}
+}
+
+func TestConceptAPI(t *testing.T) {
+	e := newEnv(t)
+	tok := bearer(e.tokens["full"])
+	resp, m := e.do("POST", "/api/concept", `{"concept_id": "regression", "include_relations": true}`, tok...)
+	if resp.StatusCode != 200 || m["id"] != "regression" || m["prefLabel"] != "Regression Analysis" ||
+		!strings.HasSuffix(m["file_path"].(string), "Journal/regression.md") {
+		t.Fatalf("concept: %d %v", resp.StatusCode, m)
+	}
+	if b, _ := m["broader"].([]any); len(b) != 1 || b[0] != "supervised_learning" {
+		t.Errorf("broader: %v", m["broader"])
+	}
+	resp, m = e.do("POST", "/api/concept", `{"concept_id": "xyz"}`, tok...)
+	if resp.StatusCode != 404 || m["detail"] != "Concept 'xyz' not found" || m["available_count"] != float64(3) {
+		t.Errorf("unknown concept: %d %v", resp.StatusCode, m)
+	}
+	resp, m = e.do("POST", "/api/context/expand", `{"concept_id": "regression", "max_depth": 2, "include_content": true}`, tok...)
+	if resp.StatusCode != 200 || m["focus_concept"] == nil || m["context_notes"] == nil {
+		t.Errorf("expand: %d %v", resp.StatusCode, m)
+	}
+	resp, m = e.do("POST", "/api/search", `{"query": "regression", "limit": 10}`, tok...)
+	if resp.StatusCode != 200 || m["count"] != float64(1) || m["query"] != "regression" {
+		t.Errorf("search: %d %v", resp.StatusCode, m)
+	}
+	resp, m = e.do("GET", "/api/statistics", "", tok...)
+	if resp.StatusCode != 200 || m["total_concepts"] != float64(3) || m["server_version"] == nil {
+		t.Errorf("statistics: %d %v", resp.StatusCode, m)
+	}
+	for _, c := range []struct {
+		method, path, body string
+		want               int
+	}{
+		{"POST", "/api/context/expand", `{"concept_id": "regression", "max_depth": 9}`, 400},
+		{"POST", "/api/search", `{"query": "` + strings.Repeat("x", 1001) + `"}`, 400},
+		{"POST", "/api/concept", `{"concept_id": 7}`, 400},
+		{"POST", "/api/concept", `{"concept_id": ""}`, 400},
+		{"GET", "/api/concept", "", 405},
+		{"POST", "/api/statistics", "{}", 405},
+	} {
+		resp, m := e.do(c.method, c.path, c.body, tok...)
+		if resp.StatusCode != c.want || m["detail"] == nil {
+			t.Errorf("%s %s %.40s: %d %v, want %d", c.method, c.path, c.body, resp.StatusCode, m, c.want)
+		}
+	}
+	if resp, _ := e.do("GET", "/api/statistics", ""); resp.StatusCode != 401 {
+		t.Errorf("statistics without a credential: %d", resp.StatusCode)
+	}
+	// A token for Journal only sees the concepts there.
+	j := bearer(e.tokens["journal"])
+	if resp, m := e.do("POST", "/api/concept", `{"concept_id": "secret_concept"}`, j...); resp.StatusCode != 404 || m["available_count"] != float64(2) {
+		t.Errorf("journal token, hidden concept: %d %v", resp.StatusCode, m)
+	}
+	resp, m = e.do("GET", "/api/statistics", "", j...)
+	if resp.StatusCode != 200 || m["total_concepts"] != float64(2) {
+		t.Errorf("journal token's statistics: %d %v", resp.StatusCode, m)
+	}
+	resp, m = e.do("POST", "/api/context/expand", `{"concept_id": "regression", "relation_types": ["related"]}`, j...)
+	if raw, _ := json.Marshal(m); resp.StatusCode != 200 || strings.Contains(string(raw), "SECRETWORD") || strings.Contains(string(raw), "secret_concept") {
+		t.Errorf("journal token's expand: %d %s", resp.StatusCode, raw)
 	}
 }

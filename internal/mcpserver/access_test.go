@@ -44,9 +44,10 @@ func newScopedVault(t *testing.T) *scopedVault {
 		t.Fatal(err)
 	}
 	files := map[string]string{
-		"Home.md":                "# Home\nSee [[Secret Plan]] and [[2024-01-01]]. #home #shared\n",
+		"Home.md":                "---\nprefLabel: Home\nrelated: [\"[[Secret Plan]]\", \"[[Day]]\"]\n---\n# Home\nSee [[Secret Plan]] and [[2024-01-01]]. #home #shared\n",
+		"Journal/Day.md":         "---\nprefLabel: Day\nbroader: \"[[Secret Plan]]\"\n---\n# Day concept\n",
 		"Journal/2024-01-01.md":  "# Day\nThought about [[Secret Plan]] and [[Home]]. #journal #shared\n",
-		"Private/Secret Plan.md": "# Secret Plan\nSECRETWORD lives here. #private-tag #shared [[Home]] [[Missing Secret-Plan note]]\n",
+		"Private/Secret Plan.md": "---\nprefLabel: Secret Plan\ndefinition: SECRETWORD plans\nnarrower: \"[[Day]]\"\n---\n# Secret Plan\nSECRETWORD lives here. #private-tag #shared [[Home]] [[Missing Secret-Plan note]]\n",
 		"Private/Old.md":         "old\n",
 	}
 	for rel, content := range files {
@@ -92,7 +93,7 @@ func newScopedVault(t *testing.T) *scopedVault {
 	sv.rpc(ctx, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}`)
 	// History: a commit in each folder, and one touching both.
 	for _, c := range []struct{ tool, args string }{
-		{"write_file", `{"path": "Private/Secret Plan.md", "content": "# Secret Plan\nSECRETWORD lives here. #private-tag #shared [[Home]] [[Missing Secret-Plan note]]\nmore\n"}`},
+		{"write_file", `{"path": "Private/Secret Plan.md", "content": "---\nprefLabel: Secret Plan\ndefinition: SECRETWORD plans\nnarrower: \"[[Day]]\"\n---\n# Secret Plan\nSECRETWORD lives here. #private-tag #shared [[Home]] [[Missing Secret-Plan note]]\nmore\n"}`},
 		{"write_file", `{"path": "Journal/2024-01-02.md", "content": "# Next day\n"}`},
 		{"rename_file", `{"old_path": "Private/Old.md", "new_path": "Journal/Old.md"}`},
 	} {
@@ -168,6 +169,14 @@ func TestScopeHidesDeniedFolders(t *testing.T) {
 		{"get_tags", `{}`},
 		{"get_recent_changes", `{}`},
 		{"get_recent_changes", `{"limit": 20}`},
+		{"search_concepts", `{"query": "plan"}`},
+		{"search_concepts", `{"query": "SECRETWORD"}`},
+		{"get_concept", `{"concept_id": "home"}`},
+		{"get_concept", `{"concept_id": "day"}`},
+		{"expand_context", `{"concept_id": "day", "max_depth": 3}`},
+		{"expand_context", `{"concept_id": "home", "max_depth": 3}`},
+		{"get_concept_path", `{"from_concept": "day", "to_concept": "home"}`},
+		{"get_statistics", `{}`},
 	}
 	for name, scope := range scopes {
 		t.Run(name, func(t *testing.T) {
