@@ -277,3 +277,82 @@ func TestHTTPTypeScriptSDK(t *testing.T) {
 		t.Errorf("last commit %q", got)
 	}
 }
+
+// TestHTTPRESTExamples sends the REST API's documented requests (the
+// README's curl examples, same headers and bodies) to the binary: login
+// for a JWT, then the concept endpoints with it.
+func TestHTTPRESTExamples(t *testing.T) {
+	t.Parallel()
+	hash, err := bcrypt.GenerateFromPassword([]byte("your_secure_password"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newVault(t, map[string]string{
+		"concepts/regression.md": "---\nprefLabel: Regression Analysis\ndefinition: Statistical method for modeling relationships between variables\nnotation: ML.REG.001\n" +
+			"broader: \"[[supervised_learning]]\"\nnarrower: [\"[[linear_regression]]\"]\n---\n# Regression Analysis\n\nRegression is a statistical method...\n",
+		"concepts/supervised_learning.md": "---\nprefLabel: Supervised Learning\ndefinition: ML paradigm with labeled training data\n---\n# Supervised Learning\n",
+		"concepts/linear_regression.md":   "---\nprefLabel: Linear Regression\n---\n# Linear Regression\n",
+		"concepts/neural_network.md":      "---\nprefLabel: Neural Network\ndefinition: Computing system inspired by biological neural networks\n---\n",
+	})
+	users := fmt.Sprintf(`[{"name": "admin", "password_hash": %q}]`, hash)
+	srv := startHTTP(t, v, withEnv("VAULTMCP_HTTP_USERS="+users))
+	post := func(path, auth, body string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", srv.url+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if auth != "" {
+			req.Header.Set("Authorization", "Bearer "+auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	status, login := post("/api/auth/login", "", `{
+    "username": "admin",
+    "password": "your_secure_password"
+  }`)
+	jwt, _ := login["access_token"].(string)
+	if status != 200 || jwt == "" || login["token_type"] != "bearer" || login["expires_in"] != float64(1800) {
+		t.Fatalf("login: %d %v", status, login)
+	}
+	status, c := post("/api/concept", jwt, `{
+    "concept_id": "regression",
+    "include_relations": true
+  }`)
+	if status != 200 || c["id"] != "regression" || c["notation"] != "ML.REG.001" {
+		t.Errorf("concept: %d %v", status, c)
+	}
+	status, x := post("/api/context/expand", jwt, `{
+    "concept_id": "regression",
+    "max_depth": 2,
+    "include_content": true
+  }`)
+	focus, _ := x["focus_concept"].(map[string]any)
+	if status != 200 || focus == nil || !strings.Contains(fmt.Sprint(focus["content"]), "Regression is a statistical method") {
+		t.Errorf("expand: %d %v", status, x)
+	}
+	status, sr := post("/api/search", jwt, `{
+    "query": "neural network",
+    "limit": 10
+  }`)
+	if status != 200 || sr["count"] != float64(1) {
+		t.Errorf("search: %d %v", status, sr)
+	}
+	req, _ := http.NewRequest("GET", srv.url+"/api/statistics", nil)
+	req.Header.Set("Authorization", "Bearer "+jwt)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&st)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || st["total_concepts"] != float64(4) || st["vault_path"] != v.Root {
+		t.Errorf("statistics: %d %v", resp.StatusCode, st)
+	}
+}
