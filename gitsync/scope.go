@@ -7,37 +7,74 @@ import (
 	"vaultmcp/vault/access"
 )
 
-// withheldMessage replaces the message of a commit that also changed files
-// the request's access scope hides: messages name the paths they touch
-// ("MCP: rename Private/a.md -> Journal/a.md").
+// History answers under the request's access scope (package access):
+// files it hides are left out of every list (composed into the queries'
+// Hide option), commits that changed nothing else are left out entirely,
+// and the message of a commit that also changed hidden files, or that
+// names a hidden path, is withheld, since messages name the paths they
+// touch ("MCP: rename Private/a.md -> Journal/a.md").
+
+// withheldMessage stands in for a withheld commit message.
 const withheldMessage = "(message withheld: this commit also changed files outside the folders this session may access)"
 
-// visibleChanges narrows a commit's changed files to those ctx's access
-// scope lets the client see (package access), reporting whether any were
-// left out. Without a scope that hides anything, files is returned as is.
-func visibleChanges(ctx context.Context, files []fileDiff) (kept []fileDiff, hid bool) {
-	scope := access.From(ctx)
-	if !scope.Hides() {
-		return files, false
+// hidingScope returns ctx's scope when it hides anything, else nil: the
+// queries skip every check then.
+func hidingScope(ctx context.Context) *access.Scope {
+	if s := access.From(ctx); s.Hides() {
+		return s
 	}
-	kept = make([]fileDiff, 0, len(files))
-	for _, d := range files {
+	return nil
+}
+
+// hideUnder adds what scope hides to a query's Hide option.
+func hideUnder(scope *access.Scope, hide func(string) bool) func(string) bool {
+	if scope == nil {
+		return hide
+	}
+	return func(p string) bool { return !scope.Visible(p) || hide != nil && hide(p) }
+}
+
+// invisible reports whether every file commit m changed is hidden, so the
+// commit itself is left out. (A merge lists no files of its own.)
+func (h *history) invisible(scope *access.Scope, m *commitMeta) bool {
+	if scope == nil || len(m.parents) > 1 {
+		return false
+	}
+	changes := h.changes(m)
+	if len(changes) == 0 {
+		return false
+	}
+	for _, d := range changes {
 		if scope.Visible(d.Path) {
-			kept = append(kept, d)
+			return false
 		}
 	}
-	return kept, len(kept) < len(files)
+	return true
+}
+
+// message is m's message as the scope lets the client read it.
+func (h *history) message(scope *access.Scope, m *commitMeta) string {
+	if scope == nil {
+		return m.message
+	}
+	if namesHidden(scope, m.message) {
+		return withheldMessage
+	}
+	if len(m.parents) <= 1 {
+		for _, d := range h.changes(m) {
+			if !scope.Visible(d.Path) {
+				return withheldMessage
+			}
+		}
+	}
+	return m.message
 }
 
 // namesHidden reports whether a commit message of the server's own
-// ("MCP: rename a.md -> b.md") names a path ctx's scope hides, even one
-// the commit's diff does not show (a file that was never committed).
-// Messages written by people are free text and are not parsed.
-func namesHidden(ctx context.Context, message string) bool {
-	scope := access.From(ctx)
-	if !scope.Hides() {
-		return false
-	}
+// ("MCP: rename a.md -> b.md") names a path the scope hides, even one the
+// commit's diff does not show. Messages written by people are free text
+// and are not parsed.
+func namesHidden(scope *access.Scope, message string) bool {
 	first, _, _ := strings.Cut(message, "\n")
 	rest, ok := strings.CutPrefix(first, "MCP: ")
 	if !ok {

@@ -177,6 +177,11 @@ func TestScopeHidesDeniedFolders(t *testing.T) {
 		{"expand_context", `{"concept_id": "home", "max_depth": 3}`},
 		{"get_concept_path", `{"from_concept": "day", "to_concept": "home"}`},
 		{"get_statistics", `{}`},
+		{"get_note_history", `{"path": "Journal/Old.md"}`},
+		{"get_diff", `{"from": "HEAD~3"}`},
+		{"get_diff", `{"from": "HEAD~1"}`},
+		{"get_diff", `{"from": "HEAD~3", "path": "Journal/Old.md"}`},
+		{"read_file", `{"path": "Journal/2024-01-02.md", "version": "HEAD"}`},
 	}
 	for name, scope := range scopes {
 		t.Run(name, func(t *testing.T) {
@@ -204,6 +209,10 @@ func TestScopeHidesDeniedFolders(t *testing.T) {
 				{"find_links", `{"path": "Private/Secret Plan.md"}`},
 				{"get_tags", `{"path": "Private/Secret Plan.md"}`},
 				{"get_recent_changes", `{"path": "Private/Secret Plan.md"}`},
+				{"get_note_history", `{"path": "Private/Secret Plan.md"}`},
+				{"get_diff", `{"from": "HEAD~3", "path": "Private/Secret Plan.md"}`},
+				{"read_file", `{"path": "Private/Secret Plan.md", "version": "HEAD~1"}`},
+				{"revert_change", `{"commit": "HEAD", "path": "Private/Secret Plan.md"}`},
 			} {
 				text, isErr := sv.call(ctx, c.tool, c.args)
 				if !isErr || !strings.Contains(text, "Access denied") {
