@@ -140,6 +140,15 @@ func checkNote(t *testing.T, src []byte) {
 			t.Fatalf("heading %+v: goldmark has level %d (%v) on that line", h, lvl, ok)
 		}
 	}
+	if len(n.BlockLines) != len(n.BlockIDs) {
+		t.Fatalf("%d block ids but %d block lines", len(n.BlockIDs), len(n.BlockLines))
+	}
+	lines := bytes.Split(src, []byte("\n"))
+	for i, id := range n.BlockIDs {
+		if l := n.BlockLines[i]; l < 1 || l > len(lines) || !bytes.Contains(lines[l-1], []byte("^"+id)) {
+			t.Fatalf("block id %q: line %d does not hold it", id, l)
+		}
+	}
 }
 
 func FuzzParse(f *testing.F) {

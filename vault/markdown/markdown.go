@@ -45,6 +45,9 @@ type Note struct {
 	Headings []Heading
 	// BlockIDs are the ^ids that end paragraphs and list items, without '^'.
 	BlockIDs []string
+	// BlockLines holds the 1-based line where each of BlockIDs is written,
+	// so an editor can find the block an id marks.
+	BlockLines []int
 }
 
 // Style says how a link is written, so a rewrite can keep it.
