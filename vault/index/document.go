@@ -10,6 +10,7 @@ type document struct {
 	links   []docLink
 	tags    []string // as spelled, without '#'
 	tagKeys []string // key(tags[i]), folded once at parse time
+	props   []Property
 }
 
 // docLink is one link of a note.
@@ -27,6 +28,7 @@ func parse(content []byte) document {
 		links:   make([]docLink, len(n.Links)),
 		tags:    make([]string, len(n.Tags)),
 		tagKeys: make([]string, len(n.Tags)),
+		props:   properties(n.Frontmatter),
 	}
 	for i, l := range n.Links {
 		d.links[i] = docLink{raw: l.Raw, target: l.Target}
