@@ -201,24 +201,28 @@ type Change struct {
 
 // SetProperties sets each key of set to its value and removes the keys
 // in remove. A key that exists is rewritten where it stands; new keys are
-// added at the end of the frontmatter in alphabetical order (a
-// frontmatter block is created when the note has none). Keys given with
-// the value they already hold, and keys to remove that do not exist, are
-// left alone, so every untouched line keeps its bytes. Values are JSON
+// added at the end of the frontmatter in the order given (a frontmatter
+// block is created when the note has none). Keys given with the value
+// they already hold, and keys to remove that do not exist, are left
+// alone, so every untouched line keeps its bytes. Values are JSON
 // values: text, numbers, booleans, lists, null (an empty property) and
 // objects.
-func SetProperties(src []byte, set map[string]any, remove []string) ([]byte, Change, error) {
+func SetProperties(src []byte, set Object, remove []string) ([]byte, Change, error) {
 	var ch Change
+	keys := make([]string, 0, len(set))
+	values := make(map[string]any, len(set))
+	for _, m := range set {
+		if _, dup := values[m.Key]; dup {
+			return nil, ch, invalid("property %q is given twice", m.Key)
+		}
+		keys = append(keys, m.Key)
+		values[m.Key] = m.Value
+	}
 	for _, k := range remove {
-		if _, ok := set[k]; ok {
+		if _, ok := values[k]; ok {
 			return nil, ch, invalid("property %q is both set and removed", k)
 		}
 	}
-	keys := make([]string, 0, len(set))
-	for k := range set {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	for _, k := range append(slices.Clone(keys), remove...) {
 		if err := checkKey(k); err != nil {
 			return nil, ch, err
@@ -242,11 +246,11 @@ func SetProperties(src []byte, set map[string]any, remove []string) ([]byte, Cha
 		if err != nil {
 			return nil, ch, err
 		}
-		if at >= 0 && sameValue(fm.entries[at].val, normalizeValue(set[k])) {
+		if at >= 0 && sameValue(fm.entries[at].val, normalizeValue(values[k])) {
 			ch.Kept = append(ch.Kept, k)
 			continue
 		}
-		text, err := renderEntry(k, set[k], fm.indent, fm.eol)
+		text, err := renderEntry(k, values[k], fm.indent, fm.eol)
 		if err != nil {
 			return nil, ch, err
 		}

@@ -102,7 +102,7 @@ func TestSetProperties(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ch, err := SetProperties([]byte(tc.src), tc.set, tc.remove)
+			got, ch, err := SetProperties([]byte(tc.src), sorted(tc.set), tc.remove)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,7 +148,7 @@ func TestSetPropertiesRefusals(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, _, err := SetProperties([]byte(tc.src), tc.set, tc.remove); !errors.Is(err, ErrInvalid) {
+			if _, _, err := SetProperties([]byte(tc.src), sorted(tc.set), tc.remove); !errors.Is(err, ErrInvalid) {
 				t.Errorf("err = %v, want ErrInvalid", err)
 			}
 		})
@@ -174,7 +174,7 @@ func TestAliasBomb(t *testing.T) {
 	if _, err := Properties([]byte(b.String())); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("err = %v, want ErrInvalid", err)
 	}
-	if _, _, err := SetProperties([]byte(b.String()), map[string]any{"x": 1.0}, nil); !errors.Is(err, ErrInvalid) {
+	if _, _, err := SetProperties([]byte(b.String()), Object{{"x", 1.0}}, nil); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("set: err = %v, want ErrInvalid", err)
 	}
 }
@@ -185,7 +185,31 @@ func TestFlowFrontmatterIsReadNotEdited(t *testing.T) {
 	if err != nil || len(props) != 2 {
 		t.Fatalf("props %+v, %v", props, err)
 	}
-	if _, _, err := SetProperties([]byte(src), map[string]any{"b": "y"}, nil); !errors.Is(err, ErrInvalid) {
+	if _, _, err := SetProperties([]byte(src), Object{{"b", "y"}}, nil); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("err = %v, want ErrInvalid", err)
+	}
+}
+
+// sorted turns a map into an Object with its keys in alphabetical order.
+func sorted(m map[string]any) Object {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	obj := make(Object, len(keys))
+	for i, k := range keys {
+		obj[i] = Member{k, m[k]}
+	}
+	return obj
+}
+
+func TestSetPropertiesKeepsGivenOrder(t *testing.T) {
+	got, _, err := SetProperties([]byte("---\nb: 1\n---\n"), Object{{"z", 1.0}, {"b", 2.0}, {"a", 3.0}}, nil)
+	if err != nil || string(got) != "---\nb: 2\nz: 1\na: 3\n---\n" {
+		t.Fatalf("got %q, %v", got, err)
+	}
+	if _, _, err := SetProperties([]byte(""), Object{{"a", 1.0}, {"a", 2.0}}, nil); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("duplicate key: %v", err)
 	}
 }

@@ -109,7 +109,7 @@ func FuzzSetProperties(f *testing.F) {
 		if remove {
 			out, _, err = SetProperties(src, nil, []string{key})
 		} else {
-			out, _, err = SetProperties(src, map[string]any{key: v}, nil)
+			out, _, err = SetProperties(src, Object{{key, v}}, nil)
 		}
 		if err != nil {
 			var e *Error

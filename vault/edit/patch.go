@@ -217,7 +217,7 @@ func patchFrontmatter(src []byte, p Patch) ([]byte, error) {
 			return nil, err
 		}
 	}
-	out, _, err := SetProperties(src, map[string]any{key: v}, nil)
+	out, _, err := SetProperties(src, Object{{key, v}}, nil)
 	return out, err
 }
 

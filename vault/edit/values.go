@@ -459,3 +459,66 @@ func normalizeValue(v any) any {
 	}
 	return v
 }
+
+// DecodeObject reads a JSON object keeping its keys in the order
+// written (nested objects too), numbers as json.Number.
+func DecodeObject(data []byte) (Object, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := decodeValue(dec, 0)
+	if err != nil {
+		return nil, invalid("not a JSON object: %v", err)
+	}
+	obj, ok := v.(Object)
+	if !ok {
+		return nil, invalid("not a JSON object")
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, invalid("not a JSON object: text after it")
+	}
+	return obj, nil
+}
+
+func decodeValue(dec *json.Decoder, depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			obj := Object{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k, _ := kt.(string)
+				v, err := decodeValue(dec, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				obj = append(obj, Member{k, v})
+			}
+			_, err := dec.Token() // '}'
+			return obj, err
+		case '[':
+			list := []any{}
+			for dec.More() {
+				v, err := decodeValue(dec, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				list = append(list, v)
+			}
+			_, err := dec.Token() // ']'
+			return list, err
+		}
+		return nil, fmt.Errorf("unexpected %v", t)
+	}
+	return tok, nil
+}
