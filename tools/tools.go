@@ -12,6 +12,7 @@ import (
 	"vaultmcp/gitsync"
 	"vaultmcp/vault"
 	"vaultmcp/vault/index"
+	"vaultmcp/vault/rank"
 	"vaultmcp/vault/search"
 )
 
@@ -31,6 +32,9 @@ type Deps struct {
 	// Search runs search_files, grep, find_files and get_vault_info's
 	// counts; nil means All builds one, over Index's texts when set.
 	Search *search.Engine
+	// Ranked answers search_notes; nil means All builds one over Index
+	// (started by the first search).
+	Ranked *rank.Searcher
 	// SyncStatus reports git sync for get_vault_info; nil means Git's
 	// Status when Git is set, else no sync section.
 	SyncStatus func() gitsync.SyncStatus
@@ -60,6 +64,9 @@ func All(d Deps) []server.ServerTool {
 	if d.Search == nil {
 		d.Search = newSearch(d)
 	}
+	if d.Ranked == nil && d.Index != nil {
+		d.Ranked = rank.New(d.Index, d.Logger)
+	}
 	if d.SyncStatus == nil && d.Git != nil {
 		d.SyncStatus = d.Git.Status
 	}
@@ -75,6 +82,11 @@ func All(d Deps) []server.ServerTool {
 		Grep(d),
 		FindFiles(d),
 		GetVaultInfo(d),
+		PatchNote(d),
+		GetProperties(d),
+		SetProperties(d),
+		GetDailyNote(d),
+		CreateDailyNote(d),
 	}
 	if d.Index != nil {
 		all = append(all,
@@ -82,6 +94,8 @@ func All(d Deps) []server.ServerTool {
 			GetBrokenLinks(d),
 			FindLinks(d),
 			GetTags(d),
+			QueryNotes(d),
+			SearchNotes(d),
 		)
 	}
 	if d.Git != nil {

@@ -19,6 +19,7 @@ import (
 	"vaultmcp/tools"
 	"vaultmcp/vault"
 	"vaultmcp/vault/index"
+	"vaultmcp/vault/rank"
 	"vaultmcp/vault/watch"
 )
 
@@ -64,7 +65,11 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	}
 	defer w.Close()
 
-	deps := tools.Deps{Vault: v, Index: ix, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, Logger: logger}
+	// The ranked search builds in the background once the index is ready.
+	ranked := rank.New(ix, logger)
+	ranked.Start(ctx)
+
+	deps := tools.Deps{Vault: v, Index: ix, Ranked: ranked, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, Logger: logger}
 	s, err := mcpserver.New(deps, version)
 	if err != nil {
 		return err
