@@ -63,7 +63,7 @@ func findBlock(src []byte, lines []line, n *markdown.Note, hs []heading, target 
 		return block{}, withCandidates(ErrAmbiguous, cands, "block id ^%s is written %d times; fix the duplicates (edit_file) first", id, len(found))
 	}
 	i := found[0]
-	return blockAt(src, lines, hs, bodyLine(lines, n.BodyOffset), n.BlockIDs[i], n.BlockLines[i]-1), nil
+	return blockAt(src, lines, hs, bodyLine(lines, n.BodyOffset), n.BlockIDs[i], n.BlockLines[i]-1, n.BlockStarts[i]-1), nil
 }
 
 // bodyLine returns the index of the line where the body starts.
@@ -76,54 +76,44 @@ func bodyLine(lines []line, bodyOffset int) int {
 	return len(lines)
 }
 
-// blockAt works out the lines of the block whose id is on line L.
-func blockAt(src []byte, lines []line, hs []heading, top int, id string, L int) block {
-	isHeading := make(map[int]bool, len(hs))
-	for _, h := range hs {
-		for j := h.line; j < h.body; j++ {
-			isHeading[j] = true
-		}
-	}
-	stop := func(j int) bool { return j < top || blank(lines[j].text(src)) || isHeading[j] }
+// blockAt works out the lines of the block whose id is on line L, at
+// the end of the paragraph (or list item text) that starts on line P.
+func blockAt(src []byte, lines []line, hs []heading, top int, id string, L, P int) block {
+	b := block{id: id, idLine: L, start: P, end: L + 1}
 	own := string(bytes.TrimSpace(lines[L].text(src))) == "^"+id
-	b := block{id: id, idLine: L, end: L + 1}
-	if own {
-		switch {
-		case L-1 >= top && !stop(L-1):
-			// Right below its block: the id line ends a paragraph (or
-			// a list item's text) as a lazy continuation.
-			b.end = L
-		case L-2 >= top && blank(lines[L-1].text(src)):
-			// After a blank line: it marks the block above.
-			e := L - 1
-			for e > top && blank(lines[e-1].text(src)) {
-				e--
-			}
-			if e > top && !isHeading[e-1] {
-				b.end = e
+	if own && P < L {
+		// "text" over "^id": the id line ends the paragraph as its last
+		// line.
+		b.end = L
+	}
+	if own && P == L {
+		// The id is a paragraph of its own: after a blank line it marks
+		// the block above (a table, list, quote or code block), which
+		// runs up to the blank line or heading before it.
+		isHeading := make(map[int]bool, len(hs))
+		for _, h := range hs {
+			for j := h.line; j < h.body; j++ {
+				isHeading[j] = true
 			}
 		}
-		if b.end == L+1 {
+		e := L
+		for e > top && blank(lines[e-1].text(src)) {
+			e--
+		}
+		if e == L || e == top || isHeading[e-1] {
 			// Nothing above to mark: the block is the id line itself.
-			b.start = L
 			b.paragraph = true
 			return b
 		}
+		s := e - 1
+		for s > top && !blank(lines[s-1].text(src)) && !isHeading[s-1] {
+			s--
+		}
+		b.start, b.end = s, e
+		return b
 	}
-	// Walk up to the block's first line: a blank line, a heading or the
-	// start of a list item ends the walk.
-	s := b.end - 1
-	for s > top && !listItemStart(lines[s].text(src)) && !stop(s-1) {
-		s--
-	}
-	b.start = s
-	first := bytes.TrimLeft(lines[s].text(src), " \t")
-	b.paragraph = !listItemStart(lines[s].text(src)) && !bytes.HasPrefix(first, []byte("|")) && !bytes.HasPrefix(first, []byte(">"))
-	if own && b.end < L {
-		// Detached id of a table, list or quote: the block is only what
-		// lies between its blank-line boundaries above.
-		b.paragraph = false
-	}
+	first := bytes.TrimLeft(lines[P].text(src), " \t")
+	b.paragraph = !listItemStart(lines[P].text(src)) && !bytes.HasPrefix(first, []byte("|")) && !bytes.HasPrefix(first, []byte(">"))
 	return b
 }
 

@@ -51,6 +51,18 @@ func eolOf(src []byte) string {
 	return "\n"
 }
 
+// lineEOL returns the line ending of line i, for notes that mix LF and
+// CRLF (an LF frontmatter over a CRLF body): what is inserted matches
+// the lines around it. A line without an ending falls back to eolOf.
+func lineEOL(src []byte, lines []line, i int) string {
+	if i < len(lines) {
+		if e := string(src[lines[i].end:lines[i].next]); e != "" {
+			return e
+		}
+	}
+	return eolOf(src)
+}
+
 // normalize turns a client's text into the note's line endings.
 func normalize(content, eol string) string {
 	content = strings.ReplaceAll(content, "\r\n", "\n")

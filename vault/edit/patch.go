@@ -90,7 +90,7 @@ func patchHeading(src []byte, p Patch) ([]byte, error) {
 		return nil, err
 	}
 	h := hs[i]
-	eol := eolOf(src)
+	eol := lineEOL(src, lines, h.line)
 	content := asLines(normalize(p.Content, eol), eol)
 	at := func(i int) int { return lineStart(lines, i, len(src)) }
 	first, last := -1, -1
@@ -137,7 +137,7 @@ func patchBlock(src []byte, p Patch) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	eol := eolOf(src)
+	eol := lineEOL(src, lines, b.start)
 	content := asLines(normalize(p.Content, eol), eol)
 	at := func(i int) int { return lineStart(lines, i, len(src)) }
 	switch p.Op {

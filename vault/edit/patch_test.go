@@ -78,6 +78,11 @@ var patchCases = []patchCase{
 	{name: "crlf frontmatter", src: crlf(commentedFrontmatter), patch: Patch{Frontmatter, "tags", Append, "two"},
 		want: crlf(strings.Replace(commentedFrontmatter, "  - one\n", "  - one\n  - two\n", 1))},
 
+	{name: "mixed endings follow the target's lines", src: "---\na: 1\n---\n# A\r\ntext\r\n", patch: Patch{Heading, "A", Append, "x\ny"},
+		want: "---\na: 1\n---\n# A\r\ntext\r\nx\r\ny\r\n"},
+	{name: "mixed endings in frontmatter", src: "---\na: 1\n---\n# A\r\n", patch: Patch{Frontmatter, "a", Replace, "[1, 2]"},
+		want: "---\na:\n  - 1\n  - 2\n---\n# A\r\n"},
+
 	// A note without a final line break keeps it that way.
 	{name: "append at the end", src: noFinalNewline, patch: Patch{Heading, "B", Append, "new\n"},
 		want: "# A\nline a\n# B\nline b\nnew"},
@@ -141,6 +146,14 @@ var patchCases = []patchCase{
 		wantErr: ErrNotFound, cands: []string{"^para", "^item", "^table", "^own"}},
 	{name: "duplicate ids", src: "a ^x\n\nb ^x\n", patch: Patch{Block, "^x", Replace, "c"},
 		wantErr: ErrAmbiguous, cands: []string{"^x (line 1)", "^x (line 3)"}},
+	{name: "paragraph right after a code block", src: "```\ncode\n```\ntext ^p\n", patch: Patch{Block, "^p", Replace, "new"},
+		want: "```\ncode\n```\nnew ^p\n"},
+	{name: "list item continuation", src: "- a\n- b\n  more ^li\n- c\n", patch: Patch{Block, "^li", Replace, "- B"},
+		want: "- a\n- B ^li\n- c\n"},
+	{name: "quote with own id line", src: "> q1\n> q2\n\n^q\n", patch: Patch{Block, "^q", Append, "> q3"},
+		want: "> q1\n> q2\n> q3\n\n^q\n"},
+	{name: "id alone at the top", src: "^top\n\ntext\n", patch: Patch{Block, "^top", Delete, ""},
+		want: "text\n"},
 	{name: "block in a note without final newline", src: "p ^e", patch: Patch{Block, "^e", Append, "q"},
 		want: "p ^e\n\nq"},
 
@@ -198,7 +211,7 @@ func checkRestUnchanged(t *testing.T, before, after string) {
 	if before[:p]+before[len(before)-s:] == "" && after[:p]+after[len(after)-s:] == "" && before != "" {
 		t.Errorf("the whole note was rewritten")
 	}
-	if strings.Contains(before, "\r\n") && strings.Count(after, "\n") != strings.Count(after, "\r\n") {
+	if strings.Contains(before, "\r\n") && strings.Count(before, "\n") == strings.Count(before, "\r\n") && strings.Count(after, "\n") != strings.Count(after, "\r\n") {
 		t.Errorf("a CRLF note got LF line ends: %q", after)
 	}
 }

@@ -29,5 +29,8 @@ func TestBlockLines(t *testing.T) {
 		if want := []int{5, 7, 17}; !slices.Equal(n.BlockLines, want) {
 			t.Errorf("eol %q: lines %v, want %v", eol, n.BlockLines, want)
 		}
+		if want := []int{4, 7, 17}; !slices.Equal(n.BlockStarts, want) {
+			t.Errorf("eol %q: starts %v, want %v", eol, n.BlockStarts, want)
+		}
 	}
 }

@@ -46,8 +46,9 @@ type Note struct {
 	// BlockIDs are the ^ids that end paragraphs and list items, without '^'.
 	BlockIDs []string
 	// BlockLines holds the 1-based line where each of BlockIDs is written,
-	// so an editor can find the block an id marks.
-	BlockLines []int
+	// and BlockStarts the line where the paragraph it ends begins, so an
+	// editor can find the block an id marks.
+	BlockLines, BlockStarts []int
 }
 
 // Style says how a link is written, so a rewrite can keep it.

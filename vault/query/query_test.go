@@ -100,6 +100,7 @@ func TestRun(t *testing.T) {
 		{"sort descending", `{"folder": "Projects"}`, "-properties.priority", []string{"Projects/Old/Gamma.md", "Projects/Alpha.md", "Projects/Beta.md", "Projects/Not a note.md"}},
 		{"sort by date property", `{"properties": {"due": {"exists": true}}}`, "-properties.due", []string{"Projects/Alpha.md", "Projects/Beta.md"}},
 		{"sort by modified", `{"not": {"folder": ["Projects", "Areas"]}}`, "-modified", []string{"Inbox/Idea.md", "Home.md"}},
+		{"sort by path descending", `{"folder": "Projects"}`, "-path", []string{"Projects/Old/Gamma.md", "Projects/Not a note.md", "Projects/Beta.md", "Projects/Alpha.md"}},
 		{"sort by name", `{"folder": "Projects"}`, "name", []string{"Projects/Alpha.md", "Projects/Beta.md", "Projects/Old/Gamma.md", "Projects/Not a note.md"}},
 	}
 	for _, tc := range cases {

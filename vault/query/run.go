@@ -109,6 +109,8 @@ func Run(ctx context.Context, src Source, req Request) (Result, error) {
 					break
 				}
 			}
+		case sk.field == "path":
+			h.key = m.Path
 		case sk.field == "name":
 			h.key = strings.ToLower(strings.TrimSuffix(path.Base(m.Path), path.Ext(m.Path)))
 		case sk.field == "modified":
