@@ -58,7 +58,7 @@ func (d Deps) QueryNotes(ctx context.Context, a QueryNotesArgs) (QueryNotesResul
 	if limit < 1 || limit > maxPageSize {
 		return QueryNotesResult{}, badInput("limit must be between 1 and %d", maxPageSize)
 	}
-	res, err := query.Run(ctx, d.Index, query.Request{Filter: f, Sort: a.Sort, Offset: a.Offset, Limit: limit})
+	res, err := d.Queries.Run(ctx, query.Request{Filter: f, Sort: a.Sort, Offset: a.Offset, Limit: limit})
 	if err != nil {
 		return QueryNotesResult{}, queryError(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"vaultmcp/gitsync"
 	"vaultmcp/vault"
 	"vaultmcp/vault/index"
+	"vaultmcp/vault/query"
 	"vaultmcp/vault/rank"
 	"vaultmcp/vault/search"
 )
@@ -35,6 +36,8 @@ type Deps struct {
 	// Ranked answers search_notes; nil means All builds one over Index
 	// (started by the first search).
 	Ranked *rank.Searcher
+	// Queries answers query_notes; nil means All builds one over Index.
+	Queries *query.Table
 	// SyncStatus reports git sync for get_vault_info; nil means Git's
 	// Status when Git is set, else no sync section.
 	SyncStatus func() gitsync.SyncStatus
@@ -66,6 +69,9 @@ func All(d Deps) []server.ServerTool {
 	}
 	if d.Ranked == nil && d.Index != nil {
 		d.Ranked = rank.New(d.Index, d.Logger)
+	}
+	if d.Queries == nil && d.Index != nil {
+		d.Queries = query.NewTable(d.Index)
 	}
 	if d.SyncStatus == nil && d.Git != nil {
 		d.SyncStatus = d.Git.Status

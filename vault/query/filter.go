@@ -16,12 +16,12 @@ package query
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -401,8 +401,8 @@ func (t propTest) matches(vals []string, present bool) bool {
 
 func equal(v string, o operand) bool {
 	if o.isNum {
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		return err == nil && f == o.num
+		f, ok := number(v)
+		return ok && f == o.num
 	}
 	return strings.EqualFold(unlink(v), o.text) || strings.EqualFold(v, o.text)
 }
@@ -412,17 +412,17 @@ func compare(op, v string, o operand) bool {
 	case "eq", "in":
 		return equal(v, o)
 	case "contains":
-		return strings.Contains(strings.ToLower(v), o.text)
+		return containsFold(v, o.text)
 	}
 	var c int
 	if o.isNum {
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || math.IsNaN(f) {
+		f, ok := number(v)
+		if !ok {
 			return false
 		}
 		c = cmpFloat(f, o.num)
 	} else {
-		c = strings.Compare(strings.ToLower(v), o.text)
+		c = cmpFold(v, o.text)
 	}
 	switch op {
 	case "gt":
@@ -447,26 +447,47 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// resolved holds what a filter's link conditions name, looked up once
-// per query.
+// containsFold reports whether sub (lowercase) occurs in s, ignoring
+// case; ASCII text is compared without allocating.
+func containsFold(s, sub string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.Contains(strings.ToLower(s), sub)
+		}
+	}
+	n := len(sub)
+	for i := 0; i+n <= len(s); i++ {
+		if cmpFold(s[i:i+n], sub) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// resolved holds what a filter names, looked up once per query: the
+// notes of its link conditions, the ids of its tags and property keys.
 type resolved struct {
 	linksTo   map[*Filter][]string          // per filter: target paths
 	linksFrom map[*Filter][]map[string]bool // per filter: sets of paths linked from
+	tags      map[*Filter][]uint32
+	keys      map[*propCond]uint32
 }
 
 // match reports whether the note passes every condition.
-func (f *Filter) match(m *index.NoteMeta, r *resolved) bool {
-	for _, want := range f.tags {
-		if !hasTag(m.TagKeys, want) {
+func (f *Filter) match(rw *row, r *resolved) bool {
+	for _, id := range r.tags[f] {
+		if !containsID(rw.tags, id) {
 			return false
 		}
 	}
-	for _, c := range f.props {
+	for i := range f.props {
+		c := &f.props[i]
+		key := r.keys[c]
 		var vals []string
 		present := false
-		for i := range m.Properties {
-			if strings.EqualFold(m.Properties[i].Key, c.key) {
-				vals, present = m.Properties[i].Values, true
+		for j := range rw.props {
+			if rw.props[j].key == key {
+				vals, present = rw.props[j].vals, true
 				break
 			}
 		}
@@ -476,51 +497,40 @@ func (f *Filter) match(m *index.NoteMeta, r *resolved) bool {
 			}
 		}
 	}
-	if len(f.folders) > 0 && !slices.ContainsFunc(f.folders, func(d string) bool { return inFolder(m.Path, d) }) {
+	if len(f.folders) > 0 && !slices.ContainsFunc(f.folders, func(d string) bool { return inFolder(rw.path, d) }) {
 		return false
 	}
-	if len(f.paths) > 0 && !slices.ContainsFunc(f.paths, func(g string) bool { ok, _ := doublestar.Match(g, m.Path); return ok }) {
+	if len(f.paths) > 0 && !slices.ContainsFunc(f.paths, func(g string) bool { ok, _ := doublestar.Match(g, rw.path); return ok }) {
 		return false
 	}
-	if f.after != nil && m.ModTime.Before(*f.after) {
+	if f.after != nil && rw.mod < f.after.UnixNano() {
 		return false
 	}
-	if f.before != nil && !m.ModTime.Before(*f.before) {
+	if f.before != nil && rw.mod >= f.before.UnixNano() {
 		return false
 	}
 	for _, target := range r.linksTo[f] {
-		if !slices.Contains(m.Links, target) {
+		if !slices.Contains(rw.links, target) {
 			return false
 		}
 	}
 	for _, set := range r.linksFrom[f] {
-		if !set[m.Path] {
+		if !set[rw.path] {
 			return false
 		}
 	}
 	for _, sub := range f.all {
-		if !sub.match(m, r) {
+		if !sub.match(rw, r) {
 			return false
 		}
 	}
-	if len(f.any) > 0 && !slices.ContainsFunc(f.any, func(sub *Filter) bool { return sub.match(m, r) }) {
+	if len(f.any) > 0 && !slices.ContainsFunc(f.any, func(sub *Filter) bool { return sub.match(rw, r) }) {
 		return false
 	}
-	if f.not != nil && f.not.match(m, r) {
+	if f.not != nil && f.not.match(rw, r) {
 		return false
 	}
 	return true
-}
-
-// hasTag reports whether tags (folded) hold want or a tag nested below
-// it: "project" matches "project/active", as Obsidian's tag search does.
-func hasTag(tags []string, want string) bool {
-	for _, t := range tags {
-		if t == want || (len(t) > len(want) && t[len(want)] == '/' && t[:len(want)] == want) {
-			return true
-		}
-	}
-	return false
 }
 
 // inFolder reports whether rel lies in dir or below it ("" is the whole

@@ -113,7 +113,7 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parse: %v", err)
 			}
-			res, err := Run(context.Background(), ix, Request{Filter: f, Sort: tc.sort})
+			res, err := NewTable(ix).Run(context.Background(), Request{Filter: f, Sort: tc.sort})
 			if err != nil {
 				t.Fatalf("run: %v", err)
 			}
@@ -133,7 +133,7 @@ func TestPaging(t *testing.T) {
 	var pages [][]string
 	total := 0
 	for off := 0; off < 10; off += 3 {
-		res, err := Run(context.Background(), ix, Request{Offset: off, Limit: 3})
+		res, err := NewTable(ix).Run(context.Background(), Request{Offset: off, Limit: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,13 +174,13 @@ func TestBadFilters(t *testing.T) {
 		}
 		f, err := Parse(raw)
 		if err == nil {
-			_, err = Run(context.Background(), ix, Request{Filter: f})
+			_, err = NewTable(ix).Run(context.Background(), Request{Filter: f})
 		}
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err = %v, want it to say %q", filter, err, want)
 		}
 	}
-	if _, err := Run(context.Background(), ix, Request{Sort: "colour"}); err == nil || !strings.Contains(err.Error(), "unknown sort") {
+	if _, err := NewTable(ix).Run(context.Background(), Request{Sort: "colour"}); err == nil || !strings.Contains(err.Error(), "unknown sort") {
 		t.Errorf("bad sort: %v", err)
 	}
 }
@@ -201,6 +201,61 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_, _ = Run(context.Background(), ix, Request{Filter: flt, Sort: s})
+		_, _ = NewTable(ix).Run(context.Background(), Request{Filter: flt, Sort: s})
 	})
+}
+
+// TestTableFollowsIndex: one table answers query after query while
+// notes are added, changed and deleted.
+func TestTableFollowsIndex(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	v, err := vault.Open(dir, vault.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := index.New(v, slog.New(slog.DiscardHandler))
+	v.Observe(ix.Refresh)
+	if err := ix.Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tb := NewTable(ix)
+	f, err := Parse(map[string]any{"tags": "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := func() []string {
+		t.Helper()
+		res, err := tb.Run(ctx, Request{Filter: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []string{}
+		for _, n := range res.Notes {
+			out = append(out, n.Path)
+		}
+		return out
+	}
+	for _, step := range []struct {
+		write, content, remove string
+		want                   []string
+	}{
+		{write: "1.md", content: "#a", want: []string{"1.md"}},
+		{write: "2.md", content: "#a/b", want: []string{"1.md", "2.md"}},
+		{write: "1.md", content: "#c", want: []string{"2.md"}},
+		{write: "3.md", content: "#A", want: []string{"2.md", "3.md"}},
+		{remove: "2.md", want: []string{"3.md"}},
+		{remove: "3.md", want: []string{}},
+	} {
+		if step.remove != "" {
+			if _, err := v.DeleteFile(ctx, step.remove); err != nil {
+				t.Fatal(err)
+			}
+		} else if _, err := v.WriteFile(ctx, step.write, []byte(step.content)); err != nil {
+			t.Fatal(err)
+		}
+		if got := paths(); !slices.Equal(got, step.want) {
+			t.Errorf("after %+v: %q", step, got)
+		}
+	}
 }

@@ -64,6 +64,7 @@ type Searcher struct {
 	// rebuilding: a background rebuild is running; it will install a
 	// fresh state.
 	rebuilding bool
+	scratch    scratch
 	// rebuildAt is how many dead documents (at least a quarter of the
 	// live ones) start a rebuild; 0 means 1,000.
 	rebuildAt int

@@ -185,22 +185,26 @@ func (s *Searcher) rank(ctx context.Context, clauses []clause, n int) ([]Hit, in
 	for f := range numFields {
 		avg[f] = max(st.sumLen[f]/float64(N), 1)
 	}
-	scores := make([]float32, len(st.docs))
-	// mustSeen counts the required clauses each document met; excluded
-	// documents get -1.
-	var must []uint8
+	sc := &s.scratch
+	sc.scores = resize(sc.scores, len(st.docs))
+	// must counts the required clauses each document met; excluded
+	// documents get 255.
 	musts := 0
 	for _, c := range clauses {
 		if c.must {
 			musts++
 		}
 	}
+	var must []uint8
 	if musts > 0 || slices.ContainsFunc(clauses, func(c clause) bool { return c.not }) {
-		must = make([]uint8, len(st.docs))
+		sc.must = resize(sc.must, len(st.docs))
+		must = sc.must
 	}
-	var live []posting
 	for _, c := range clauses {
-		seen := map[uint32]bool{}
+		var seen map[uint32]bool // a required prefix* counts once per note
+		if c.must && len(c.terms) > 1 {
+			seen = map[uint32]bool{}
+		}
 		for _, term := range c.terms {
 			k, ok := st.terms[term]
 			if !ok {
@@ -208,7 +212,8 @@ func (s *Searcher) rank(ctx context.Context, clauses []clause, n int) ([]Hit, in
 			}
 			// The live postings give the exact document frequency;
 			// a list mostly dead is rewritten on the way.
-			live, dead := st.livePostings(k, live[:0])
+			live, dead := st.livePostings(k, sc.live[:0])
+			sc.live = live
 			if dead > len(live) {
 				st.compact(k, live)
 			}
@@ -219,11 +224,11 @@ func (s *Searcher) rank(ctx context.Context, clauses []clause, n int) ([]Hit, in
 					must[id] = 255
 					continue
 				}
-				if c.must && !seen[id] {
-					seen[id] = true
-					if must[id] != 255 {
-						must[id]++
+				if c.must && must[id] != 255 && (seen == nil || !seen[id]) {
+					if seen != nil {
+						seen[id] = true
 					}
+					must[id]++
 				}
 				d := &st.docs[id]
 				tf := 0.0
@@ -232,38 +237,97 @@ func (s *Searcher) rank(ctx context.Context, clauses []clause, n int) ([]Hit, in
 						tf += weights[f] * float64(e.freq[f]) / (1 - b + b*float64(d.lens[f])/avg[f])
 					}
 				}
-				scores[id] += float32(w * tf / (k1 + tf))
+				sc.scores[id] += float32(w * tf / (k1 + tf))
 			}
 		}
 	}
-	var hits []Hit
-	total := 0
-	for id, sc := range scores {
-		if sc <= 0 || st.docs[id].path == "" {
+	found := sc.found[:0]
+	for id, score := range sc.scores {
+		if score <= 0 || st.docs[id].path == "" {
 			continue
 		}
 		if must != nil && (must[id] == 255 || int(must[id]) < musts) {
 			continue
 		}
-		total++
-		hits = append(hits, Hit{Path: st.docs[id].path, Score: float64(sc)})
+		found = append(found, scored{uint32(id), score})
 	}
-	slices.SortFunc(hits, func(a, b Hit) int {
-		if a.Score != b.Score {
-			if a.Score > b.Score {
+	sc.found = found
+	// Best first; equal scores by path, so pages are stable.
+	topK(found, min(n, len(found)), func(a, b scored) int {
+		if a.score != b.score {
+			if a.score > b.score {
 				return -1
 			}
 			return 1
 		}
-		return strings.Compare(a.Path, b.Path)
+		return strings.Compare(st.docs[a.id].path, st.docs[b.id].path)
 	})
-	if len(hits) > n {
-		hits = hits[:n]
+	hits := make([]Hit, 0, min(n, len(found)))
+	for _, f := range found[:min(n, len(found))] {
+		hits = append(hits, Hit{Path: st.docs[f.id].path, Score: math.Round(float64(f.score)*1000) / 1000})
 	}
-	for i := range hits {
-		hits[i].Score = math.Round(hits[i].Score*1000) / 1000
+	return hits, len(found), nil
+}
+
+// scored is a matching document and its score.
+type scored struct {
+	id    uint32
+	score float32
+}
+
+// scratch holds a search's working buffers, reused from search to
+// search under Searcher.mu: a search over a large vault touches a value
+// per note, and allocating those anew each time shows.
+type scratch struct {
+	scores []float32
+	must   []uint8
+	live   []posting
+	found  []scored
+}
+
+// resize returns buf with n zeroed elements, reusing its memory.
+func resize[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n)
 	}
-	return hits, total, nil
+	buf = buf[:n]
+	clear(buf)
+	return buf
+}
+
+// topK puts the k smallest items of s first, in order, sorting only
+// what a page needs.
+func topK[T any](s []T, k int, cmp func(a, b T) int) {
+	if k >= len(s)/2 {
+		slices.SortFunc(s, cmp)
+		return
+	}
+	down := func(i, n int) {
+		for {
+			l := 2*i + 1
+			if l >= n {
+				return
+			}
+			if r := l + 1; r < n && cmp(s[r], s[l]) > 0 {
+				l = r
+			}
+			if cmp(s[l], s[i]) <= 0 {
+				return
+			}
+			s[i], s[l] = s[l], s[i]
+			i = l
+		}
+	}
+	for i := k/2 - 1; i >= 0; i-- {
+		down(i, k)
+	}
+	for i := k; i < len(s); i++ {
+		if k > 0 && cmp(s[i], s[0]) < 0 {
+			s[0], s[i] = s[i], s[0]
+			down(0, k)
+		}
+	}
+	slices.SortFunc(s[:k], cmp)
 }
 
 // posting is one decoded entry of a postings list.
