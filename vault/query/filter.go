@@ -473,10 +473,34 @@ type resolved struct {
 	keys      map[*propCond]uint32
 }
 
-// match reports whether the note passes every condition.
+// match reports whether the note passes every condition. The cheap
+// tests on the row itself go first; property values, which live
+// elsewhere in memory, are read only for notes that pass those.
 func (f *Filter) match(rw *row, r *resolved) bool {
+	if f.after != nil && rw.mod < f.after.UnixNano() {
+		return false
+	}
+	if f.before != nil && rw.mod >= f.before.UnixNano() {
+		return false
+	}
 	for _, id := range r.tags[f] {
 		if !containsID(rw.tags, id) {
+			return false
+		}
+	}
+	if len(f.folders) > 0 && !slices.ContainsFunc(f.folders, func(d string) bool { return inFolder(rw.path, d) }) {
+		return false
+	}
+	if len(f.paths) > 0 && !slices.ContainsFunc(f.paths, func(g string) bool { ok, _ := doublestar.Match(g, rw.path); return ok }) {
+		return false
+	}
+	for _, set := range r.linksFrom[f] {
+		if !set[rw.path] {
+			return false
+		}
+	}
+	for _, target := range r.linksTo[f] {
+		if !slices.Contains(rw.links, target) {
 			return false
 		}
 	}
@@ -495,28 +519,6 @@ func (f *Filter) match(rw *row, r *resolved) bool {
 			if !t.matches(vals, present) {
 				return false
 			}
-		}
-	}
-	if len(f.folders) > 0 && !slices.ContainsFunc(f.folders, func(d string) bool { return inFolder(rw.path, d) }) {
-		return false
-	}
-	if len(f.paths) > 0 && !slices.ContainsFunc(f.paths, func(g string) bool { ok, _ := doublestar.Match(g, rw.path); return ok }) {
-		return false
-	}
-	if f.after != nil && rw.mod < f.after.UnixNano() {
-		return false
-	}
-	if f.before != nil && rw.mod >= f.before.UnixNano() {
-		return false
-	}
-	for _, target := range r.linksTo[f] {
-		if !slices.Contains(rw.links, target) {
-			return false
-		}
-	}
-	for _, set := range r.linksFrom[f] {
-		if !set[rw.path] {
-			return false
 		}
 	}
 	for _, sub := range f.all {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"log/slog"
 	"math"
-	"path"
 	"strings"
 	"sync"
 	"time"
@@ -81,6 +80,10 @@ type state struct {
 	live   int
 	sumLen [numFields]float64 // over live documents
 	epoch  uint32
+	// slot and owner, by term, find a term's counts while a note is
+	// added: slot is valid when owner is the note's number plus one.
+	slot  []int32
+	owner []uint32
 }
 
 // doc is one note as the search index knows it.
@@ -189,67 +192,71 @@ func buildState(ctx context.Context, src Source) (*state, error) {
 
 // termFreqs counts one note's terms per field; reused from note to note.
 type termFreqs struct {
-	at    map[string]int // term -> index into order and freq
-	order []string
+	sc    scanner
+	order []int32 // the note's distinct terms, in order of appearance
 	freq  [][numFields]uint32
 }
 
 func (tf *termFreqs) reset() {
-	if tf.at == nil {
-		tf.at = map[string]int{}
-	}
-	clear(tf.at)
 	tf.order, tf.freq = tf.order[:0], tf.freq[:0]
 }
 
-func (tf *termFreqs) count(field int, term string) {
-	i, ok := tf.at[term]
-	if !ok {
-		i = len(tf.order)
-		tf.at[term] = i
-		tf.order = append(tf.order, term)
-		tf.freq = append(tf.freq, [numFields]uint32{})
+// term returns the number of a term, adding it to the dictionary. Only a
+// term new to the whole vault costs an allocation.
+func (st *state) term(t []byte) int32 {
+	if k, ok := st.terms[string(t)]; ok {
+		return k
 	}
-	tf.freq[i][field]++
+	k := int32(len(st.posts))
+	st.terms[string(t)] = k
+	st.posts = append(st.posts, postings{})
+	st.slot = append(st.slot, 0)
+	st.owner = append(st.owner, 0)
+	return k
 }
 
 // add indexes one note under a new document number.
 func (st *state) add(sn *snapshot, tf *termFreqs) {
 	tf.reset()
 	var lens [numFields]uint32
-	counter := func(field int) func(string) {
-		return func(t string) {
-			lens[field]++
-			tf.count(field, t)
-		}
-	}
-	title := strings.TrimSuffix(path.Base(sn.path), path.Ext(sn.path))
-	tokens(title, counter(fieldTitle))
-	aliases := counter(fieldAliases)
-	for _, a := range sn.aliases {
-		tokens(a, aliases)
-	}
-	tags := counter(fieldTags)
-	for _, t := range sn.tags {
-		tokens(t, tags)
-	}
-	eachLine(sn.content, counter(fieldHeadings), counter(fieldBody))
-
+	var field int
 	id := uint32(len(st.docs))
+	count := func(t []byte) {
+		k := st.term(t)
+		if st.owner[k] != id+1 {
+			st.owner[k], st.slot[k] = id+1, int32(len(tf.order))
+			tf.order = append(tf.order, k)
+			tf.freq = append(tf.freq, [numFields]uint32{})
+		}
+		tf.freq[st.slot[k]][field]++
+		lens[field]++
+	}
+	scan := func(f int, text []byte) {
+		field = f
+		tf.sc.scan(text, count)
+	}
+	scan(fieldTitle, []byte(Title(sn.path)))
+	for _, a := range sn.aliases {
+		scan(fieldAliases, []byte(a))
+	}
+	for _, t := range sn.tags {
+		scan(fieldTags, []byte(t))
+	}
+	eachLine(sn.content, func(heading bool, line []byte) {
+		if heading {
+			scan(fieldHeadings, line)
+		} else {
+			scan(fieldBody, line)
+		}
+	})
+
 	st.docs = append(st.docs, doc{path: sn.path, seq: sn.seq, lens: lens, epoch: st.epoch})
 	st.byPath[sn.path] = id
 	st.live++
 	for f := range numFields {
 		st.sumLen[f] += float64(lens[f])
 	}
-	for i, term := range tf.order {
-		k, ok := st.terms[term]
-		if !ok {
-			k = int32(len(st.posts))
-			// A new key must not keep the note's text alive.
-			st.terms[strings.Clone(term)] = k
-			st.posts = append(st.posts, postings{})
-		}
+	for i, k := range tf.order {
 		st.posts[k].append(id, &tf.freq[i])
 	}
 }
@@ -288,10 +295,10 @@ func (st *state) remove(id uint32) {
 
 func (st *state) dead() int { return len(st.docs) - st.live }
 
-// eachLine sends each heading's words to heading and every other line's
-// words (frontmatter left out) to body. A "#" line inside a fenced code
+// eachLine calls fn with each line of a note's body (frontmatter left
+// out), saying whether it is a heading. A "#" line inside a fenced code
 // block is body text.
-func eachLine(content []byte, heading, body func(string)) {
+func eachLine(content []byte, fn func(heading bool, line []byte)) {
 	if _, _, bodyStart, ok := markdown.FrontmatterBounds(content); ok {
 		content = content[bodyStart:]
 	}
@@ -312,10 +319,10 @@ func eachLine(content []byte, heading, body func(string)) {
 		case bytes.HasPrefix(t, []byte("```")) || bytes.HasPrefix(t, []byte("~~~")):
 			fence = t[:3]
 		case len(t) > 1 && t[0] == '#' && headingLine(t):
-			tokens(string(t), heading)
+			fn(true, t)
 			continue
 		}
-		tokens(string(line), body)
+		fn(false, line)
 	}
 }
 

@@ -1,7 +1,7 @@
 package rank
 
 import (
-	"strings"
+	"bytes"
 	"unicode"
 	"unicode/utf8"
 
@@ -12,13 +12,20 @@ import (
 // nobody searches for them by relevance, and grep finds them.
 const maxTokenBytes = 48
 
-// tokens calls fn with each search term of text: runs of letters and
-// digits, lowercased, accents dropped, English plurals folded to the
-// singular; each Han, kana or Hangul character is a term of its own (no
-// spaces separate words there). Single Latin letters and digits are
-// skipped as noise.
-func tokens(text string, fn func(term string)) {
-	var buf []byte
+// scanner cuts text into search terms: runs of letters and digits,
+// lowercased, accents dropped, English plurals folded to the singular;
+// each Han, kana or Hangul character is a term of its own (no spaces
+// separate words there). Single Latin letters and digits are skipped as
+// noise. A term is handed over as bytes that are valid only during the
+// call (a view of the text, or of the scanner's buffer), so indexing a
+// note makes no garbage for the terms the index already knows.
+type scanner struct {
+	buf  []byte // lowercased or accent-free words
+	stem []byte // words whose ending was rewritten
+}
+
+// scan calls fn with each term of text.
+func (s *scanner) scan(text []byte, fn func(term []byte)) {
 	start := -1
 	flush := func(end int) {
 		if start < 0 {
@@ -29,7 +36,7 @@ func tokens(text string, fn func(term string)) {
 		if len(word) > maxTokenBytes {
 			return
 		}
-		if t := normalize(word, buf[:0]); len(t) > 1 {
+		if t := s.normalize(word); len(t) > 1 {
 			fn(t)
 		}
 	}
@@ -46,12 +53,13 @@ func tokens(text string, fn func(term string)) {
 			i++
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(text[i:])
+		r, n := utf8.DecodeRune(text[i:])
 		switch {
 		case ideographic(r):
 			flush(i)
-			fn(strings.ToLower(text[i : i+n]))
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			s.buf = utf8.AppendRune(s.buf[:0], unicode.ToLower(r))
+			fn(s.buf)
+		case isLetterOrDigit(r):
 			if start < 0 {
 				start = i
 			}
@@ -63,53 +71,76 @@ func tokens(text string, fn func(term string)) {
 	flush(len(text))
 }
 
+// tokens calls fn with each term of text as a string (for queries and
+// snippets, where a few allocations do not matter).
+func tokens(text string, fn func(term string)) {
+	var s scanner
+	s.scan([]byte(text), func(t []byte) { fn(string(t)) })
+}
+
 // ideographic reports whether r belongs to a script written without
 // spaces between words.
 func ideographic(r rune) bool {
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
 }
 
+func isLetterOrDigit(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+}
+
 // normalize lowercases a word, drops accents ("café" is "cafe") and folds
-// a plural ending.
-func normalize(word string, buf []byte) string {
-	ascii := true
-	for i := 0; i < len(word); i++ {
-		if word[i] >= utf8.RuneSelf {
+// a plural ending. The result is word itself when nothing changes, else
+// the scanner's buffer.
+func (s *scanner) normalize(word []byte) []byte {
+	ascii, upper := true, false
+	for _, c := range word {
+		if c >= utf8.RuneSelf {
 			ascii = false
 			break
 		}
-	}
-	var s string
-	if ascii {
-		s = strings.ToLower(word)
-	} else {
-		for _, r := range norm.NFD.String(word) {
-			if unicode.Is(unicode.Mn, r) {
-				continue
-			}
-			buf = utf8.AppendRune(buf, unicode.ToLower(r))
+		if 'A' <= c && c <= 'Z' {
+			upper = true
 		}
-		s = string(buf)
 	}
-	return stem(s)
-}
-
-// stem folds the commonest English plural endings: "notes" is "note",
-// "stories" is "story", "tomatoes" is "tomato", "boxes" is "box";
-// "class", "status" and "analysis" stay.
-func stem(s string) string {
-	n := len(s)
 	switch {
-	case n > 4 && strings.HasSuffix(s, "ies"):
-		return s[:n-3] + "y"
-	case n > 5 && strings.HasSuffix(s, "oes"), n > 4 && (strings.HasSuffix(s, "sses") || strings.HasSuffix(s, "xes") || strings.HasSuffix(s, "shes")):
-		return s[:n-2]
-	case n > 3 && s[n-1] == 's' && !strings.HasSuffix(s, "ss") && !strings.HasSuffix(s, "us") && !strings.HasSuffix(s, "is"):
-		return s[:n-1]
+	case !ascii:
+		s.buf = s.buf[:0]
+		var it norm.Iter
+		it.Init(norm.NFD, word)
+		for !it.Done() {
+			for _, r := range string(it.Next()) {
+				if !unicode.Is(unicode.Mn, r) {
+					s.buf = utf8.AppendRune(s.buf, unicode.ToLower(r))
+				}
+			}
+		}
+		word = s.buf
+	case upper:
+		s.buf = append(s.buf[:0], word...)
+		for i, c := range s.buf {
+			if 'A' <= c && c <= 'Z' {
+				s.buf[i] = c + 'a' - 'A'
+			}
+		}
+		word = s.buf
 	}
-	return s
+	return s.stemmed(word)
 }
 
-func isLetterOrDigit(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+// stemmed folds the commonest English plural endings: "notes" is
+// "note", "stories" is "story", "tomatoes" is "tomato", "boxes" is "box";
+// "class", "status" and "analysis" stay. w is never written to: it may
+// be a view of the note's text.
+func (s *scanner) stemmed(w []byte) []byte {
+	n := len(w)
+	switch {
+	case n > 4 && bytes.HasSuffix(w, []byte("ies")):
+		s.stem = append(append(s.stem[:0], w[:n-3]...), 'y')
+		return s.stem
+	case n > 5 && bytes.HasSuffix(w, []byte("oes")), n > 4 && (bytes.HasSuffix(w, []byte("sses")) || bytes.HasSuffix(w, []byte("xes")) || bytes.HasSuffix(w, []byte("shes"))):
+		return w[:n-2]
+	case n > 3 && w[n-1] == 's' && !bytes.HasSuffix(w, []byte("ss")) && !bytes.HasSuffix(w, []byte("us")) && !bytes.HasSuffix(w, []byte("is")):
+		return w[:n-1]
+	}
+	return w
 }
