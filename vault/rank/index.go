@@ -57,9 +57,8 @@ type Searcher struct {
 	ready     chan struct{}
 	buildErr  error
 
-	mu      sync.Mutex
-	st      *state
-	syncErr error
+	mu sync.Mutex
+	st *state
 	// rebuilding: a background rebuild is running; it will install a
 	// fresh state.
 	rebuilding bool
