@@ -19,16 +19,16 @@ type DailyNoteArgs struct {
 
 // DailyNoteResult is their answer.
 type DailyNoteResult struct {
-	Path    string `json:"path" jsonschema:"Where the daily note of that date lives (or would)"`
-	Date    string `json:"date" jsonschema:"The date, YYYY-MM-DD"`
+	Path    string `json:"path"`
+	Date    string `json:"date"`
 	Exists  bool   `json:"exists"`
-	Created bool   `json:"created,omitempty" jsonschema:"create_daily_note made the note just now"`
+	Created bool   `json:"created,omitempty"`
 	Commit  string `json:"commit,omitempty"`
-	Content string `json:"content,omitempty" jsonschema:"The note's text, when it exists"`
+	Content string `json:"content,omitempty"`
 	// Truncated is set when Content holds only the first part of a very
 	// large note.
 	Truncated bool   `json:"truncated,omitempty"`
-	Warning   string `json:"warning,omitempty" jsonschema:"Something in the vault's daily-note settings that was not as expected"`
+	Warning   string `json:"warning,omitempty"`
 }
 
 // dailySettings reads the vault's daily-note settings; a vault without
@@ -62,7 +62,7 @@ func (d Deps) dailyNote(a DailyNoteArgs, now time.Time) (daily.Settings, time.Ti
 		return s, date, DailyNoteResult{}, badInput("%v", err)
 	}
 	res := DailyNoteResult{Path: s.Path(date), Date: date.Format(time.DateOnly)}
-	f, err := d.Vault.ReadFile(res.Path, d.maxRead())
+	f, err := d.Vault.ReadFile(res.Path, int64(d.readBytes()))
 	switch {
 	case err == nil:
 		res.Exists, res.Content, res.Truncated = true, string(trimPartialRune(f.Data)), f.Truncated
@@ -72,19 +72,26 @@ func (d Deps) dailyNote(a DailyNoteArgs, now time.Time) (daily.Settings, time.Ti
 	return s, date, res, nil
 }
 
-// GetDailyNote finds the daily note of a date (today by default).
-func (d Deps) GetDailyNote(ctx context.Context, a DailyNoteArgs) (DailyNoteResult, error) {
+// DailyNote is get_daily_note's work: find the daily note of a date
+// (today by default) and read it.
+func DailyNote(ctx context.Context, d Deps, a DailyNoteArgs) (*DailyNoteResult, error) {
 	_, _, res, err := d.dailyNote(a, time.Now())
-	return res, err
+	if err != nil {
+		return nil, err
+	}
+	return &res, nil
 }
 
-// CreateDailyNote creates the daily note of a date from the vault's
-// template unless it exists, and returns it.
-func (d Deps) CreateDailyNote(ctx context.Context, a DailyNoteArgs) (DailyNoteResult, error) {
+// NewDailyNote is create_daily_note's work: create the daily note of a
+// date from the vault's template unless it exists, and return it.
+func NewDailyNote(ctx context.Context, d Deps, a DailyNoteArgs) (*DailyNoteResult, error) {
 	now := time.Now()
 	s, date, res, err := d.dailyNote(a, now)
-	if err != nil || res.Exists {
-		return res, err
+	if err != nil {
+		return nil, err
+	}
+	if res.Exists {
+		return &res, nil
 	}
 	content := ""
 	if tp := s.TemplatePath(); tp != "" {
@@ -96,36 +103,33 @@ func (d Deps) CreateDailyNote(ctx context.Context, a DailyNoteArgs) (DailyNoteRe
 			// Obsidian creates the note empty and says so; so do we.
 			res.Warning = "the daily-note template " + tp + " does not exist; the note was created empty"
 		default:
-			return res, err
+			return nil, err
 		}
 	}
 	w, err := d.Vault.CreateFile(ctx, res.Path, func(rel string) string { return "create " + rel + " (daily note)" }, []byte(content))
 	if errors.Is(err, vault.ErrExists) {
 		// Made meanwhile (Obsidian on the same disk): read it.
-		_, _, res, err = d.dailyNote(a, now)
-		return res, err
+		return DailyNote(ctx, d, a)
 	}
 	if err != nil {
-		return res, err
+		return nil, err
 	}
 	res.Path, res.Exists, res.Created, res.Commit, res.Content = w.Path.Rel, true, true, w.Commit, content
-	return res, nil
+	return &res, nil
 }
 
-var dailyDescription = "Daily notes follow the vault's Daily notes settings (.obsidian/daily-notes.json: folder, moment.js file-name format, template), " +
-	"else Obsidian's defaults (YYYY-MM-DD.md in the vault root). date is YYYY-MM-DD, today (the default), yesterday, tomorrow or a day offset like -1; " +
-	"days are counted in the server's time zone."
+var dailyDescription = "Follows .obsidian/daily-notes.json (folder, moment.js format, template), else YYYY-MM-DD.md in the root."
 
-// GetDailyNote is get_daily_note; Deps.GetDailyNote does its work.
+// GetDailyNote is get_daily_note; DailyNote does its work.
 func GetDailyNote(d Deps) server.ServerTool {
 	tool := mcp.NewTool("get_daily_note",
-		mcp.WithDescription("Find the daily note of a date and read it: its path (also when it does not exist yet, exists: false) and content. "+dailyDescription),
-		mcp.WithString("date", mcp.Description("YYYY-MM-DD, today, yesterday, tomorrow or a day offset like -1"), mcp.DefaultString("today")),
+		mcp.WithDescription("The daily note of a date: its path (also when missing, exists: false) and content. "+dailyDescription),
+		mcp.WithString("date", mcp.Description("YYYY-MM-DD, today, yesterday, tomorrow or an offset like -1"), mcp.DefaultString("today")),
 		mcp.WithOutputSchema[DailyNoteResult](),
 		annotate("Get daily note", true, false, true),
 	)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a DailyNoteArgs) (*mcp.CallToolResult, error) {
-		res, err := d.GetDailyNote(ctx, a)
+		res, err := DailyNote(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -133,18 +137,16 @@ func GetDailyNote(d Deps) server.ServerTool {
 	})}
 }
 
-// CreateDailyNote is create_daily_note; Deps.CreateDailyNote does its
-// work.
+// CreateDailyNote is create_daily_note; NewDailyNote does its work.
 func CreateDailyNote(d Deps) server.ServerTool {
 	tool := mcp.NewTool("create_daily_note",
-		mcp.WithDescription("Create the daily note of a date from the vault's daily-note template ({{date}}, {{title}}, {{time}}, {{date:FORMAT}} filled in), committed; "+
-			"an existing note is never overwritten but returned as it is (created: false). "+dailyDescription),
-		mcp.WithString("date", mcp.Description("YYYY-MM-DD, today, yesterday, tomorrow or a day offset like -1"), mcp.DefaultString("today")),
+		mcp.WithDescription("Create the daily note of a date from the template, committed; an existing one is returned, never overwritten. "+dailyDescription),
+		mcp.WithString("date", mcp.Description("YYYY-MM-DD, today, yesterday, tomorrow or an offset like -1"), mcp.DefaultString("today")),
 		mcp.WithOutputSchema[DailyNoteResult](),
 		annotate("Create daily note", false, false, true),
 	)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a DailyNoteArgs) (*mcp.CallToolResult, error) {
-		res, err := d.CreateDailyNote(ctx, a)
+		res, err := NewDailyNote(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}

@@ -17,17 +17,17 @@ func TestDailyNotes(t *testing.T) {
 		"Templates/Day.md":                     "# {{title}}\n<< [[{{yesterday}}]] | [[{{tomorrow}}]] >>\nWeek {{date:W}}\n",
 		"Journal/2026/01/2026-01-05 Monday.md": "already here",
 	})
-	res, err := g.d.GetDailyNote(ctx, tools.DailyNoteArgs{Date: "2026-01-05"})
+	res, err := tools.DailyNote(ctx, g.d, tools.DailyNoteArgs{Date: "2026-01-05"})
 	if err != nil || !res.Exists || res.Content != "already here" || res.Path != "Journal/2026/01/2026-01-05 Monday.md" {
 		t.Fatalf("existing: %+v, %v", res, err)
 	}
-	res, err = g.d.GetDailyNote(ctx, tools.DailyNoteArgs{Date: "2026-01-06"})
+	res, err = tools.DailyNote(ctx, g.d, tools.DailyNoteArgs{Date: "2026-01-06"})
 	if err != nil || res.Exists || res.Path != "Journal/2026/01/2026-01-06 Tuesday.md" || res.Date != "2026-01-06" {
 		t.Fatalf("missing: %+v, %v", res, err)
 	}
 
 	n := g.commits()
-	res, err = g.d.CreateDailyNote(ctx, tools.DailyNoteArgs{Date: "2026-01-06"})
+	res, err = tools.NewDailyNote(ctx, g.d, tools.DailyNoteArgs{Date: "2026-01-06"})
 	want := "# 2026/01/2026-01-06 Tuesday\n<< [[2026/01/2026-01-05 Monday]] | [[2026/01/2026-01-07 Wednesday]] >>\nWeek 2\n"
 	if err != nil || !res.Created || res.Content != want || g.read("Journal/2026/01/2026-01-06 Tuesday.md") != want {
 		t.Fatalf("create: %+v, %v", res, err)
@@ -38,19 +38,19 @@ func TestDailyNotes(t *testing.T) {
 	g.write("Journal/2026/01/2026-01-06 Tuesday.md", "edited")
 	g.git("commit", "-qam", "edit")
 	n = g.commits()
-	res, err = g.d.CreateDailyNote(ctx, tools.DailyNoteArgs{Date: "2026-01-06"})
+	res, err = tools.NewDailyNote(ctx, g.d, tools.DailyNoteArgs{Date: "2026-01-06"})
 	if err != nil || res.Created || res.Content != "edited" || g.commits() != n {
 		t.Fatalf("create again: %+v, %v", res, err)
 	}
 
 	// Today, by default.
 	before := daily.Settings{Folder: "Journal", Format: "YYYY/MM/YYYY-MM-DD dddd"}.Path(time.Now())
-	res, err = g.d.GetDailyNote(ctx, tools.DailyNoteArgs{})
+	res, err = tools.DailyNote(ctx, g.d, tools.DailyNoteArgs{})
 	after := daily.Settings{Folder: "Journal", Format: "YYYY/MM/YYYY-MM-DD dddd"}.Path(time.Now())
 	if err != nil || (res.Path != before && res.Path != after) {
 		t.Errorf("today: %+v, %v (want %s)", res, err, before)
 	}
-	if _, err := g.d.GetDailyNote(ctx, tools.DailyNoteArgs{Date: "someday"}); err == nil || !strings.Contains(err.Error(), "YYYY-MM-DD") {
+	if _, err := tools.DailyNote(ctx, g.d, tools.DailyNoteArgs{Date: "someday"}); err == nil || !strings.Contains(err.Error(), "YYYY-MM-DD") {
 		t.Errorf("bad date: %v", err)
 	}
 }
@@ -58,17 +58,17 @@ func TestDailyNotes(t *testing.T) {
 func TestDailyNotesDefaultsAndBrokenSettings(t *testing.T) {
 	ctx := context.Background()
 	g := newGitVault(t, nil)
-	res, err := g.d.CreateDailyNote(ctx, tools.DailyNoteArgs{Date: "2026-03-01"})
+	res, err := tools.NewDailyNote(ctx, g.d, tools.DailyNoteArgs{Date: "2026-03-01"})
 	if err != nil || res.Path != "2026-03-01.md" || !res.Created || res.Content != "" {
 		t.Fatalf("defaults: %+v, %v", res, err)
 	}
 	g.write(".obsidian/daily-notes.json", `{"template": "Missing"}`)
-	res, err = g.d.CreateDailyNote(ctx, tools.DailyNoteArgs{Date: "2026-03-02"})
+	res, err = tools.NewDailyNote(ctx, g.d, tools.DailyNoteArgs{Date: "2026-03-02"})
 	if err != nil || !res.Created || !strings.Contains(res.Warning, "Missing.md does not exist") {
 		t.Fatalf("missing template: %+v, %v", res, err)
 	}
 	g.write(".obsidian/daily-notes.json", `{"folder": `)
-	if _, err := g.d.GetDailyNote(ctx, tools.DailyNoteArgs{}); err == nil || !strings.Contains(err.Error(), "daily-notes.json") {
+	if _, err := tools.DailyNote(ctx, g.d, tools.DailyNoteArgs{}); err == nil || !strings.Contains(err.Error(), "daily-notes.json") {
 		t.Errorf("broken settings: %v", err)
 	}
 }

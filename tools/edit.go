@@ -13,7 +13,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"vaultmcp/vault"
 	"vaultmcp/vault/edit"
 )
 
@@ -28,20 +27,20 @@ type PatchNoteArgs struct {
 
 // PatchNoteResult is patch_note's answer.
 type PatchNoteResult struct {
-	Path       string `json:"path" jsonschema:"The note, relative to the vault root"`
+	Path       string `json:"path"`
 	TargetType string `json:"target_type"`
 	Target     string `json:"target"`
 	Operation  string `json:"operation"`
-	Changed    bool   `json:"changed" jsonschema:"false when the note already read so (nothing was written or committed)"`
-	Bytes      int    `json:"bytes" jsonschema:"Size of the note afterwards"`
-	Commit     string `json:"commit,omitempty" jsonschema:"The commit that recorded the change"`
+	Changed    bool   `json:"changed" jsonschema:"false: already so, nothing committed"`
+	Bytes      int    `json:"bytes"`
+	Commit     string `json:"commit,omitempty"`
 }
 
-// PatchNote changes one part of a note (a heading's section, a block, a
-// property) and commits it.
-func (d Deps) PatchNote(ctx context.Context, a PatchNoteArgs) (PatchNoteResult, error) {
+// Patch is patch_note's work: change one part of a note (a heading's
+// section, a block, a property) and commit it.
+func Patch(ctx context.Context, d Deps, a PatchNoteArgs) (*PatchNoteResult, error) {
 	if err := checkText("content", a.Content); err != nil {
-		return PatchNoteResult{}, err
+		return nil, err
 	}
 	p := edit.Patch{Type: edit.TargetType(a.TargetType), Target: a.Target, Op: edit.Op(a.Operation), Content: a.Content}
 	summary := func(rel string) string {
@@ -54,33 +53,32 @@ func (d Deps) PatchNote(ctx context.Context, a PatchNoteArgs) (PatchNoteResult, 
 		return out, err
 	})
 	if err != nil {
-		return PatchNoteResult{}, editError(err)
+		return nil, editError(err)
 	}
-	return PatchNoteResult{
+	return &PatchNoteResult{
 		Path: w.Path.Rel, TargetType: a.TargetType, Target: a.Target, Operation: a.Operation,
 		Changed: changed, Bytes: w.Bytes, Commit: w.Commit,
 	}, nil
 }
 
-// PatchNote is patch_note; Deps.PatchNote does its work.
+// PatchNote is patch_note; Patch does its work.
 func PatchNote(d Deps) server.ServerTool {
 	tool := mcp.NewTool("patch_note",
-		mcp.WithDescription("Change one part of a note and leave the rest byte for byte as it was (links, line endings, formatting), as one commit. "+
-			"target_type heading: target is the heading's text, or a path of headings \"Projects::Active\" when the text occurs twice; the section runs to the next heading of the same or a higher level. "+
-			"append adds content after the section's last line (before the blank line that separates it from the next heading), prepend right under the heading, replace swaps the section's text (heading kept), delete removes heading and section. "+
-			"target_type block: target is a block id \"^id\" (the paragraph, list item or table it marks; the id is kept). "+
-			"target_type frontmatter: target is a property key; replace sets it (content is JSON if it parses, else text), append/prepend add to a list or text, delete removes it. "+
-			"A target not found or ambiguous is an error listing the candidates."),
+		mcp.WithDescription("Change one part of a note, the rest kept byte for byte, as one commit. "+
+			"heading: target is its text, or \"Outer::Inner\" when the text repeats; the section runs to the next heading of the same or a higher level; "+
+			"append goes after its last line, prepend under the heading, replace swaps its text, delete drops heading and section. "+
+			"block: target \"^id\" (the id is kept). frontmatter: target is a key; content is JSON or text; append/prepend extend a list. "+
+			"An unknown or ambiguous target is an error listing candidates."),
 		mcp.WithString("path", mcp.Required(), mcp.Description("Note path relative to the vault root")),
 		mcp.WithString("target_type", mcp.Required(), mcp.Enum("heading", "block", "frontmatter"), mcp.Description("What target names")),
-		mcp.WithString("target", mcp.Required(), mcp.Description("Heading text or \"Outer::Inner\" path, block id \"^id\", or property key")),
-		mcp.WithString("operation", mcp.Required(), mcp.Enum("append", "prepend", "replace", "delete"), mcp.Description("What to do at the target")),
-		mcp.WithString("content", mcp.Description("Markdown lines to insert or put in place (for frontmatter: a JSON value or text); empty for delete"), mcp.DefaultString("")),
+		mcp.WithString("target", mcp.Required(), mcp.Description("Heading text or path, ^block-id, or property key")),
+		mcp.WithString("operation", mcp.Required(), mcp.Enum("append", "prepend", "replace", "delete"), mcp.Description("What to do there")),
+		mcp.WithString("content", mcp.Description("Lines to insert or put in place; empty for delete"), mcp.DefaultString("")),
 		mcp.WithOutputSchema[PatchNoteResult](),
 		annotate("Patch note", false, true, false),
 	)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a PatchNoteArgs) (*mcp.CallToolResult, error) {
-		res, err := d.PatchNote(ctx, a)
+		res, err := Patch(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -101,17 +99,18 @@ type GetPropertiesResult struct {
 	Types      edit.Object `json:"types" jsonschema:"Each key's type: text, list, number, checkbox, date, datetime, object or empty"`
 }
 
-// GetProperties reads a note's frontmatter properties.
-func (d Deps) GetProperties(ctx context.Context, a GetPropertiesArgs) (GetPropertiesResult, error) {
+// Properties is get_properties' work: read a note's frontmatter
+// properties.
+func Properties(ctx context.Context, d Deps, a GetPropertiesArgs) (*GetPropertiesResult, error) {
 	f, err := d.Vault.ReadFile(a.Path, 0)
 	if err != nil {
-		return GetPropertiesResult{}, err
+		return nil, err
 	}
 	props, err := edit.Properties(f.Data)
 	if err != nil {
-		return GetPropertiesResult{}, editError(err)
+		return nil, editError(err)
 	}
-	res := GetPropertiesResult{Path: f.Path.Rel, Properties: edit.Object{}, Types: edit.Object{}}
+	res := &GetPropertiesResult{Path: f.Path.Rel, Properties: edit.Object{}, Types: edit.Object{}}
 	for _, p := range props {
 		res.Properties = append(res.Properties, edit.Member{Key: p.Key, Value: p.Value})
 		res.Types = append(res.Types, edit.Member{Key: p.Key, Value: p.Type})
@@ -123,23 +122,22 @@ var propertiesOutputSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
     "path": {"type": "string"},
-    "properties": {"type": "object", "description": "Each frontmatter key with its value, in the order written"},
-    "types": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Each key's type: text, list, number, checkbox, date, datetime, object or empty"}
+    "properties": {"type": "object"},
+    "types": {"type": "object", "additionalProperties": {"type": "string"}}
   },
   "required": ["path", "properties", "types"]
 }`)
 
-// GetProperties is get_properties; Deps.GetProperties does its work.
+// GetProperties is get_properties; Properties does its work.
 func GetProperties(d Deps) server.ServerTool {
 	tool := mcp.NewTool("get_properties",
-		mcp.WithDescription("Read a note's frontmatter properties (Obsidian's Properties) in the order written, with each one's type "+
-			"(text, list, number, checkbox, date, datetime, object, empty). A note without frontmatter has none."),
+		mcp.WithDescription("A note's frontmatter properties in the order written, with each one's type: text, list, number, checkbox, date, datetime, object or empty."),
 		mcp.WithString("path", mcp.Required(), mcp.Description("Note path relative to the vault root")),
 		mcp.WithRawOutputSchema(propertiesOutputSchema),
 		annotate("Get properties", true, false, true),
 	)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a GetPropertiesArgs) (*mcp.CallToolResult, error) {
-		res, err := d.GetProperties(ctx, a)
+		res, err := Properties(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -167,18 +165,19 @@ type SetPropertiesResult struct {
 	Properties edit.Object `json:"properties" jsonschema:"The note's properties afterwards"`
 }
 
-// SetProperties sets and removes frontmatter properties, as one commit.
-func (d Deps) SetProperties(ctx context.Context, a SetPropertiesArgs) (SetPropertiesResult, error) {
+// UpdateProperties is set_properties' work: set and remove frontmatter
+// properties, as one commit.
+func UpdateProperties(ctx context.Context, d Deps, a SetPropertiesArgs) (*SetPropertiesResult, error) {
 	var set edit.Object
 	if raw := strings.TrimSpace(string(a.Properties)); raw != "" && raw != "null" {
 		obj, err := edit.DecodeObject(a.Properties)
 		if err != nil {
-			return SetPropertiesResult{}, fmt.Errorf("properties: %w", editError(err))
+			return nil, fmt.Errorf("properties: %w", editError(err))
 		}
 		set = obj
 	}
 	if len(set) == 0 && len(a.Remove) == 0 {
-		return SetPropertiesResult{}, badInput("nothing to do: give properties to set and/or keys to remove")
+		return nil, badInput("nothing to do: give properties to set and/or keys to remove")
 	}
 	var ch edit.Change
 	var after []byte
@@ -192,11 +191,11 @@ func (d Deps) SetProperties(ctx context.Context, a SetPropertiesArgs) (SetProper
 		return out, err
 	})
 	if err != nil {
-		return SetPropertiesResult{}, editError(err)
+		return nil, editError(err)
 	}
-	res := SetPropertiesResult{
+	res := &SetPropertiesResult{
 		Path: w.Path.Rel, Changed: len(ch.Set)+len(ch.Added)+len(ch.Removed) > 0, Commit: w.Commit,
-		Set: nonNil(ch.Set), Added: nonNil(ch.Added), Removed: nonNil(ch.Removed), Unchanged: nonNil(ch.Kept), Properties: edit.Object{},
+		Set: orEmpty(ch.Set), Added: orEmpty(ch.Added), Removed: orEmpty(ch.Removed), Unchanged: orEmpty(ch.Kept), Properties: edit.Object{},
 	}
 	for _, k := range a.Remove {
 		if !slices.Contains(ch.Removed, k) {
@@ -205,7 +204,7 @@ func (d Deps) SetProperties(ctx context.Context, a SetPropertiesArgs) (SetProper
 	}
 	props, err := edit.Properties(after)
 	if err != nil {
-		return SetPropertiesResult{}, editError(err)
+		return nil, editError(err)
 	}
 	for _, p := range props {
 		res.Properties = append(res.Properties, edit.Member{Key: p.Key, Value: p.Value})
@@ -217,31 +216,30 @@ var setPropertiesOutputSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
     "path": {"type": "string"},
-    "changed": {"type": "boolean", "description": "false when every value was already so (nothing written or committed)"},
+    "changed": {"type": "boolean"},
     "commit": {"type": "string"},
-    "set": {"type": "array", "items": {"type": "string"}, "description": "Keys whose value changed"},
-    "added": {"type": "array", "items": {"type": "string"}, "description": "Keys that were new"},
-    "removed": {"type": "array", "items": {"type": "string"}, "description": "Keys deleted"},
-    "unchanged": {"type": "array", "items": {"type": "string"}, "description": "Keys that already had the value, or to remove but absent"},
-    "properties": {"type": "object", "description": "The note's properties afterwards, in order"}
+    "set": {"type": "array", "items": {"type": "string"}},
+    "added": {"type": "array", "items": {"type": "string"}},
+    "removed": {"type": "array", "items": {"type": "string"}},
+    "unchanged": {"type": "array", "items": {"type": "string"}},
+    "properties": {"type": "object", "description": "All properties afterwards"}
   },
   "required": ["path", "changed", "set", "added", "removed", "unchanged", "properties"]
 }`)
 
-// SetProperties is set_properties; Deps.SetProperties does its work.
+// SetProperties is set_properties; UpdateProperties does its work.
 func SetProperties(d Deps) server.ServerTool {
 	tool := mcp.NewTool("set_properties",
-		mcp.WithDescription("Set and remove a note's frontmatter properties as one commit. Keys that exist are rewritten in place; new keys go at the end, in the order given "+
-			"(a frontmatter block is created if the note has none). Every other key keeps its order, comments and formatting. "+
-			"Values are written as Obsidian's Properties view writes them: text, number, true/false (checkbox), \"2026-01-05\" or \"2026-01-05T10:30\" (date, datetime), lists (tags, aliases, links as \"[[Note]]\"), null (empty)."),
+		mcp.WithDescription("Set and remove frontmatter properties as one commit; other keys keep their order, comments and formatting, new keys go last. "+
+			"Values are written as Obsidian writes them: text, number, true/false, \"2026-01-05\" (date), lists, \"[[Note]]\" links, null (empty)."),
 		mcp.WithString("path", mcp.Required(), mcp.Description("Note path relative to the vault root")),
-		mcp.WithObject("properties", mcp.Description("Keys to set, with their values, e.g. {\"status\": \"done\", \"tags\": [\"project\"], \"priority\": 2}")),
+		mcp.WithObject("properties", mcp.Description("Keys to set, e.g. {\"status\": \"done\", \"tags\": [\"project\"]}")),
 		mcp.WithArray("remove", mcp.WithStringItems(), mcp.Description("Keys to delete")),
 		mcp.WithRawOutputSchema(setPropertiesOutputSchema),
 		annotate("Set properties", false, true, true),
 	)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a SetPropertiesArgs) (*mcp.CallToolResult, error) {
-		res, err := d.SetProperties(ctx, a)
+		res, err := UpdateProperties(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -279,7 +277,15 @@ func oneLine(s string) string {
 	return s
 }
 
-// badInput is an error in what the client asked, phrased for it.
+// badInput is invalid with a formatted message.
 func badInput(format string, args ...any) error {
-	return &vault.Error{Kind: vault.ErrInvalidInput, Msg: fmt.Sprintf(format, args...)}
+	return invalid(fmt.Sprintf(format, args...))
+}
+
+// orEmpty makes a nil list encode as [] rather than null.
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

@@ -158,7 +158,7 @@ func TestPatchNoteCommits(t *testing.T) {
 			t.Fatalf("%+v: %v", a, err)
 		}
 		n := g.commits()
-		res, err := g.d.PatchNote(ctx, a)
+		res, err := tools.Patch(ctx, g.d, a)
 		if err != nil {
 			t.Fatalf("%+v: %v", a, err)
 		}
@@ -189,7 +189,7 @@ func TestPatchNoteCommits(t *testing.T) {
 	h := g.serve()
 	for _, r := range refused {
 		n, before := g.commits(), g.read("dup.md")
-		_, err := g.d.PatchNote(ctx, r.args)
+		_, err := tools.Patch(ctx, g.d, r.args)
 		if err == nil || !strings.Contains(err.Error(), r.want) {
 			t.Errorf("%+v: err = %v, want %q", r.args, err, r.want)
 			continue
@@ -213,7 +213,7 @@ func TestPatchNoteCommits(t *testing.T) {
 	g.write("same.md", "# A\n")
 	g.git("add", "same.md")
 	g.git("commit", "-q", "-m", "same")
-	res, err := g.d.PatchNote(ctx, tools.PatchNoteArgs{Path: "same.md", TargetType: "heading", Target: "A", Operation: "replace", Content: ""})
+	res, err := tools.Patch(ctx, g.d, tools.PatchNoteArgs{Path: "same.md", TargetType: "heading", Target: "A", Operation: "replace", Content: ""})
 	if err != nil || res.Changed || res.Commit != "" || g.commits() != n+1 {
 		t.Errorf("no-op patch: %+v, %v", res, err)
 	}
@@ -253,7 +253,7 @@ func TestSetPropertiesCommits(t *testing.T) {
 	}
 	for _, tc := range cases {
 		n := g.commits()
-		res, err := g.d.SetProperties(ctx, tools.SetPropertiesArgs{Path: tc.path, Properties: json.RawMessage(tc.props), Remove: tc.remove})
+		res, err := tools.UpdateProperties(ctx, g.d, tools.SetPropertiesArgs{Path: tc.path, Properties: json.RawMessage(tc.props), Remove: tc.remove})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.path, err)
 		}
@@ -268,7 +268,7 @@ func TestSetPropertiesCommits(t *testing.T) {
 
 	// Setting what is already there changes and commits nothing.
 	n := g.commits()
-	res, err := g.d.SetProperties(ctx, tools.SetPropertiesArgs{Path: "empty.md", Properties: json.RawMessage(`{"done": false}`)})
+	res, err := tools.UpdateProperties(ctx, g.d, tools.SetPropertiesArgs{Path: "empty.md", Properties: json.RawMessage(`{"done": false}`)})
 	if err != nil || res.Changed || res.Commit != "" || g.commits() != n || len(res.Unchanged) != 1 {
 		t.Errorf("no-op set: %+v, %v", res, err)
 	}
@@ -278,7 +278,7 @@ func TestSetPropertiesCommits(t *testing.T) {
 		{Path: "empty.md", Properties: json.RawMessage(`{"": 1}`)},
 		{Path: "missing.md", Properties: json.RawMessage(`{"a": 1}`)},
 	} {
-		if _, err := g.d.SetProperties(ctx, bad); err == nil {
+		if _, err := tools.UpdateProperties(ctx, g.d, bad); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
 	}

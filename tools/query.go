@@ -16,23 +16,18 @@ import (
 	"vaultmcp/vault/rank"
 )
 
-// maxPageSize caps limit for query_notes and search_notes.
-const maxPageSize = 500
-
 // QueryNotesArgs are query_notes's arguments.
 type QueryNotesArgs struct {
 	Filter any    `json:"filter"`
 	Sort   string `json:"sort"`
-	Limit  *int   `json:"limit"`
-	Offset int    `json:"offset"`
+	Paging
 }
 
 // QueryNotesResult is query_notes's answer.
 type QueryNotesResult struct {
-	Total      int         `json:"total"`
-	Offset     int         `json:"offset"`
-	NextOffset *int        `json:"next_offset,omitempty"`
-	Notes      []NoteEntry `json:"notes"`
+	Total int         `json:"total"`
+	Notes []NoteEntry `json:"notes"`
+	PageInfo
 }
 
 // NoteEntry is one note in query_notes's answer.
@@ -45,27 +40,22 @@ type NoteEntry struct {
 	Properties edit.Object `json:"properties"`
 }
 
-// QueryNotes selects notes by filter from the live index.
-func (d Deps) QueryNotes(ctx context.Context, a QueryNotesArgs) (QueryNotesResult, error) {
+// Query is query_notes's work: select notes by filter from the live
+// index, sorted and paged.
+func Query(ctx context.Context, d Deps, a QueryNotesArgs) (*QueryNotesResult, error) {
 	f, err := query.Parse(a.Filter)
 	if err != nil {
-		return QueryNotesResult{}, queryError(err)
+		return nil, queryError(err)
 	}
-	limit := defaultPageSize
-	if a.Limit != nil {
-		limit = *a.Limit
+	offset, limit := a.bounds(defaultPageSize)
+	if limit < 1 {
+		return nil, badInput("limit must be at least 1")
 	}
-	if limit < 1 || limit > maxPageSize {
-		return QueryNotesResult{}, badInput("limit must be between 1 and %d", maxPageSize)
-	}
-	res, err := d.Queries.Run(ctx, query.Request{Filter: f, Sort: a.Sort, Offset: a.Offset, Limit: limit})
+	res, err := d.Queries.Run(ctx, query.Request{Filter: f, Sort: a.Sort, Offset: offset, Limit: limit})
 	if err != nil {
-		return QueryNotesResult{}, queryError(err)
+		return nil, queryError(err)
 	}
-	out := QueryNotesResult{Total: res.Total, Offset: a.Offset, Notes: []NoteEntry{}}
-	if next := a.Offset + len(res.Notes); next < res.Total {
-		out.NextOffset = &next
-	}
+	entries := make([]NoteEntry, 0, len(res.Notes))
 	for _, m := range res.Notes {
 		e := NoteEntry{
 			Path: m.Path, Name: strings.TrimSuffix(path.Base(m.Path), path.Ext(m.Path)),
@@ -78,12 +68,17 @@ func (d Deps) QueryNotes(ctx context.Context, a QueryNotesArgs) (QueryNotesResul
 				e.Properties = append(e.Properties, edit.Member{Key: p.Key, Value: p.Value})
 			}
 		}
-		out.Notes = append(out.Notes, e)
+		entries = append(entries, e)
 	}
-	return out, nil
+	s := paginate(a.Paging, res.Total, defaultPageSize, "notes")
+	s.End = s.Start + len(entries)
+	s = s.fit(a.Paging, d.pageBytes(), func(i int) int {
+		b, _ := json.Marshal(entries[i])
+		return len(b)
+	})
+	return &QueryNotesResult{Total: res.Total, Notes: keep(entries, s), PageInfo: s.info()}, nil
 }
 
-// distinctTags lists a note's tags once each (first spelling), without '#'.
 func distinctTags(tags []string) []string {
 	out := []string{}
 	seen := map[string]bool{}
@@ -108,51 +103,32 @@ func queryError(err error) error {
 var queryNotesOutputSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "total": {"type": "integer", "description": "Notes matching, over all pages"},
-    "offset": {"type": "integer"},
-    "next_offset": {"type": "integer", "description": "Offset of the next page; absent on the last page"},
+    "total": {"type": "integer"},
+    "next_offset": {"type": "integer"},
+    "notice": {"type": "string"},
     "notes": {"type": "array", "items": {"type": "object", "properties": {
-      "path": {"type": "string"}, "name": {"type": "string"}, "modified": {"type": "string", "description": "RFC 3339, UTC"},
-      "size": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "string"}},
-      "properties": {"type": "object", "description": "Frontmatter properties in the order written"}}}}
+      "path": {"type": "string"}, "name": {"type": "string"}, "modified": {"type": "string"},
+      "size": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "string"}}, "properties": {"type": "object"}}}}
   },
-  "required": ["total", "offset", "notes"]
+  "required": ["total", "notes"]
 }`)
 
-// filterSchema documents the filter's keys for clients; the query package
-// checks it (and says which key is wrong) when the tool runs.
-var filterSchema = map[string]any{
-	"tags":            map[string]any{"description": "Tag or tags the note must all carry; \"project\" also matches nested tags like \"project/active\""},
-	"properties":      map[string]any{"type": "object", "description": "Property conditions, all must hold: {\"status\": \"done\"} (equal, ignoring case; for lists: an item equals), {\"status\": [\"a\", \"b\"]} (any of), {\"priority\": {\"gte\": 2}}, {\"due\": {\"lt\": \"2026-02-01\"}}, {\"owner\": {\"exists\": true}}; operators eq ne gt gte lt lte in contains exists empty"},
-	"folder":          map[string]any{"description": "Folder (or list of folders) the note lies in, at any depth"},
-	"path":            map[string]any{"description": "Glob (or list) on the note's path, e.g. \"Daily/2026-*.md\""},
-	"links_to":        map[string]any{"description": "Note name or path the note links to"},
-	"links_from":      map[string]any{"description": "Note name or path that links to the note"},
-	"modified_after":  map[string]any{"type": "string", "description": "Date (2026-01-01, local midnight) or RFC 3339 time; modified at or after it"},
-	"modified_before": map[string]any{"type": "string", "description": "Modified strictly before this date or time"},
-	"any":             map[string]any{"type": "array", "description": "Filters of which at least one must hold"},
-	"all":             map[string]any{"type": "array", "description": "Filters that must all hold"},
-	"not":             map[string]any{"type": "object", "description": "A filter that must not hold"},
-}
-
-// QueryNotes is query_notes; Deps.QueryNotes does its work.
+// QueryNotes is query_notes; Query does its work.
 func QueryNotes(d Deps) server.ServerTool {
-	tool := mcp.NewTool("query_notes",
-		mcp.WithDescription("Find notes by their properties, tags, folder, links and modification time, answered from the live index in milliseconds; sorted and paged. "+
-			"filter is a JSON object whose conditions must all hold, e.g. {\"tags\": [\"project\"], \"properties\": {\"status\": \"done\", \"priority\": {\"gte\": 2}}, "+
-			"\"folder\": \"Projects\", \"links_to\": \"Home\", \"modified_after\": \"2026-01-01\"}; \"any\", \"all\" and \"not\" combine filters. "+
-			"Each note comes with its path, modification time, tags and properties. For words in the text use search_notes; for exact text, grep."),
-		mcp.WithAny("filter", schemaType("object", "string"), mcp.Properties(filterSchema),
-			mcp.Description("Conditions the notes must meet (an object; {} or absent: every note)")),
+	opts := []mcp.ToolOption{
+		mcp.WithDescription("Notes by properties, tags, folder, links and modification time, from the live index; sorted, paged. " +
+			"filter: an object whose keys must all hold, e.g. {\"tags\": [\"project\"], \"properties\": {\"status\": \"done\", \"priority\": {\"gte\": 2}}, " +
+			"\"folder\": \"Projects\", \"links_to\": \"Home\", \"modified_after\": \"2026-01-01\"}; also path (glob), links_from, modified_before, " +
+			"any/all/not; operators eq ne gt gte lt lte in contains exists empty. \"project\" matches nested tags. docs/notes.md has the details."),
+		mcp.WithAny("filter", schemaType("object", "string"), mcp.Description("Conditions the notes must meet; {} or absent: every note")),
 		mcp.WithString("sort", mcp.DefaultString("path"),
-			mcp.Description("path, name, modified, size or properties.<key>; a leading - sorts descending (e.g. \"-modified\", \"properties.due\"). Notes without the property come last")),
-		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(maxPageSize), mcp.DefaultNumber(defaultPageSize), mcp.Description("Notes per page")),
-		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Notes to skip (next_offset of the previous page)")),
-		mcp.WithRawOutputSchema(queryNotesOutputSchema),
-		annotate("Query notes", true, false, true),
-	)
+			mcp.Description("path, name, modified, size or properties.<key>; leading - for descending")),
+	}
+	opts = append(opts, pagingOptions("notes", defaultPageSize)...)
+	opts = append(opts, mcp.WithRawOutputSchema(queryNotesOutputSchema), annotate("Query notes", true, false, true))
+	tool := mcp.NewTool("query_notes", opts...)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a QueryNotesArgs) (*mcp.CallToolResult, error) {
-		res, err := d.QueryNotes(ctx, a)
+		res, err := Query(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -173,73 +149,66 @@ func schemaType(types ...string) mcp.PropertyOption {
 
 // SearchNotesArgs are search_notes's arguments.
 type SearchNotesArgs struct {
-	Query  string `json:"query"`
-	Limit  *int   `json:"limit"`
-	Offset int    `json:"offset"`
+	Query string `json:"query"`
+	Paging
 }
 
 // SearchNotesResult is search_notes's answer.
 type SearchNotesResult struct {
-	Query      string      `json:"query"`
-	Total      int         `json:"total" jsonschema:"Notes matching, over all pages"`
-	Offset     int         `json:"offset"`
-	NextOffset *int        `json:"next_offset,omitempty" jsonschema:"Offset of the next page; absent on the last page"`
-	Results    []SearchHit `json:"results"`
+	Query   string      `json:"query"`
+	Total   int         `json:"total"`
+	Results []SearchHit `json:"results"`
+	PageInfo
 }
 
 // SearchHit is one note in search_notes's answer.
 type SearchHit struct {
 	Path    string  `json:"path"`
 	Title   string  `json:"title"`
-	Score   float64 `json:"score" jsonschema:"Relevance; higher is better, comparable within one search only"`
-	Snippet string  `json:"snippet" jsonschema:"The line that matches best"`
-	Line    int     `json:"line,omitempty" jsonschema:"Line number of the snippet; absent when the match is in the name, aliases or tags"`
+	Score   float64 `json:"score"`
+	Snippet string  `json:"snippet" jsonschema:"The best-matching line"`
+	Line    int     `json:"line,omitempty"`
 }
 
 // defaultSearchLimit is how many search_notes results come by default.
 const defaultSearchLimit = 10
 
-// SearchNotes runs a relevance-ranked search.
-func (d Deps) SearchNotes(ctx context.Context, a SearchNotesArgs) (SearchNotesResult, error) {
-	limit := defaultSearchLimit
-	if a.Limit != nil {
-		limit = *a.Limit
+// RankedSearch is search_notes's work: a relevance-ranked search.
+func RankedSearch(ctx context.Context, d Deps, a SearchNotesArgs) (*SearchNotesResult, error) {
+	offset, limit := a.bounds(defaultSearchLimit)
+	if limit < 1 {
+		return nil, badInput("limit must be at least 1")
 	}
-	if limit < 1 || limit > maxPageSize {
-		return SearchNotesResult{}, badInput("limit must be between 1 and %d", maxPageSize)
-	}
-	res, err := d.Ranked.Search(ctx, rank.Query{Text: a.Query, Limit: limit, Offset: a.Offset})
+	res, err := d.Ranked.Search(ctx, rank.Query{Text: a.Query, Limit: limit, Offset: offset})
 	if err != nil {
 		var re *rank.Error
 		if errors.As(err, &re) {
-			return SearchNotesResult{}, badInput("%s", re.Msg)
+			return nil, badInput("%s", re.Msg)
 		}
-		return SearchNotesResult{}, err
+		return nil, err
 	}
-	out := SearchNotesResult{Query: a.Query, Total: res.Total, Offset: a.Offset, Results: []SearchHit{}}
-	if next := a.Offset + len(res.Hits); next < res.Total {
-		out.NextOffset = &next
-	}
+	hits := make([]SearchHit, 0, len(res.Hits))
 	for _, h := range res.Hits {
-		out.Results = append(out.Results, SearchHit{Path: h.Path, Title: rank.Title(h.Path), Score: h.Score, Snippet: h.Snippet, Line: h.Line})
+		hits = append(hits, SearchHit{Path: h.Path, Title: rank.Title(h.Path), Score: h.Score, Snippet: h.Snippet, Line: h.Line})
 	}
-	return out, nil
+	s := paginate(a.Paging, res.Total, defaultSearchLimit, "notes")
+	s.End = s.Start + len(hits)
+	s = s.fit(a.Paging, d.pageBytes(), func(i int) int { return len(hits[i].Path) + len(hits[i].Snippet) + 80 })
+	return &SearchNotesResult{Query: a.Query, Total: res.Total, Results: keep(hits, s), PageInfo: s.info()}, nil
 }
 
-// SearchNotes is search_notes; Deps.SearchNotes does its work.
+// SearchNotes is search_notes; RankedSearch does its work.
 func SearchNotes(d Deps) server.ServerTool {
-	tool := mcp.NewTool("search_notes",
-		mcp.WithDescription("Relevance-ranked full-text search over every note (BM25; a word in a note's name, aliases, headings or tags counts more than one in its body), "+
-			"with the best-matching line of each note. Words may match in any form of their plural and without accents; +word must occur, -word must not, "+
-			"\"quoted words\" must all occur, proj* matches words starting so. For exact text or regular expressions use grep; for properties and tags, query_notes."),
-		mcp.WithString("query", mcp.Required(), mcp.Description("What to look for, e.g. \"budget review\" or \"+meeting -draft\"")),
-		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(maxPageSize), mcp.DefaultNumber(defaultSearchLimit), mcp.Description("Results per page")),
-		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Results to skip (next_offset of the previous page)")),
-		mcp.WithOutputSchema[SearchNotesResult](),
-		annotate("Search notes", true, false, true),
-	)
+	opts := []mcp.ToolOption{
+		mcp.WithDescription("Relevance-ranked full-text search (BM25; words in a note's name, aliases, headings and tags weigh more) with the best-matching line. " +
+			"Plurals and accents fold; +word must occur, -word must not, \"a b\" both must, proj* is a prefix. Exact text or regex: grep."),
+		mcp.WithString("query", mcp.Required(), mcp.Description("e.g. \"budget review\" or \"+meeting -draft\"")),
+	}
+	opts = append(opts, pagingOptions("results", defaultSearchLimit)...)
+	opts = append(opts, mcp.WithOutputSchema[SearchNotesResult](), annotate("Search notes", true, false, true))
+	tool := mcp.NewTool("search_notes", opts...)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a SearchNotesArgs) (*mcp.CallToolResult, error) {
-		res, err := d.SearchNotes(ctx, a)
+		res, err := RankedSearch(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}

@@ -85,25 +85,25 @@ func benchNotes(ctx context.Context, e *env) ([]figure, error) {
 		fn   func() (int, error)
 	}{
 		{"query_notes tag, newest first (typed, warm)", func() (int, error) {
-			r, err := d.QueryNotes(ctx, tools.QueryNotesArgs{Filter: map[string]any{"tags": "project"}, Sort: "-modified"})
+			r, err := tools.Query(ctx, d, tools.QueryNotesArgs{Filter: map[string]any{"tags": "project"}, Sort: "-modified"})
 			return r.Total, err
 		}},
 		{"query_notes property range + folder (typed, warm)", func() (int, error) {
-			r, err := d.QueryNotes(ctx, tools.QueryNotesArgs{Filter: map[string]any{"folder": "area-03",
+			r, err := tools.Query(ctx, d, tools.QueryNotesArgs{Filter: map[string]any{"folder": "area-03",
 				"properties": map[string]any{"created": map[string]any{"gte": "2025-06-01"}}}, Sort: "properties.created"})
 			return r.Total, err
 		}},
 		{"query_notes links_to + any-of tags (typed, warm)", func() (int, error) {
-			r, err := d.QueryNotes(ctx, tools.QueryNotesArgs{Filter: map[string]any{"links_to": vaultgen.Name(7),
+			r, err := tools.Query(ctx, d, tools.QueryNotesArgs{Filter: map[string]any{"links_to": vaultgen.Name(7),
 				"any": []any{map[string]any{"tags": "idea"}, map[string]any{"tags": "area"}}}})
 			return r.Total, err
 		}},
 		{"search_notes two common words (typed, warm)", func() (int, error) {
-			r, err := d.SearchNotes(ctx, tools.SearchNotesArgs{Query: "review draft"})
+			r, err := tools.RankedSearch(ctx, d, tools.SearchNotesArgs{Query: "review draft"})
 			return r.Total, err
 		}},
 		{"search_notes a rare name (typed, warm)", func() (int, error) {
-			r, err := d.SearchNotes(ctx, tools.SearchNotesArgs{Query: rare})
+			r, err := tools.RankedSearch(ctx, d, tools.SearchNotesArgs{Query: rare})
 			return r.Total, err
 		}},
 	}

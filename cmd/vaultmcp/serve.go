@@ -69,7 +69,7 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	ranked := rank.New(ix, logger)
 	ranked.Start(ctx)
 
-	deps := tools.Deps{Vault: v, Index: ix, Ranked: ranked, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, Logger: logger}
+	deps := tools.Deps{Vault: v, Index: ix, Ranked: ranked, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, MaxResultBytes: cfg.Limits.MaxResultBytes, Logger: logger}
 	s, err := mcpserver.New(deps, version)
 	if err != nil {
 		return err
