@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"vaultmcp/vault/edit"
+	"vaultmcp/vault/index"
 	"vaultmcp/vault/query"
 	"vaultmcp/vault/rank"
 )
@@ -40,6 +42,58 @@ type NoteEntry struct {
 	Properties edit.Object `json:"properties"`
 }
 
+// noteProperties renders a note's properties typed, as get_properties
+// shows them, from what the index keeps; only a note with a mapping or a
+// nested list among its values has its YAML read again.
+func noteProperties(m index.NoteMeta) edit.Object {
+	out := make(edit.Object, 0, len(m.Properties))
+	for _, p := range m.Properties {
+		if p.Complex {
+			props, err := edit.Properties(m.Content)
+			if err != nil {
+				break
+			}
+			out = out[:0]
+			for _, p := range props {
+				out = append(out, edit.Member{Key: p.Key, Value: p.Value})
+			}
+			return out
+		}
+	}
+	for _, p := range m.Properties {
+		var v any
+		switch {
+		case p.List:
+			items := make([]any, len(p.Values))
+			for i, s := range p.Values {
+				items[i] = typedValue(s, p.Kinds[i])
+			}
+			v = items
+		case len(p.Values) == 1:
+			v = typedValue(p.Values[0], p.Kinds[0])
+		}
+		out = append(out, edit.Member{Key: p.Key, Value: v})
+	}
+	return out
+}
+
+// typedValue turns a property value the index keeps as text back into
+// its JSON type.
+func typedValue(s string, kind index.ValueKind) any {
+	switch kind {
+	case index.KindNumber:
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return i
+		}
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return f
+		}
+	case index.KindBool:
+		return s == "true"
+	}
+	return s
+}
+
 // Query is query_notes's work: select notes by filter from the live
 // index, sorted and paged.
 func Query(ctx context.Context, d Deps, a QueryNotesArgs) (*QueryNotesResult, error) {
@@ -59,14 +113,7 @@ func Query(ctx context.Context, d Deps, a QueryNotesArgs) (*QueryNotesResult, er
 	for _, m := range res.Notes {
 		e := NoteEntry{
 			Path: m.Path, Name: strings.TrimSuffix(path.Base(m.Path), path.Ext(m.Path)),
-			Modified: m.ModTime.UTC().Format(time.RFC3339), Size: m.Size, Tags: distinctTags(m.Tags), Properties: edit.Object{},
-		}
-		// The index keeps properties as text for filtering; the answer
-		// reads them typed, from the note's text the index holds.
-		if props, err := edit.Properties(m.Content); err == nil {
-			for _, p := range props {
-				e.Properties = append(e.Properties, edit.Member{Key: p.Key, Value: p.Value})
-			}
+			Modified: m.ModTime.UTC().Format(time.RFC3339), Size: m.Size, Tags: distinctTags(m.Tags), Properties: noteProperties(m),
 		}
 		entries = append(entries, e)
 	}
@@ -79,6 +126,7 @@ func Query(ctx context.Context, d Deps, a QueryNotesArgs) (*QueryNotesResult, er
 	return &QueryNotesResult{Total: res.Total, Notes: keep(entries, s), PageInfo: s.info()}, nil
 }
 
+// distinctTags lists a note's tags once each (first spelling), without '#'.
 func distinctTags(tags []string) []string {
 	out := []string{}
 	seen := map[string]bool{}
@@ -92,6 +140,7 @@ func distinctTags(tags []string) []string {
 	return out
 }
 
+// queryError phrases a filter or sort error as the client's mistake.
 func queryError(err error) error {
 	var qe *query.Error
 	if errors.As(err, &qe) {

@@ -29,7 +29,7 @@ func parse(content []byte) document {
 		links:   make([]docLink, len(n.Links)),
 		tags:    make([]string, len(n.Tags)),
 		tagKeys: make([]string, len(n.Tags)),
-		props:   properties(n.Frontmatter),
+		props:   properties(n.Frontmatter, content[:n.BodyOffset]),
 	}
 	for i, l := range n.Links {
 		d.links[i] = docLink{raw: l.Raw, target: l.Target, line: int32(l.Line)}

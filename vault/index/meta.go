@@ -1,7 +1,9 @@
 package index
 
 import (
+	"bytes"
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -9,7 +11,8 @@ import (
 
 // Property is one frontmatter property as the index keeps it for queries:
 // its value as text, which a query compares as text, number or date as
-// the comparison asks.
+// the comparison asks, and the kind of each value, so an answer can show
+// the values typed without reading YAML again.
 type Property struct {
 	// Key is the key as written.
 	Key string
@@ -17,14 +20,30 @@ type Property struct {
 	// text ("3", "true", "2026-01-05"). Nil for an empty property;
 	// mappings keep no values.
 	Values []string
+	// Kinds holds the kind of each of Values.
+	Kinds []ValueKind
 	// List is set for a list value.
 	List bool
+	// Complex is set when Values does not hold the whole value: a
+	// mapping, or a list with mappings, lists or empty items in it.
+	Complex bool
 }
 
-// properties extracts the queryable form of a parsed frontmatter. The
-// parser already decoded it; keeping a few strings per note is what
-// lets a query over every note run without touching YAML.
-func properties(fm map[string]any) []Property {
+// ValueKind is what a property value was in YAML.
+type ValueKind uint8
+
+// The kinds of values.
+const (
+	KindText   ValueKind = iota // text, dates included
+	KindNumber                  // an integer or a decimal
+	KindBool                    // true or false
+)
+
+// properties extracts the queryable form of a parsed frontmatter, in the
+// order the keys are written in the frontmatter text fmText. The parser
+// already decoded it; keeping a few strings per note is what lets a query
+// over every note run without touching YAML.
+func properties(fm map[string]any, fmText []byte) []Property {
 	if len(fm) == 0 {
 		return nil
 	}
@@ -35,43 +54,69 @@ func properties(fm map[string]any) []Property {
 		case []any:
 			p.List = true
 			for _, item := range x {
-				if s, ok := scalarText(item); ok {
+				if s, kind, ok := scalarText(item); ok {
 					p.Values = append(p.Values, s)
+					p.Kinds = append(p.Kinds, kind)
+				} else {
+					p.Complex = true
 				}
 			}
+		case nil:
 		default:
-			if s, ok := scalarText(v); ok {
-				p.Values = []string{s}
+			if s, kind, ok := scalarText(v); ok {
+				p.Values, p.Kinds = []string{s}, []ValueKind{kind}
+			} else {
+				p.Complex = true
 			}
 		}
 		props = append(props, p)
 	}
+	// Written order: where each key starts a line (a key not found, say
+	// one written in quotes, goes last).
+	at := func(k string) int {
+		for i := 0; ; {
+			j := bytes.Index(fmText[i:], []byte(k+":"))
+			if j < 0 {
+				return len(fmText)
+			}
+			if j += i; j == 0 || fmText[j-1] == '\n' {
+				return j
+			}
+			i = j + 1
+		}
+	}
+	slices.SortFunc(props, func(a, b Property) int {
+		if c := at(a.Key) - at(b.Key); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
 	return props
 }
 
 // scalarText renders a decoded YAML scalar as text; ok is false for nil,
 // mappings and nested lists.
-func scalarText(v any) (string, bool) {
+func scalarText(v any) (string, ValueKind, bool) {
 	switch x := v.(type) {
 	case string:
-		return x, true
+		return x, KindText, true
 	case bool:
-		return strconv.FormatBool(x), true
+		return strconv.FormatBool(x), KindBool, true
 	case int:
-		return strconv.Itoa(x), true
+		return strconv.Itoa(x), KindNumber, true
 	case int64:
-		return strconv.FormatInt(x, 10), true
+		return strconv.FormatInt(x, 10), KindNumber, true
 	case uint64:
-		return strconv.FormatUint(x, 10), true
+		return strconv.FormatUint(x, 10), KindNumber, true
 	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64), true
+		return strconv.FormatFloat(x, 'g', -1, 64), KindNumber, true
 	case time.Time:
 		if x.Hour() == 0 && x.Minute() == 0 && x.Second() == 0 && x.Nanosecond() == 0 {
-			return x.Format(time.DateOnly), true
+			return x.Format(time.DateOnly), KindText, true
 		}
-		return x.Format(time.RFC3339), true
+		return x.Format(time.RFC3339), KindText, true
 	}
-	return "", false
+	return "", KindText, false
 }
 
 // NoteMeta is what the index knows of one note, for queries that look at

@@ -40,6 +40,23 @@ func TestNoteMeta(t *testing.T) {
 			t.Errorf("%s: %+v, want %+v", k, p, w)
 		}
 	}
+	var order []string
+	for _, p := range m.Properties {
+		order = append(order, p.Key)
+	}
+	if want := []string{"status", "prio", "ratio", "ok", "due", "at", "owners", "empty", "obj"}; !slices.Equal(order, want) {
+		t.Errorf("order %q, want %q", order, want)
+	}
+	kinds := map[string][]ValueKind{"status": {KindText}, "prio": {KindNumber}, "ratio": {KindNumber}, "ok": {KindBool},
+		"due": {KindText}, "owners": {KindText, KindNumber}, "empty": nil}
+	for k, want := range kinds {
+		if !slices.Equal(props[k].Kinds, want) {
+			t.Errorf("%s: kinds %v, want %v", k, props[k].Kinds, want)
+		}
+	}
+	if !props["owners"].Complex || !props["obj"].Complex || props["status"].Complex || props["empty"].Complex {
+		t.Errorf("Complex flags wrong: %+v", m.Properties)
+	}
 	if !slices.Equal(m.TagKeys, []string{"tag/sub"}) || !slices.Equal(m.Links, []string{"b.md", ""}) || m.Size == 0 || m.ModTime.IsZero() {
 		t.Errorf("meta %+v", m)
 	}
