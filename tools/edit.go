@@ -282,10 +282,3 @@ func badInput(format string, args ...any) error {
 	return invalid(fmt.Sprintf(format, args...))
 }
 
-// orEmpty makes a nil list encode as [] rather than null.
-func orEmpty(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}

@@ -44,6 +44,7 @@ var sections = []section{
 	{"git", benchGit},
 	{"search", benchSearch},
 	{"notes", benchNotes},
+	{"concepts", benchConcepts},
 }
 
 func main() {

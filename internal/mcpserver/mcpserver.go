@@ -45,6 +45,9 @@ func New(d tools.Deps, version string, opts ...Option) (*server.MCPServer, error
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if d.ServerVersion == "" {
+		d.ServerVersion = version
+	}
 	all := tools.All(d)
 	validator, err := newArgValidator(all)
 	if err != nil {
