@@ -281,4 +281,3 @@ func oneLine(s string) string {
 func badInput(format string, args ...any) error {
 	return invalid(fmt.Sprintf(format, args...))
 }
-
