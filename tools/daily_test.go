@@ -12,7 +12,7 @@ import (
 
 func TestDailyNotes(t *testing.T) {
 	ctx := context.Background()
-	g := newGitVault(t, map[string]string{
+	g := newNotesVault(t, map[string]string{
 		".obsidian/daily-notes.json":           `{"folder": "Journal", "format": "YYYY/MM/YYYY-MM-DD dddd", "template": "Templates/Day"}`,
 		"Templates/Day.md":                     "# {{title}}\n<< [[{{yesterday}}]] | [[{{tomorrow}}]] >>\nWeek {{date:W}}\n",
 		"Journal/2026/01/2026-01-05 Monday.md": "already here",
@@ -57,7 +57,7 @@ func TestDailyNotes(t *testing.T) {
 
 func TestDailyNotesDefaultsAndBrokenSettings(t *testing.T) {
 	ctx := context.Background()
-	g := newGitVault(t, nil)
+	g := newNotesVault(t, nil)
 	res, err := tools.NewDailyNote(ctx, g.d, tools.DailyNoteArgs{Date: "2026-03-01"})
 	if err != nil || res.Path != "2026-03-01.md" || !res.Created || res.Content != "" {
 		t.Fatalf("defaults: %+v, %v", res, err)

@@ -19,21 +19,21 @@ import (
 	"vaultmcp/vault/index"
 )
 
-// gitVault is a vault that is a git repository, its changes recorded by
+// notesVault is a vault that is a git repository, its changes recorded by
 // gitsync (local only) and followed by the index, as the server wires it.
-type gitVault struct {
+type notesVault struct {
 	t    *testing.T
 	root string
 	d    tools.Deps
 }
 
-func newGitVault(t *testing.T, files map[string]string) *gitVault {
+func newNotesVault(t *testing.T, files map[string]string) *notesVault {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &gitVault{t: t, root: root}
+	g := &notesVault{t: t, root: root}
 	for rel, content := range files {
 		g.write(rel, content)
 	}
@@ -60,7 +60,7 @@ func newGitVault(t *testing.T, files map[string]string) *gitVault {
 	return g
 }
 
-func (g *gitVault) write(rel, content string) {
+func (g *notesVault) write(rel, content string) {
 	g.t.Helper()
 	p := filepath.Join(g.root, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -71,7 +71,7 @@ func (g *gitVault) write(rel, content string) {
 	}
 }
 
-func (g *gitVault) read(rel string) string {
+func (g *notesVault) read(rel string) string {
 	g.t.Helper()
 	data, err := os.ReadFile(filepath.Join(g.root, filepath.FromSlash(rel)))
 	if err != nil {
@@ -80,7 +80,7 @@ func (g *gitVault) read(rel string) string {
 	return string(data)
 }
 
-func (g *gitVault) git(args ...string) string {
+func (g *notesVault) git(args ...string) string {
 	g.t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = g.root
@@ -93,7 +93,7 @@ func (g *gitVault) git(args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func (g *gitVault) commits() int {
+func (g *notesVault) commits() int {
 	n, err := strconv.Atoi(g.git("rev-list", "--count", "HEAD"))
 	if err != nil {
 		g.t.Fatal(err)
@@ -104,7 +104,7 @@ func (g *gitVault) commits() int {
 // oneCommit checks that exactly one commit was made since before, that
 // it touched only rel, that its message starts so, and that the
 // worktree is clean (the commit holds the file as written).
-func (g *gitVault) oneCommit(before int, rel, message string) {
+func (g *notesVault) oneCommit(before int, rel, message string) {
 	g.t.Helper()
 	if got := g.commits(); got != before+1 {
 		g.t.Errorf("%d commits made, want 1", got-before)
@@ -135,7 +135,7 @@ var trickyNotes = map[string]string{
 // (whose own tests pin every byte), one commit records it, and refused
 // patches change and commit nothing.
 func TestPatchNoteCommits(t *testing.T) {
-	g := newGitVault(t, trickyNotes)
+	g := newNotesVault(t, trickyNotes)
 	ctx := context.Background()
 	cases := []tools.PatchNoteArgs{
 		{Path: "dup.md", TargetType: "heading", Target: "Areas::Active", Operation: "append", Content: "- sleep"},
@@ -221,7 +221,7 @@ func TestPatchNoteCommits(t *testing.T) {
 
 // serve assembles the MCP server over g's Deps, for what only the wire
 // shows (error fields, output schemas).
-func (g *gitVault) serve() *harness {
+func (g *notesVault) serve() *harness {
 	g.t.Helper()
 	s, err := mcpserver.New(g.d, "test")
 	if err != nil {
@@ -235,7 +235,7 @@ func (g *gitVault) serve() *harness {
 // TestSetPropertiesCommits: set_properties on tricky notes through the
 // real write path, one commit each, untouched keys byte for byte.
 func TestSetPropertiesCommits(t *testing.T) {
-	g := newGitVault(t, trickyNotes)
+	g := newNotesVault(t, trickyNotes)
 	ctx := context.Background()
 	cases := []struct {
 		path, props string
@@ -290,7 +290,7 @@ func TestSetPropertiesCommits(t *testing.T) {
 // TestPropertiesOverTheWire: get_properties and set_properties answer in
 // their output schemas, keys in the order written.
 func TestPropertiesOverTheWire(t *testing.T) {
-	g := newGitVault(t, trickyNotes)
+	g := newNotesVault(t, trickyNotes)
 	h := g.serve()
 	got := h.ok("get_properties", `{"path": "nested.md"}`)
 	want := `{"path":"nested.md","properties":{"matrix":[[1,2],["a","b"]],"people":[{"name":"Ann","roles":["dev","ops"]}],"title":"Quoted: yes"},"types":{"matrix":"list","people":"list","title":"text"}}`

@@ -15,7 +15,7 @@ var queryNotes = map[string]string{
 }
 
 func TestQueryNotesTool(t *testing.T) {
-	g := newGitVault(t, queryNotes)
+	g := newNotesVault(t, queryNotes)
 	h := g.serve()
 	var res struct {
 		Total      int  `json:"total"`
@@ -61,7 +61,7 @@ func TestQueryNotesTool(t *testing.T) {
 }
 
 func TestSearchNotesTool(t *testing.T) {
-	g := newGitVault(t, queryNotes)
+	g := newNotesVault(t, queryNotes)
 	h := g.serve()
 	var res struct {
 		Total   int `json:"total"`
