@@ -14,12 +14,13 @@ import (
 	"vaultmcp/tools"
 	"vaultmcp/vault"
 	"vaultmcp/vault/index"
+	"vaultmcp/vault/rank"
 	"vaultmcp/vault/watch"
 )
 
 // core is what every transport serves, built once per process: the vault,
-// its live index, its git history and the watcher that follows edits made
-// outside the server. A transport (stdio, HTTP) only attaches to it.
+// its live index, its ranked search, its git history and the watcher that
+// follows edits made outside the server. A transport (stdio, HTTP) only attaches to it.
 type core struct {
 	vault  *vault.Vault
 	index  *index.Index
@@ -73,7 +74,11 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 	if err := c.watch.Start(ctx); err != nil {
 		return nil, fmt.Errorf("watch vault: %w", err)
 	}
-	c.deps = tools.Deps{Vault: v, Index: ix, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, MaxResultBytes: cfg.Limits.MaxResultBytes, ServerVersion: version, Logger: logger}
+	// The ranked search builds in the background once the index is ready.
+	ranked := rank.New(ix, logger)
+	ranked.Start(ctx)
+
+	c.deps = tools.Deps{Vault: v, Index: ix, Ranked: ranked, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, MaxResultBytes: cfg.Limits.MaxResultBytes, ServerVersion: version, Logger: logger}
 	return c, nil
 }
 

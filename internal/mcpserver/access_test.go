@@ -182,6 +182,12 @@ func TestScopeHidesDeniedFolders(t *testing.T) {
 		{"get_diff", `{"from": "HEAD~1"}`},
 		{"get_diff", `{"from": "HEAD~3", "path": "Journal/Old.md"}`},
 		{"read_file", `{"path": "Journal/2024-01-02.md", "version": "HEAD"}`},
+		{"query_notes", `{}`},
+		{"query_notes", `{"filter": {"tags": ["shared"]}}`},
+		{"query_notes", `{"filter": {"links_to": "Home"}}`},
+		{"search_notes", `{"query": "SECRETWORD"}`},
+		{"search_notes", `{"query": "plan"}`},
+		{"get_properties", `{"path": "Home.md"}`},
 	}
 	for name, scope := range scopes {
 		t.Run(name, func(t *testing.T) {
@@ -213,6 +219,9 @@ func TestScopeHidesDeniedFolders(t *testing.T) {
 				{"get_diff", `{"from": "HEAD~3", "path": "Private/Secret Plan.md"}`},
 				{"read_file", `{"path": "Private/Secret Plan.md", "version": "HEAD~1"}`},
 				{"revert_change", `{"commit": "HEAD", "path": "Private/Secret Plan.md"}`},
+				{"get_properties", `{"path": "Private/Secret Plan.md"}`},
+				{"patch_note", `{"path": "Private/Secret Plan.md", "target_type": "heading", "target": "Secret Plan", "operation": "append", "content": "x"}`},
+				{"set_properties", `{"path": "Private/Secret Plan.md", "properties": {"a": 1}}`},
 			} {
 				text, isErr := sv.call(ctx, c.tool, c.args)
 				if !isErr || !strings.Contains(text, "Access denied") {
