@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -101,4 +102,24 @@ func TestCompletionPanic(t *testing.T) {
 	if got, _, _ := complete(t, o, `{"type":"ref/prompt","name":"obsidian-create-note"}`, "tags", "a"); len(got) != 0 {
 		t.Errorf("got %q", got)
 	}
+}
+
+// Whatever a client types, completion answers without panicking, within
+// the limit, and every value keeps what was typed before the last comma.
+func FuzzCompleteTags(f *testing.F) {
+	for _, s := range []string{"", "pro", "project, st", "a,,#b, ", "\xff,é"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, typed string) {
+		res := completeTags(tags, typed)
+		if len(res.Values) > MaxValues || res.Total < len(res.Values) {
+			t.Fatalf("%d values, total %d", len(res.Values), res.Total)
+		}
+		head := typed[:strings.LastIndexByte(typed, ',')+1]
+		for _, v := range res.Values {
+			if !strings.HasPrefix(v, head) {
+				t.Errorf("%q does not keep %q", v, head)
+			}
+		}
+	})
 }
