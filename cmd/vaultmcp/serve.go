@@ -18,6 +18,7 @@ import (
 	"vaultmcp/internal/mcpserver"
 	"vaultmcp/tools"
 	"vaultmcp/vault"
+	"vaultmcp/vault/changes"
 	"vaultmcp/vault/index"
 	"vaultmcp/vault/watch"
 )
@@ -25,7 +26,9 @@ import (
 // serve runs the MCP server over stdio until the client closes stdin or
 // ctx ends.
 func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, stderr io.Writer) error {
-	logger := newLogger(stderr, cfg.Log.Level)
+	// Server logs also reach the clients that ask (logging/setLevel).
+	clientLog := mcpserver.NewClientLog(newLogger(stderr, cfg.Log.Level).Handler())
+	logger := slog.New(clientLog)
 
 	dir := cfg.Vault.Path
 	if dir == "" {
@@ -45,12 +48,17 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 		return err
 	}
 
+	// One fan-out announces every change — our writes, pulls, outside
+	// edits — to the index first, then the caches and subscriptions.
+	feed := &changes.Feed{Logger: logger}
+	v.Observe(feed.Publish)
+
 	// The index builds in the background: initialize is answered at once,
 	// and queries that need the index wait for it.
 	ix := index.New(v, logger)
-	v.Observe(ix.Refresh)
+	feed.Listen(ix.Refresh)
 
-	repo, err := gitsync.Open(ctx, gitOptions(cfg, v, ix, logger))
+	repo, err := gitsync.Open(ctx, gitOptions(cfg, v, feed, logger))
 	if err != nil {
 		return fmt.Errorf("git: %w", err)
 	}
@@ -58,14 +66,14 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	ix.Start(ctx)
 	repo.Start(ctx)
 	defer repo.Close()
-	w := watch.New(v, ix.Refresh, watch.Options{Logger: logger})
+	w := watch.New(v, feed.Publish, watch.Options{Logger: logger})
 	if err := w.Start(ctx); err != nil {
 		return fmt.Errorf("watch vault: %w", err)
 	}
 	defer w.Close()
 
-	deps := tools.Deps{Vault: v, Index: ix, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, Logger: logger}
-	s, err := mcpserver.New(deps, version)
+	deps := tools.Deps{Vault: v, Index: ix, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, Logger: logger, Changes: feed}
+	s, err := mcpserver.New(deps, version, mcpserver.WithClientLog(clientLog))
 	if err != nil {
 		return err
 	}
@@ -84,7 +92,7 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 var _ vault.Recorder = (*gitsync.Repo)(nil)
 
 // gitOptions maps the configuration onto gitsync.
-func gitOptions(cfg *config.Config, v *vault.Vault, ix *index.Index, logger *slog.Logger) gitsync.Options {
+func gitOptions(cfg *config.Config, v *vault.Vault, feed *changes.Feed, logger *slog.Logger) gitsync.Options {
 	interval := cfg.Git.SyncInterval
 	if interval == 0 {
 		interval = -1 // configured as "never"; gitsync reads 0 as its default
@@ -109,7 +117,7 @@ func gitOptions(cfg *config.Config, v *vault.Vault, ix *index.Index, logger *slo
 		SyncInterval: interval,
 		NoPush:       !cfg.Git.Push,
 		Locker:       v.Locker(),
-		Changed:      ix.Refresh,
+		Changed:      feed.Publish,
 		Logger:       logger,
 	}
 }
