@@ -11,12 +11,15 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
+// setLevel speaks 2025-11-25's logging/setLevel, which mcp-go marks
+// deprecated (the 2026-07-28 protocol sets levels per request).
 func (cn *conn) setLevel(level mcp.LoggingLevel) {
 	cn.t.Helper()
 	ctx, cancel := cn.ctx()
 	defer cancel()
 	var req mcp.SetLevelRequest
 	req.Params.Level = level
+	//lint:ignore SA1019 logging/setLevel is tested on purpose
 	if err := cn.c.SetLevel(ctx, req); err != nil {
 		cn.t.Fatalf("logging/setLevel %s: %v", level, err)
 	}
@@ -149,6 +152,7 @@ func TestSetLevelInvalid(t *testing.T) {
 	defer cancel()
 	var req mcp.SetLevelRequest
 	req.Params.Level = "banana"
+	//lint:ignore SA1019 logging/setLevel is tested on purpose
 	err := cn.c.SetLevel(ctx, req)
 	if err == nil || !strings.Contains(err.Error(), "banana") {
 		t.Errorf("setLevel banana: %v", err)

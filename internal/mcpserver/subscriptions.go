@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -38,6 +39,26 @@ type subscriptions struct {
 	mu      sync.Mutex
 	subs    map[subscriber]map[string]string // URI -> vault-relative path, "" for a URI that names no vault file
 	streams map[subscriber]server.ClientSession
+	// sent is the state of each followed file when its last update went
+	// out. The same change is often announced twice — by our write and
+	// again by the watcher that saw it on disk — and clients should hear
+	// of it once.
+	sent map[string]fileState
+}
+
+// fileState tells one version of a file from another, cheaply.
+type fileState struct {
+	exists  bool
+	size    int64
+	modTime time.Time
+}
+
+func (su *subscriptions) state(rel string) fileState {
+	_, fi, err := su.v.Stat(rel)
+	if err != nil {
+		return fileState{}
+	}
+	return fileState{exists: true, size: fi.Size(), modTime: fi.ModTime()}
 }
 
 func newSubscriptions(v *vault.Vault, logger *slog.Logger) *subscriptions {
@@ -46,6 +67,7 @@ func newSubscriptions(v *vault.Vault, logger *slog.Logger) *subscriptions {
 		log:     logger,
 		subs:    map[subscriber]map[string]string{},
 		streams: map[subscriber]server.ClientSession{},
+		sent:    map[string]fileState{},
 	}
 }
 
@@ -116,6 +138,10 @@ func (su *subscriptions) add(who subscriber, uri string) {
 			rel = resolved.Rel // as the change feed spells it (Unicode form, symlinks)
 		}
 	}
+	var st fileState
+	if rel != "" {
+		st = su.state(rel)
+	}
 	su.mu.Lock()
 	defer su.mu.Unlock()
 	m := su.subs[who]
@@ -128,6 +154,10 @@ func (su *subscriptions) add(who subscriber, uri string) {
 		return
 	}
 	m[uri] = rel
+	if _, ok := su.sent[rel]; !ok && rel != "" {
+		// Only a change after the subscription is news.
+		su.sent[rel] = st
+	}
 }
 
 func (su *subscriptions) remove(who subscriber, uri string) {
@@ -137,6 +167,7 @@ func (su *subscriptions) remove(who subscriber, uri string) {
 	if len(su.subs[who]) == 0 {
 		delete(su.subs, who)
 	}
+	su.forgetUnfollowed()
 }
 
 // drop forgets every subscriber match selects.
@@ -151,6 +182,23 @@ func (su *subscriptions) drop(match func(subscriber) bool) {
 	for who := range su.streams {
 		if match(who) {
 			delete(su.streams, who)
+		}
+	}
+	su.forgetUnfollowed()
+}
+
+// forgetUnfollowed drops the sent state of files nobody follows any more.
+// Caller holds mu.
+func (su *subscriptions) forgetUnfollowed() {
+	followed := map[string]bool{}
+	for _, m := range su.subs {
+		for _, rel := range m {
+			followed[rel] = true
+		}
+	}
+	for rel := range su.sent {
+		if !followed[rel] {
+			delete(su.sent, rel)
 		}
 	}
 }
@@ -181,9 +229,35 @@ func (su *subscriptions) notify(paths []string) {
 	}
 	var updates []update
 	su.mu.Lock()
+	candidates := map[string]bool{}
+	for _, m := range su.subs {
+		for _, rel := range m {
+			if rel != "" && changedUnder(rel, touched) {
+				candidates[rel] = true
+			}
+		}
+	}
+	su.mu.Unlock()
+	if len(candidates) == 0 {
+		return
+	}
+	// Stat outside the lock; the feed delivers one batch at a time, so
+	// nothing else updates sent meanwhile.
+	now := make(map[string]fileState, len(candidates))
+	for rel := range candidates {
+		now[rel] = su.state(rel)
+	}
+	su.mu.Lock()
+	for rel, st := range now {
+		if last, ok := su.sent[rel]; ok && last == st {
+			delete(now, rel) // announced already
+			continue
+		}
+		su.sent[rel] = st
+	}
 	for who, m := range su.subs {
 		for uri, rel := range m {
-			if rel != "" && changedUnder(rel, touched) {
+			if _, changed := now[rel]; changed && rel != "" {
 				updates = append(updates, update{who, su.streams[who], uri})
 			}
 		}

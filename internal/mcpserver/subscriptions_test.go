@@ -8,12 +8,16 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
+// subscribe and unsubscribe speak 2025-11-25's resources/subscribe, which
+// mcp-go marks deprecated in favour of 2026-07-28's subscriptions/listen;
+// both are served, so both are tested.
 func (cn *conn) subscribe(uri string) {
 	cn.t.Helper()
 	ctx, cancel := cn.ctx()
 	defer cancel()
 	var req mcp.SubscribeRequest
 	req.Params.URI = uri
+	//lint:ignore SA1019 resources/subscribe is tested on purpose
 	if err := cn.c.Subscribe(ctx, req); err != nil {
 		cn.t.Fatalf("subscribe %s: %v", uri, err)
 	}
@@ -25,6 +29,7 @@ func (cn *conn) unsubscribe(uri string) {
 	defer cancel()
 	var req mcp.UnsubscribeRequest
 	req.Params.URI = uri
+	//lint:ignore SA1019 resources/unsubscribe is tested on purpose
 	if err := cn.c.Unsubscribe(ctx, req); err != nil {
 		cn.t.Fatalf("unsubscribe %s: %v", uri, err)
 	}
@@ -98,6 +103,7 @@ func TestSubscriptions(t *testing.T) {
 	one.expect("notifications/resources/updated vault:///dir/c.md")
 
 	// A note in another Unicode form and with a space in its name.
+	r.write("Ünï/d e.md", "d2\n")
 	r.publish("Ünï/d e.md")
 	one.expect("notifications/resources/updated vault:///%C3%9Cn%C3%AF/d%20e.md")
 
@@ -106,6 +112,12 @@ func TestSubscriptions(t *testing.T) {
 	r.writeThroughVault("not-yet.md", "now\n")
 	one.expect("notifications/resources/updated vault:///not-yet.md", "notifications/resources/list_changed")
 	two.expect("notifications/resources/list_changed")
+
+	// The same change announced again (our write, then the watcher that
+	// saw it on disk) is sent once; the next real change is sent.
+	r.publish("not-yet.md", "a.md")
+	r.writeThroughVault("dir/c.md", "c2b\n")
+	one.expect("notifications/resources/updated vault:///dir/c.md")
 
 	// Unsubscribed: a later change of a.md is not sent, b.md's still is.
 	one.unsubscribe("vault:///a.md")
@@ -178,8 +190,8 @@ func TestListenStream(t *testing.T) {
 	if cn.c.ProtocolVersion() == "2025-11-25" {
 		t.Skip("mcp-go's client negotiated the legacy protocol")
 	}
-	cn.subscribe("vault:///a.md")
-	stop, err := cn.c.ListenAsync(context.Background(), cn.c.PendingSubscriptionFilter(), func(err error) { t.Errorf("listen: %v", err) })
+	filter := mcp.SubscriptionFilter{ResourceSubscriptions: []string{"vault:///a.md"}}
+	stop, err := cn.c.ListenAsync(context.Background(), filter, func(err error) { t.Errorf("listen: %v", err) })
 	if err != nil {
 		t.Fatal(err)
 	}
