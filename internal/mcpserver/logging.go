@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -16,13 +17,18 @@ import (
 // LoggerName is the logger named in the log notifications sent to clients.
 const LoggerName = "vaultmcp"
 
+// userinfo matches credentials written into a URL (https://user:token@host),
+// which a git error may quote; clients never see them.
+var userinfo = regexp.MustCompile(`(://)[^/@\s]+@`)
+
 // ClientLog is an slog.Handler for the server's logger: every record goes
 // to the next handler (stderr) as before, and also, as a
 // notifications/message, to each connected client that asked for logs
 // with logging/setLevel at or below the record's level — so a client
 // learns of failed syncs, merge conflicts and refused pulls as they
 // happen. Clients that never set a level get nothing. The vault's absolute
-// root is cut from what clients receive.
+// root and any credentials written into a URL are cut from what clients
+// receive.
 type ClientLog struct {
 	next   slog.Handler
 	hub    *logHub
@@ -121,6 +127,7 @@ func (h *ClientLog) Handle(ctx context.Context, r slog.Record) error {
 // a JSON object.
 func (h *ClientLog) data(r slog.Record, root string) map[string]any {
 	scrub := func(s string) string {
+		s = userinfo.ReplaceAllString(s, "${1}***@")
 		if root == "" {
 			return s
 		}

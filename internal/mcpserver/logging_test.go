@@ -65,7 +65,7 @@ func TestClientLog(t *testing.T) {
 
 	logger.Debug("index refreshed", "paths", 3)
 	logger.Info("pulled", "commits", 2)
-	logger.Warn("push failed; will retry", "err", errors.New("dial tcp: refused"), "path", r.root+"/notes/a.md")
+	logger.Warn("push failed; will retry", "err", errors.New("push https://me:s3cret@git.example/v.git: refused"), "path", r.root+"/notes/a.md")
 	logger.With("component", "gitsync").WithGroup("merge").Error("conflict kept both versions", "path", "a.md", "copy", "a (conflict).md")
 
 	for _, want := range []struct {
@@ -84,7 +84,7 @@ func TestClientLog(t *testing.T) {
 	}
 	level, data := warned.nextLog()
 	if level != mcp.LoggingLevelWarning || data["message"] != "push failed; will retry" ||
-		data["err"] != "dial tcp: refused" || data["path"] != "notes/a.md" {
+		data["err"] != "push https://***@git.example/v.git: refused" || data["path"] != "notes/a.md" {
 		t.Errorf("warned session's first log: %s %v", level, data)
 	}
 	level, data = warned.nextLog()
