@@ -29,7 +29,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 // rig is a whole server over a temporary vault with a built index and a
 // change feed, as serve assembles it (without git).
 type rig struct {
-	t    *testing.T
+	t    testing.TB
 	root string
 	v    *vault.Vault
 	ix   *index.Index
@@ -48,7 +48,7 @@ func withMaxRead(n int64) rigOption {
 	return func(d *tools.Deps, _ *[]Option) { d.MaxReadBytes = n }
 }
 
-func newRig(t *testing.T, files map[string]string, opts ...rigOption) *rig {
+func newRig(t testing.TB, files map[string]string, opts ...rigOption) *rig {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -106,7 +106,7 @@ func (r *rig) publish(paths ...string) { r.feed.Publish(paths) }
 // conn is one client session over the in-process transport, with the
 // notifications it received in order.
 type conn struct {
-	t      *testing.T
+	t      testing.TB
 	c      *client.Client
 	init   *mcp.InitializeResult
 	notes  chan mcp.JSONRPCNotification
@@ -193,7 +193,7 @@ func (cn *conn) expect(want ...string) {
 
 // eventually waits until cond holds; it polls observable state, it does
 // not measure time.
-func eventually(t *testing.T, what string, cond func() bool) {
+func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(waitTimeout)
 	for !cond() {

@@ -126,43 +126,62 @@ func (r *resources) around(paths []string) (after func()) {
 	// Before the first build the index cannot say what was listed; no
 	// client has a list to invalidate yet either (resources/list waits).
 	ready := r.ix.Ready()
-	var was []bool
-	if ready {
-		was = r.present(paths)
+	var was []presence
+	whole := slices.Contains(paths, "")
+	if ready && !whole {
+		was = make([]presence, len(paths))
+		for i, p := range paths {
+			was[i] = r.presence(p)
+		}
 	}
 	return func() {
 		defer r.guard("resource notifications")
 		r.subs.notify(paths)
-		if ready && (was == nil || !slices.Equal(was, r.present(paths))) {
+		if ready && (whole || r.listChanged(paths, was)) {
 			r.s.SendNotificationToAllClients(mcp.MethodNotificationResourcesListChanged, nil)
 		}
 	}
 }
 
-// present reports, for each path, whether it is a listed file or a folder
-// holding one; nil when a path is the whole vault.
-func (r *resources) present(paths []string) []bool {
-	out := make([]bool, len(paths))
-	for i, p := range paths {
-		if p == "" {
-			return nil
-		}
-		if !r.listable(p) {
-			continue // nothing at or below it is listed
-		}
-		if ok, _ := r.ix.HasFile(context.Background(), p); ok {
-			out[i] = true
-			continue
-		}
+// presence is what the index lists at one changed path: the file itself,
+// or (for a path that is no file on disk now: a folder, or gone) any file
+// below it.
+type presence struct{ file, below bool }
+
+func (r *resources) presence(p string) presence {
+	if !r.listable(p) {
+		return presence{} // nothing at or below it is listed
+	}
+	var st presence
+	st.file, _ = r.ix.HasFile(context.Background(), p)
+	// A path that is a file on disk now needs no look below it: if a
+	// folder stood there before, the file itself tells the lists apart.
+	// That keeps the common case — a note written — free of a scan.
+	if !st.file && !r.regularFile(p) {
 		r.ix.Files(p, func(rel string) bool {
 			if rel != p && r.listable(rel) {
-				out[i] = true
+				st.below = true
 				return false
 			}
 			return true
 		})
 	}
-	return out
+	return st
+}
+
+func (r *resources) regularFile(p string) bool {
+	_, fi, err := r.v.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// listChanged reports whether any changed path is listed differently now.
+func (r *resources) listChanged(paths []string, was []presence) bool {
+	for i, p := range paths {
+		if r.presence(p) != was[i] {
+			return true
+		}
+	}
+	return false
 }
 
 // guard keeps a hook's panic from killing the session; the answer then
