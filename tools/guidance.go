@@ -51,7 +51,7 @@ func (d Deps) guidance() *guidance.Files {
 	if d.Guidance != nil {
 		return d.Guidance
 	}
-	return guidance.New(d.Vault, guidance.Options{MaxBytes: d.maxRead()})
+	return guidance.New(d.Vault, guidance.Options{})
 }
 
 // ClaudeContext returns the CLAUDE.md files in the folders from the vault

@@ -18,9 +18,10 @@ import (
 // Config is the whole configuration. Field tags are the keys in
 // vaultmcp.yaml; the environment spells them VAULTMCP_SECTION_KEY.
 type Config struct {
-	Vault Vault `mapstructure:"vault"`
-	Git   Git   `mapstructure:"git"`
-	Log   Log   `mapstructure:"log"`
+	Vault  Vault  `mapstructure:"vault"`
+	Git    Git    `mapstructure:"git"`
+	Log    Log    `mapstructure:"log"`
+	Limits Limits `mapstructure:"limits"`
 	// File is the config file that was read, "" if none.
 	File string `mapstructure:"-"`
 }
@@ -60,6 +61,13 @@ type Git struct {
 	Token string `mapstructure:"token"`
 	// Username goes with Token (most hosts accept any non-empty name).
 	Username string `mapstructure:"username"`
+}
+
+// Limits bound what one tool answer may cost a client.
+type Limits struct {
+	// MaxResultBytes is the largest answer any tool returns: the last
+	// guard behind every tool's own paging.
+	MaxResultBytes int `mapstructure:"max_result_bytes"`
 }
 
 // Log configures logging (to stderr: stdout carries the MCP stream).
@@ -137,7 +145,10 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("vault.path", "")
 	v.SetDefault("vault.hidden", []string{".git", ".claude"})
 	v.SetDefault("vault.skip", []string{".obsidian", ".trash"})
-	v.SetDefault("vault.max_read_bytes", 256<<10)
+	// The same defaults as tools.DefaultMaxReadBytes and
+	// tools.DefaultMaxResultBytes (config does not import tools).
+	v.SetDefault("vault.max_read_bytes", 64<<10)
+	v.SetDefault("limits.max_result_bytes", 4<<20)
 	v.SetDefault("git.remote", "")
 	v.SetDefault("git.branch", "main")
 	v.SetDefault("git.author_name", "vaultmcp")
@@ -190,6 +201,9 @@ func (c *Config) Validate() error {
 	var errs []error
 	if c.Vault.MaxReadBytes <= 0 {
 		errs = append(errs, fmt.Errorf("vault.max_read_bytes must be positive, got %d", c.Vault.MaxReadBytes))
+	}
+	if c.Limits.MaxResultBytes <= 0 {
+		errs = append(errs, fmt.Errorf("limits.max_result_bytes must be positive, got %d", c.Limits.MaxResultBytes))
 	}
 	if c.Git.SyncInterval < 0 {
 		errs = append(errs, fmt.Errorf("git.sync_interval must not be negative, got %s", c.Git.SyncInterval))

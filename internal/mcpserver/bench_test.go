@@ -1,44 +1,76 @@
 package mcpserver
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"vaultmcp/internal/vaultgen"
+	"vaultmcp/tools"
+	"vaultmcp/vault"
+	"vaultmcp/vault/index"
 )
 
-// BenchmarkChangeFeed is what the change feed adds to every write on a
-// 10,000-note vault with a session subscribed to a note: the index
-// refresh, the list-change check before and after, the subscription
-// match and the CLAUDE.md cache. "edit" is a note that exists, "create" a
-// new one (the list-change check then looks below the path too).
-func BenchmarkChangeFeed(b *testing.B) {
-	files := map[string]string{}
-	for i := range 10_000 {
-		files[fmt.Sprintf("topic-%02d/note-%05d.md", i%50, i)] = fmt.Sprintf("# Note %d\n[[note-%05d]] #tag%d\n", i, (i+1)%10_000, i%20)
+// BenchmarkOutputValidation prices checking answers against their output
+// schemas, which New leaves to tests (WithOutputValidation): the same
+// calls, on a generated 2,000-note vault, with and without it.
+func BenchmarkOutputValidation(b *testing.B) {
+	dir := b.TempDir()
+	gen, err := vaultgen.Generate(dir, vaultgen.Options{Notes: 2000, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
 	}
-	r := newRig(b, files)
-	cn := r.connect("2025-11-25")
-	cn.subscribe("vault:///topic-01/note-00001.md")
-	go func() {
-		for range cn.notes {
+	// A popular note, so get_backlinks returns a full default page.
+	for _, rel := range gen.Paths[:500] {
+		f, err := os.OpenFile(filepath.Join(dir, rel), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			b.Fatal(err)
 		}
-	}()
-	b.Run("edit", func(b *testing.B) {
-		for b.Loop() {
-			r.publish("topic-07/note-00007.md")
+		fmt.Fprintln(f, "[[Hub]]")
+		f.Close()
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Hub.md"), []byte("# Hub\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	v, err := vault.Open(dir, vault.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ix := index.New(v, logger)
+	if err := ix.Build(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	calls := []struct{ name, params string }{
+		{"get_backlinks", `{"name":"get_backlinks","arguments":{"note_name":"Hub"}}`},
+		{"get_broken_links", `{"name":"get_broken_links","arguments":{}}`},
+		{"get_tags", `{"name":"get_tags","arguments":{}}`},
+	}
+	for _, validate := range []bool{false, true} {
+		var opts []Option
+		if validate {
+			opts = append(opts, WithOutputValidation())
 		}
-	})
-	b.Run("create", func(b *testing.B) {
-		for i := 0; b.Loop(); i++ {
-			b.StopTimer()
-			rel := fmt.Sprintf("topic-07/new-%d.md", i)
-			r.write(rel, "new\n")
-			b.StartTimer()
-			r.publish(rel)
+		s, err := New(tools.Deps{Vault: v, Index: ix, Logger: logger}, "bench", opts...)
+		if err != nil {
+			b.Fatal(err)
 		}
-	})
-	b.Run("index refresh alone (edit)", func(b *testing.B) {
-		for b.Loop() {
-			r.ix.Refresh([]string{"topic-07/note-00007.md"})
+		s.HandleMessage(context.Background(), json.RawMessage(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"b","version":"0"}}}`))
+		for _, c := range calls {
+			msg := json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + c.params + `}`)
+			b.Run(fmt.Sprintf("%s/validate=%v", c.name, validate), func(b *testing.B) {
+				for b.Loop() {
+					// Encoding the response is part of every call's cost.
+					if _, err := json.Marshal(s.HandleMessage(context.Background(), msg)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
-	})
+	}
 }

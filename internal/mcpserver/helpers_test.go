@@ -44,8 +44,8 @@ func withClientLog(l *ClientLog) rigOption {
 	return func(_ *tools.Deps, o *[]Option) { *o = append(*o, WithClientLog(l)) }
 }
 
-func withMaxRead(n int64) rigOption {
-	return func(d *tools.Deps, _ *[]Option) { d.MaxReadBytes = n }
+func withMaxResult(n int) rigOption {
+	return func(d *tools.Deps, _ *[]Option) { d.MaxResultBytes = n }
 }
 
 func newRig(t testing.TB, files map[string]string, opts ...rigOption) *rig {

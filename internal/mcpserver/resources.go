@@ -36,8 +36,9 @@ const (
 	// PageSize is how many resources one resources/list page holds
 	// (about 30 KB of JSON).
 	PageSize = 200
-	// DefaultMaxBlobBytes caps a binary file read as a resource; larger
-	// ones are refused rather than cut, since a partial image is useless.
+	// DefaultMaxBlobBytes caps a binary file read as a resource (less
+	// when the answer ceiling is lower); larger ones are refused rather
+	// than cut, since a partial image is useless.
 	DefaultMaxBlobBytes = 2 << 20
 )
 
@@ -87,17 +88,18 @@ type resources struct {
 }
 
 func newResources(d tools.Deps) *resources {
-	maxText := d.MaxReadBytes
-	if maxText <= 0 {
-		maxText = tools.DefaultMaxReadBytes
-	}
+	// A resource is read whole (there is no paging), up to the ceiling
+	// every answer keeps to; base64 makes a blob a third larger.
+	room := int64(d.ResultLimit() - 1024)
+	maxText := max(room, 1024)
+	maxBlob := min(DefaultMaxBlobBytes, max(room*3/4, 1024))
 	return &resources{
 		v:       d.Vault,
 		ix:      d.Index,
 		changes: d.Changes,
 		log:     d.Logger,
 		maxText: maxText,
-		maxBlob: DefaultMaxBlobBytes,
+		maxBlob: maxBlob,
 		subs:    newSubscriptions(d.Vault, d.Logger),
 		template: mcp.NewResourceTemplate(NoteTemplate, "vault-file",
 			mcp.WithTemplateTitle("Vault file"),

@@ -197,11 +197,11 @@ func TestResourcesRead(t *testing.T) {
 		"attachments/notes.txt":     "plain\n",
 		"attachments/data.bin":      "\x00\x01\x02\xff",
 		"attachments/huge.png":      strings.Repeat("\x00", 3<<20),
-		"big.md":                    strings.Repeat("é", 600),
+		"big.md":                    strings.Repeat("é", 2000),
 		"folder/inner.md":           "x\n",
 		".obsidian/app.json":        "{}\n",
 		".trash/old.md":             "old\n",
-	}, withMaxRead(1001))
+	}, withMaxResult(3000)) // text up to 1,976 bytes, blobs up to 1,482
 	if err := os.Symlink(secret, filepath.Join(r.root, "escape.md")); err != nil {
 		t.Fatal(err)
 	}
@@ -248,12 +248,12 @@ func TestResourcesRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := res.Contents[0].(mcp.TextResourceContents).Text
-	if !strings.HasPrefix(text, strings.Repeat("é", 500)+"\n\n[... truncated: showing the first 1000 bytes of 1.2 KB") {
+	if !strings.HasPrefix(text, strings.Repeat("é", 988)+"\n\n[... truncated: showing the first 1.9 KB of 3.9 KB") {
 		t.Errorf("big.md: %q", text)
 	}
 
 	errs := []struct{ uri, want string }{
-		{"vault:///attachments/huge.png", "is 3.0 MB, more than the 2.0 MB a resource read returns"},
+		{"vault:///attachments/huge.png", "is 3.0 MB, more than the 1.4 KB a resource read returns"},
 		{"vault:///missing.md", "resource not found: vault:///missing.md"},
 		{"vault:///folder", "is a folder"},
 		{"vault:///..%2Fescape.md", "outside the vault"},

@@ -99,7 +99,7 @@ func walkFiles(ctx context.Context, v *vault.Vault, dir vault.Path, workers int,
 					list(childAbs, childRel, sub)
 				}()
 			case t.IsRegular():
-				if vault.IsTemp(name) {
+				if v.Skipped(name) { // dotfiles, our temporary files
 					continue
 				}
 				batch = append(batch, fileRef{rel: childRel, abs: childAbs, d: e})

@@ -1,0 +1,100 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+)
+
+// WriteMode says what a write does with a file that already exists.
+type WriteMode int
+
+const (
+	// Overwrite creates the file or replaces its content.
+	Overwrite WriteMode = iota
+	// CreateOnly creates the file and fails if it exists.
+	CreateOnly
+	// Append adds to the end of the file, creating it when missing.
+	Append
+)
+
+// WriteFileMode writes data to the file at given as mode says. Content
+// equal to what the file already holds is not written, and no change is
+// recorded (Written.Unchanged). Appending starts on a new line and, on a
+// file with CRLF line ends, writes CRLF, as EditFile does.
+func (v *Vault) WriteFileMode(ctx context.Context, given string, data []byte, mode WriteMode) (Written, error) {
+	var w Written
+	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
+		if w.Path, err = v.ResolveFile(given); err != nil {
+			return err
+		}
+		prev, exists, err := readExisting(w.Path)
+		if err != nil {
+			return err
+		}
+		verb := "write"
+		switch {
+		case exists && mode == CreateOnly:
+			return newError(ErrExists, given, "File already exists: %s (mode create never replaces a file)", given)
+		case exists && mode == Append:
+			data = appendText(prev, data)
+			verb = "append"
+		}
+		w.Created, w.PrevBytes, w.Bytes = !exists, len(prev), len(data)
+		if exists && bytes.Equal(prev, data) {
+			w.Unchanged = true
+			return nil
+		}
+		tx.Summarize("%s %s", verb, w.Path.Rel)
+		return tx.WriteFile(w.Path, data)
+	})
+	if err != nil {
+		return Written{}, err
+	}
+	w.Commit = commit
+	return w, nil
+}
+
+// readExisting returns the content of the regular file p, or exists=false
+// when there is none. A folder or a special file is an error, as
+// Tx.WriteFile would find.
+func readExisting(p Path) (data []byte, exists bool, err error) {
+	fi, err := os.Lstat(p.Abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, false, nil
+	case err != nil:
+		if isNotDir(err) {
+			return nil, false, nil // Tx.WriteFile names the file in the way
+		}
+		return nil, false, osError(p.Given, err)
+	case fi.IsDir():
+		return nil, false, newError(ErrIsDir, p.Given, "Is a directory, not a file: %s", displayDir(p.Given))
+	case !fi.Mode().IsRegular():
+		return nil, false, newError(ErrInvalidInput, p.Given, "Not a regular file: %s", p.Given)
+	}
+	data, err = os.ReadFile(p.Abs)
+	if err != nil {
+		return nil, false, osError(p.Given, err)
+	}
+	return data, true, nil
+}
+
+// appendText is prev with add after it, on a line of its own.
+func appendText(prev, add []byte) []byte {
+	crlf := usesCRLF(prev)
+	if crlf {
+		add = toCRLF(string(add))
+	}
+	out := make([]byte, 0, len(prev)+len(add)+2)
+	out = append(out, prev...)
+	if len(prev) > 0 && prev[len(prev)-1] != '\n' && len(add) > 0 {
+		if crlf {
+			out = append(out, '\r')
+		}
+		out = append(out, '\n')
+	}
+	return append(out, add...)
+}
