@@ -47,6 +47,9 @@ type Deps struct {
 	// SyncStatus reports git sync for get_vault_info; nil means Git's
 	// Status when Git is set, else no sync section.
 	SyncStatus func() gitsync.SyncStatus
+	// ServerVersion is the version get_statistics reports; mcpserver.New
+	// fills it in when empty.
+	ServerVersion string
 	// MaxReadBytes caps one read_file answer; 0 means DefaultMaxReadBytes.
 	MaxReadBytes int64
 	// MaxResultBytes caps every tool's answer (see ResultLimit); 0 means
@@ -130,6 +133,11 @@ func All(d Deps) []server.ServerTool {
 			GetBrokenLinks(d),
 			FindLinks(d),
 			GetTags(d),
+			GetConcept(d),
+			ExpandContext(d),
+			SearchConcepts(d),
+			GetConceptPath(d),
+			GetStatistics(d),
 		)
 	}
 	if d.Git != nil {

@@ -43,6 +43,7 @@ var sections = []section{
 	{"index", benchIndex},
 	{"git", benchGit},
 	{"search", benchSearch},
+	{"concepts", benchConcepts},
 }
 
 func main() {

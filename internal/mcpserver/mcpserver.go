@@ -76,6 +76,9 @@ func assemble(d tools.Deps, version string, opts ...Option) (*server.MCPServer, 
 		// listens to the change feed.
 		d.Guidance = guidance.New(d.Vault, guidance.Options{Changes: d.Changes})
 	}
+	if d.ServerVersion == "" {
+		d.ServerVersion = version
+	}
 	all := tools.All(d)
 	validator, err := newArgValidator(all)
 	if err != nil {

@@ -51,6 +51,7 @@ type Index struct {
 	backlinks map[string]map[string]int      // target rel -> source rel -> link count
 	tags      map[string]*tagStat            // key(tag) -> counts
 	broken    int                            // notes with at least one broken link
+	concepts  conceptGraph                   // the SKOS concept graph (concepts.go)
 	gen       uint64                         // bumped by every change, for caches
 
 	cacheMu     sync.Mutex
@@ -158,6 +159,7 @@ func (ix *Index) Build(ctx context.Context) error {
 	for _, n := range ix.notes {
 		ix.addContributions(n)
 	}
+	ix.concepts.settle(&ix.names)
 	ix.log.Info("index built", "notes", len(ix.notes), "files", len(ix.files), "took", time.Since(start).Round(time.Millisecond))
 	return nil
 }
@@ -241,7 +243,7 @@ func (ix *Index) loadAt(rel, abs string) *note {
 	if _, err := readFull(f, content); err != nil {
 		return nil
 	}
-	return &note{rel: rel, content: content, size: fi.Size(), modTime: fi.ModTime(), doc: parse(content)}
+	return &note{rel: rel, content: content, size: fi.Size(), modTime: fi.ModTime(), doc: parse(rel, content)}
 }
 
 func readFull(f *os.File, buf []byte) (int, error) {
@@ -434,6 +436,7 @@ func (ix *Index) removeFile(rel string) {
 // after a file of that name appeared or vanished. Caller holds mu.
 func (ix *Index) reresolve(k string) {
 	ix.gen++
+	ix.concepts.touchFile(k)
 	for src := range ix.linkers[k] {
 		n := ix.notes[src]
 		if n == nil {
@@ -476,6 +479,7 @@ func (ix *Index) addContributions(n *note) {
 		}
 	}
 	ix.adjustBroken(false, n.brokenCount() > 0)
+	ix.addConcept(n)
 	seen := map[string]bool{}
 	for j, t := range n.doc.tags {
 		k := n.doc.tagKeys[j]
@@ -497,6 +501,7 @@ func (ix *Index) addContributions(n *note) {
 func (ix *Index) removeContributions(n *note) {
 	ix.gen++
 	ix.adjustBroken(n.brokenCount() > 0, false)
+	ix.removeConcept(n)
 	for i, l := range n.doc.links {
 		ix.unlink(n.rel, n.out[i])
 		if l.target != "" {
