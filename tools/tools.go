@@ -141,7 +141,12 @@ func All(d Deps) []server.ServerTool {
 		)
 	}
 	if d.Git != nil {
-		all = append(all, GetRecentChanges(d))
+		all = append(all,
+			GetRecentChanges(d),
+			GetNoteHistory(d),
+			GetDiff(d),
+			RevertChange(d),
+		)
 	}
 	return all
 }
