@@ -14,6 +14,8 @@ import (
 	"vaultmcp/vault/changes"
 	"vaultmcp/vault/guidance"
 	"vaultmcp/vault/index"
+	"vaultmcp/vault/query"
+	"vaultmcp/vault/rank"
 	"vaultmcp/vault/search"
 )
 
@@ -44,6 +46,11 @@ type Deps struct {
 	// Search runs search_files, grep, find_files and get_vault_info's
 	// counts; nil means All builds one, over Index's texts when set.
 	Search *search.Engine
+	// Ranked answers search_notes; nil means All builds one over Index
+	// (started by the first search).
+	Ranked *rank.Searcher
+	// Queries answers query_notes; nil means All builds one over Index.
+	Queries *query.Table
 	// SyncStatus reports git sync for get_vault_info; nil means Git's
 	// Status when Git is set, else no sync section.
 	SyncStatus func() gitsync.SyncStatus
@@ -106,6 +113,12 @@ func All(d Deps) []server.ServerTool {
 	if d.Search == nil {
 		d.Search = newSearch(d)
 	}
+	if d.Ranked == nil && d.Index != nil {
+		d.Ranked = rank.New(d.Index, d.Logger)
+	}
+	if d.Queries == nil && d.Index != nil {
+		d.Queries = query.NewTable(d.Index)
+	}
 	if d.SyncStatus == nil && d.Git != nil {
 		d.SyncStatus = d.Git.Status
 	}
@@ -124,6 +137,11 @@ func All(d Deps) []server.ServerTool {
 		Grep(d),
 		FindFiles(d),
 		GetVaultInfo(d),
+		PatchNote(d),
+		GetProperties(d),
+		SetProperties(d),
+		GetDailyNote(d),
+		CreateDailyNote(d),
 		GetClaudeContext(d),
 		GetObsidianGuide(d),
 	}
@@ -133,6 +151,8 @@ func All(d Deps) []server.ServerTool {
 			GetBrokenLinks(d),
 			FindLinks(d),
 			GetTags(d),
+			QueryNotes(d),
+			SearchNotes(d),
 			GetConcept(d),
 			ExpandContext(d),
 			SearchConcepts(d),

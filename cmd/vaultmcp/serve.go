@@ -20,6 +20,7 @@ import (
 	"vaultmcp/vault"
 	"vaultmcp/vault/changes"
 	"vaultmcp/vault/index"
+	"vaultmcp/vault/rank"
 	"vaultmcp/vault/watch"
 )
 
@@ -72,7 +73,11 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	}
 	defer w.Close()
 
-	deps := tools.Deps{Vault: v, Index: ix, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, MaxResultBytes: cfg.Limits.MaxResultBytes, Logger: logger, Changes: feed}
+	// The ranked search builds in the background once the index is ready.
+	ranked := rank.New(ix, logger)
+	ranked.Start(ctx)
+
+	deps := tools.Deps{Vault: v, Index: ix, Ranked: ranked, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, MaxResultBytes: cfg.Limits.MaxResultBytes, Logger: logger, Changes: feed}
 	s, err := mcpserver.New(deps, version, mcpserver.WithClientLog(clientLog))
 	if err != nil {
 		return err

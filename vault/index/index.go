@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"vaultmcp/vault"
@@ -53,6 +54,7 @@ type Index struct {
 	broken    int                            // notes with at least one broken link
 	concepts  conceptGraph                   // the SKOS concept graph (concepts.go)
 	gen       uint64                         // bumped by every change, for caches
+	seq       atomic.Uint64                  // numbers the notes read, for NoteMeta.Seq
 
 	cacheMu     sync.Mutex
 	brokenGen   uint64
@@ -67,6 +69,7 @@ type note struct {
 	modTime time.Time
 	doc     document
 	out     []string // resolved target of each doc.links[i]; "" when broken
+	seq     uint64   // a new number each time the note is read
 }
 
 // tagStat counts one tag (case-folded) over the vault.
@@ -243,7 +246,7 @@ func (ix *Index) loadAt(rel, abs string) *note {
 	if _, err := readFull(f, content); err != nil {
 		return nil
 	}
-	return &note{rel: rel, content: content, size: fi.Size(), modTime: fi.ModTime(), doc: parse(rel, content)}
+	return &note{rel: rel, content: content, size: fi.Size(), modTime: fi.ModTime(), doc: parse(rel, content), seq: ix.seq.Add(1)}
 }
 
 func readFull(f *os.File, buf []byte) (int, error) {
