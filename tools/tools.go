@@ -11,6 +11,8 @@ import (
 
 	"vaultmcp/gitsync"
 	"vaultmcp/vault"
+	"vaultmcp/vault/changes"
+	"vaultmcp/vault/guidance"
 	"vaultmcp/vault/index"
 	"vaultmcp/vault/query"
 	"vaultmcp/vault/rank"
@@ -62,6 +64,13 @@ type Deps struct {
 	MaxResultBytes int
 	// Logger receives unexpected failures; nil means slog.Default().
 	Logger *slog.Logger
+	// Changes announces every change to the vault's files (our writes,
+	// pulls, outside edits); caches and resource subscriptions listen to
+	// it. nil means nothing is cached.
+	Changes *changes.Feed
+	// Guidance reads CLAUDE.md files and the vault's own guides; nil
+	// means All builds one over Vault, cached when Changes is set.
+	Guidance *guidance.Files
 }
 
 // readBytes is the most one read_file page holds: MaxReadBytes, within
@@ -113,6 +122,9 @@ func All(d Deps) []server.ServerTool {
 	if d.SyncStatus == nil && d.Git != nil {
 		d.SyncStatus = d.Git.Status
 	}
+	if d.Guidance == nil {
+		d.Guidance = guidance.New(d.Vault, guidance.Options{Changes: d.Changes})
+	}
 	all := []server.ServerTool{
 		ReadFile(d),
 		WriteFile(d),
@@ -130,6 +142,8 @@ func All(d Deps) []server.ServerTool {
 		SetProperties(d),
 		GetDailyNote(d),
 		CreateDailyNote(d),
+		GetClaudeContext(d),
+		GetObsidianGuide(d),
 	}
 	if d.Index != nil {
 		all = append(all,

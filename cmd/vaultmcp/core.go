@@ -13,6 +13,7 @@ import (
 	"vaultmcp/internal/config"
 	"vaultmcp/tools"
 	"vaultmcp/vault"
+	"vaultmcp/vault/changes"
 	"vaultmcp/vault/index"
 	"vaultmcp/vault/rank"
 	"vaultmcp/vault/watch"
@@ -52,12 +53,17 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 		return nil, err
 	}
 
+	// One fan-out announces every change — our writes, pulls, outside
+	// edits — to the index first, then the caches and subscriptions.
+	feed := &changes.Feed{Logger: logger}
+	v.Observe(feed.Publish)
+
 	// The index builds in the background: initialize is answered at once,
 	// and queries that need the index wait for it.
 	ix := index.New(v, logger)
-	v.Observe(ix.Refresh)
+	feed.Listen(ix.Refresh)
 
-	repo, err := gitsync.Open(ctx, gitOptions(cfg, v, ix, logger))
+	repo, err := gitsync.Open(ctx, gitOptions(cfg, v, feed, logger))
 	if err != nil {
 		return nil, fmt.Errorf("git: %w", err)
 	}
@@ -70,7 +76,7 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 	v.SetRecorder(repo)
 	ix.Start(ctx)
 	repo.Start(ctx)
-	c.watch = watch.New(v, ix.Refresh, watch.Options{Logger: logger})
+	c.watch = watch.New(v, feed.Publish, watch.Options{Logger: logger})
 	if err := c.watch.Start(ctx); err != nil {
 		return nil, fmt.Errorf("watch vault: %w", err)
 	}
@@ -78,7 +84,7 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 	ranked := rank.New(ix, logger)
 	ranked.Start(ctx)
 
-	c.deps = tools.Deps{Vault: v, Index: ix, Ranked: ranked, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, MaxResultBytes: cfg.Limits.MaxResultBytes, ServerVersion: version, Logger: logger}
+	c.deps = tools.Deps{Vault: v, Index: ix, Ranked: ranked, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, MaxResultBytes: cfg.Limits.MaxResultBytes, ServerVersion: version, Logger: logger, Changes: feed}
 	return c, nil
 }
 
@@ -101,7 +107,7 @@ func (c *core) Close() error {
 var _ vault.Recorder = (*gitsync.Repo)(nil)
 
 // gitOptions maps the configuration onto gitsync.
-func gitOptions(cfg *config.Config, v *vault.Vault, ix *index.Index, logger *slog.Logger) gitsync.Options {
+func gitOptions(cfg *config.Config, v *vault.Vault, feed *changes.Feed, logger *slog.Logger) gitsync.Options {
 	interval := cfg.Git.SyncInterval
 	if interval == 0 {
 		interval = -1 // configured as "never"; gitsync reads 0 as its default
@@ -126,7 +132,7 @@ func gitOptions(cfg *config.Config, v *vault.Vault, ix *index.Index, logger *slo
 		SyncInterval: interval,
 		NoPush:       !cfg.Git.Push,
 		Locker:       v.Locker(),
-		Changed:      ix.Refresh,
+		Changed:      feed.Publish,
 		Logger:       logger,
 	}
 }

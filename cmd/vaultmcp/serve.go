@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"vaultmcp/internal/config"
 	"vaultmcp/internal/mcpserver"
@@ -17,7 +18,9 @@ const serverScope = "this server (access.read_only)"
 // (the default) until the client closes stdin or ctx ends, or HTTP when an
 // address is configured.
 func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, stderr io.Writer) error {
-	logger := newLogger(stderr, cfg.Log.Level)
+	// Server logs also reach the clients that ask (logging/setLevel).
+	clientLog := mcpserver.NewClientLog(newLogger(stderr, cfg.Log.Level).Handler())
+	logger := slog.New(clientLog)
 	scope, err := access.New(serverScope, access.Rules{ReadOnly: cfg.Access.ReadOnly, Allow: cfg.Access.Allow, Deny: cfg.Access.Deny})
 	if err != nil {
 		return fmt.Errorf("access: %w", err)
@@ -34,7 +37,7 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	}
 	defer c.Close()
 
-	s, err := mcpserver.New(c.deps, version)
+	s, err := mcpserver.New(c.deps, version, mcpserver.WithClientLog(clientLog))
 	if err != nil {
 		return err
 	}

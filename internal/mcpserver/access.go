@@ -62,3 +62,10 @@ func readOnlyGuard(tools []server.ServerTool) server.ToolHandlerMiddleware {
 		}
 	}
 }
+
+// hiddenURI reports whether a resource URI names a vault file the scope in
+// ctx hides (subscriptions to it are not recorded).
+func hiddenURI(ctx context.Context, uri string) bool {
+	rel, err := NotePath(uri)
+	return err == nil && !access.From(ctx).Visible(rel)
+}

@@ -393,3 +393,34 @@ func maps(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// TestScopeResources checks the MCP resources, argument completion and
+// the CLAUDE.md context under a scope that hides Private: the list, reads,
+// completions and context leave it out.
+func TestScopeResources(t *testing.T) {
+	sv := newScopedVault(t)
+	if err := os.WriteFile(filepath.Join(sv.root, "Private", "CLAUDE.md"), []byte("SECRETWORD rules\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := access.With(context.Background(), access.MustNew("test", access.Rules{Deny: []string{"Private"}}))
+	list, _ := json.Marshal(sv.rpc(ctx, "resources/list", `{}`))
+	if l := leaks(string(list)); len(l) > 0 || !strings.Contains(string(list), "Home.md") {
+		t.Errorf("resources/list leaks %q or lacks Home.md: %s", l, list)
+	}
+	read, _ := json.Marshal(sv.rpc(ctx, "resources/read", fmt.Sprintf(`{"uri": %q}`, NoteURI("Private/Secret Plan.md"))))
+	if strings.Contains(string(read), "SECRETWORD") || !strings.Contains(string(read), "error") {
+		t.Errorf("resources/read of a hidden note: %s", read)
+	}
+	comp, _ := json.Marshal(sv.rpc(ctx, "completion/complete", `{"ref": {"type": "ref/prompt", "name": "obsidian-create-note"}, "argument": {"name": "folder", "value": ""}}`))
+	if strings.Contains(string(comp), "Private") {
+		t.Errorf("completion offers the hidden folder: %s", comp)
+	}
+	text, _ := sv.call(ctx, "get_claude_context", `{"path": "Journal"}`)
+	if strings.Contains(text, "SECRETWORD") {
+		t.Errorf("get_claude_context: %s", text)
+	}
+	text, isErr := sv.call(ctx, "get_claude_context", `{"path": "Private"}`)
+	if !isErr || strings.Contains(text, "SECRETWORD") {
+		t.Errorf("get_claude_context of the hidden folder: %s", text)
+	}
+}
