@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
 	"golang.org/x/crypto/bcrypt"
 )
 
@@ -229,19 +231,28 @@ func TestHTTPOAuthFlow(t *testing.T) {
 	}
 }
 
-// runTS runs an e2e/ts script with node and decodes its JSON report.
+// runTS runs an e2e/ts script with node and decodes its JSON report,
+// failing the test on any error.
 func runTS(t *testing.T, ctx context.Context, env []string, report any, script string, args ...string) {
 	t.Helper()
+	if err := tryTS(ctx, env, report, script, args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tryTS is runTS returning the error, for a script run beside the test's
+// own goroutine.
+func tryTS(ctx context.Context, env []string, report any, script string, args ...string) error {
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Fatal("node not found: install Node.js 18 or later (make e2e-deps installs it on Debian)")
+		return errors.New("node not found: install Node.js 18 or later (make e2e-deps installs it on Debian)")
 	}
 	if _, err := os.Stat(filepath.Join("ts", "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Fatal("the MCP TypeScript SDK is not installed in e2e/ts/node_modules: run make e2e-deps (npm ci --prefix e2e/ts)")
+		return errors.New("the MCP TypeScript SDK is not installed in e2e/ts/node_modules: run make e2e-deps (npm ci --prefix e2e/ts)")
 	}
 	path, err := filepath.Abs(filepath.Join("ts", script))
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	cmd := exec.CommandContext(ctx, node, append([]string{path}, args...)...)
 	cmd.Env = env
@@ -249,11 +260,12 @@ func runTS(t *testing.T, ctx context.Context, env []string, report any, script s
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
 	if err := json.Unmarshal(stdout.Bytes(), report); err != nil {
-		t.Fatalf("%s: report is not JSON (%v, run: %v):\n%s\n%s", script, err, runErr, stdout.String(), stderr.String())
+		return fmt.Errorf("%s: report is not JSON (%v, run: %v):\n%s\n%s", script, err, runErr, stdout.String(), stderr.String())
 	}
 	if runErr != nil {
-		t.Fatalf("%s failed (%v):\n%s\nreport: %s", script, runErr, stderr.String(), stdout.String())
+		return fmt.Errorf("%s failed (%v):\n%s\nreport: %s", script, runErr, stderr.String(), stdout.String())
 	}
+	return nil
 }
 
 // TestHTTPTypeScriptSDK drives the HTTP transport with the official
@@ -354,5 +366,107 @@ func TestHTTPRESTExamples(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || st["total_concepts"] != float64(4) || st["vault_path"] != v.Root {
 		t.Errorf("statistics: %d %v", resp.StatusCode, st)
+	}
+}
+
+// TestHTTPNotificationOverSSE subscribes to a note with mcp-go's client,
+// whose session listens on its SSE stream (GET /mcp), and changes the
+// note behind the server's back: the resources/updated notification
+// arrives on the stream. The change is repeated until it does, since the
+// client opens its stream on its own after initialize.
+func TestHTTPNotificationOverSSE(t *testing.T) {
+	t.Parallel()
+	v := newVault(t, map[string]string{"Home.md": "# Home\n"})
+	srv := startHTTP(t, v)
+	c, err := client.NewStreamableHttpClient(srv.url+"/mcp",
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + srv.token}),
+		//lint:ignore SA1019 the SSE stream (GET /mcp) of protocol 2025-06-18 is what this test is about
+		transport.WithContinuousListening())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	got := make(chan mcp.JSONRPCNotification, 16)
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == mcp.MethodNotificationResourceUpdated {
+			got <- n
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	req := initializeRequest()
+	req.Params.ProtocolVersion = "2025-06-18"
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	const uri = "vault:///Home.md"
+	var sub mcp.SubscribeRequest
+	sub.Params.URI = uri
+	//lint:ignore SA1019 resources/subscribe is how protocol 2025-06-18 clients subscribe
+	if err := c.Subscribe(ctx, sub); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(callTimeout)
+	for i := 0; ; i++ {
+		v.write(t, "Home.md", fmt.Sprintf("# Home\n\nedited outside the server, %d\n", i))
+		select {
+		case n := <-got:
+			if u, _ := n.Params.AdditionalFields["uri"].(string); u != uri {
+				t.Errorf("notification for %q, want %q", u, uri)
+			}
+			return
+		case <-time.After(500 * time.Millisecond):
+		case <-deadline:
+			t.Fatalf("no resources/updated notification arrived:\n%s", srv.stderr.String())
+		}
+	}
+}
+
+// TestHTTPTypeScriptSDKNotification subscribes to a note with the
+// TypeScript SDK's StreamableHTTPClientTransport, which listens on the
+// session's SSE stream, and changes the note on disk until the SDK client
+// reports the resources/updated notification.
+func TestHTTPTypeScriptSDKNotification(t *testing.T) {
+	t.Parallel()
+	v := newVault(t, map[string]string{"Home.md": "# Home\n"})
+	srv := startHTTP(t, v)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ready := filepath.Join(t.TempDir(), "listening")
+	const uri = "vault:///Home.md"
+	var report struct {
+		OK           bool `json:"ok"`
+		Notification struct {
+			Method string `json:"method"`
+			Params struct {
+				URI string `json:"uri"`
+			} `json:"params"`
+		} `json:"notification"`
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- tryTS(ctx, append(os.Environ(), "VAULTMCP_NOTIFY_URI="+uri), &report, "http-client.mjs", srv.url, srv.token, ready)
+	}()
+	// Once the client says it listens, change the note until it hears.
+	for i := 0; ; i++ {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !report.OK || report.Notification.Method != "notifications/resources/updated" || report.Notification.Params.URI != uri {
+				t.Errorf("report: %+v", report)
+			}
+			return
+		case <-ctx.Done():
+			t.Fatalf("the TypeScript client heard nothing:\n%s", srv.stderr.String())
+		case <-time.After(300 * time.Millisecond):
+		}
+		if _, err := os.Stat(ready); err == nil {
+			v.write(t, "Home.md", fmt.Sprintf("# Home\n\nedited outside the server, %d\n", i))
+		}
 	}
 }

@@ -15,6 +15,7 @@
 import { writeFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 class CheckError extends Error {}
 
@@ -61,7 +62,7 @@ try {
 
   if (notifyFile) {
     const got = new Promise((resolve) => {
-      client.fallbackNotificationHandler = async (n) => resolve(n);
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, async (n) => resolve(n));
     });
     await client.subscribeResource({ uri: process.env.VAULTMCP_NOTIFY_URI });
     writeFileSync(notifyFile, "listening\n");
