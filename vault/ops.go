@@ -45,6 +45,9 @@ func (v *Vault) ResolveFile(given string) (Path, error) {
 // used: a pull holding the lock may have turned a folder into a symbolic
 // link leading out of the vault meanwhile.
 func (v *Vault) WriteFile(ctx context.Context, given string, data []byte) (Written, error) {
+	if err := v.checkSize(given, "The content", int64(len(data))); err != nil {
+		return Written{}, err
+	}
 	var p Path
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
 		if p, err = v.ResolveFile(given); err != nil {
@@ -67,20 +70,32 @@ func (v *Vault) EditFile(ctx context.Context, given, oldText, newText string) (W
 	if oldText == "" {
 		return Written{}, newError(ErrInvalidInput, given, "old_text is empty: give the exact text to replace")
 	}
+	if err := v.checkSize(given, "new_text", int64(len(newText))); err != nil {
+		return Written{}, err
+	}
 	var p Path
 	var out []byte
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
-		if p, _, err = v.statFile(given); err != nil {
+		var fi fs.FileInfo
+		if p, fi, err = v.statFile(given); err != nil {
+			return err
+		}
+		// Checked before reading: an edit must not pull a huge file
+		// into memory.
+		if err := v.checkSize(given, "The file", fi.Size()); err != nil {
 			return err
 		}
 		tx.Summarize("edit %s", p.Rel)
 		// Read under the write lock so a concurrent edit is not lost.
-		src, err := os.ReadFile(p.Abs)
+		src, err := readRegular(p.Abs)
 		if err != nil {
 			return osError(given, err)
 		}
 		out, err = replaceOnce(given, src, oldText, newText)
 		if err != nil {
+			return err
+		}
+		if err := v.checkSize(given, "The edited file", int64(len(out))); err != nil {
 			return err
 		}
 		return tx.WriteFile(p, out)
@@ -241,6 +256,9 @@ func (v *Vault) CreateDirectory(given string) (Path, bool, error) {
 			break
 		}
 	}
+	if err := v.CheckRoot(); err != nil {
+		return Path{}, false, err // MkdirAll would recreate it, empty
+	}
 	if err := os.MkdirAll(p.Abs, 0o755); err != nil {
 		return Path{}, false, osError(given, err)
 	}
@@ -261,9 +279,9 @@ type File struct {
 func (v *Vault) ReadFile(given string, limit int64) (File, error) {
 	p, fi, err := v.statFile(given)
 	if err != nil {
-		return File{}, err
+		return File{}, v.explain(err)
 	}
-	f, err := os.Open(p.Abs)
+	f, fi, err := OpenRegular(p.Abs)
 	if err != nil {
 		return File{}, osError(given, err)
 	}
@@ -285,6 +303,19 @@ func (v *Vault) ReadFile(given string, limit int64) (File, error) {
 	}, nil
 }
 
+// readRegular reads the whole regular file at abs; anything else is
+// refused without being read.
+func readRegular(abs string) ([]byte, error) {
+	f, fi, err := OpenRegular(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	_, err = buf.ReadFrom(f)
+	return buf.Bytes(), err
+}
+
 // Stat resolves given and returns its file info.
 func (v *Vault) Stat(given string) (Path, fs.FileInfo, error) {
 	p, err := v.Resolve(given)
@@ -294,7 +325,7 @@ func (v *Vault) Stat(given string) (Path, fs.FileInfo, error) {
 	fi, err := os.Stat(p.Abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return Path{}, nil, newError(ErrNotFound, given, "Not found: %s", given)
+			return Path{}, nil, v.explain(newError(ErrNotFound, given, "Not found: %s", given))
 		}
 		return Path{}, nil, osError(given, err)
 	}

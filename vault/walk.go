@@ -26,8 +26,8 @@ type Entry struct {
 var ErrStop = errors.New("stop walking")
 
 // Walk calls fn for every file and folder under dir (a resolved Path),
-// in lexical order, leaving out hidden and skipped folders and the vault's
-// temporary files. Symbolic links are reported but never followed, so a
+// in lexical order, leaving out hidden and skipped folders, the vault's
+// temporary files and special files (FIFOs, sockets, devices). Symbolic links are reported but never followed, so a
 // walk cannot leave the vault or loop. fn may return fs.SkipDir for a
 // folder, or ErrStop to end the walk.
 func (v *Vault) Walk(dir Path, fn func(rel string, d fs.DirEntry) error) error {
@@ -54,6 +54,9 @@ func (v *Vault) Walk(dir Path, fn func(rel string, d fs.DirEntry) error) error {
 			}
 			return nil
 		}
+		if IsSpecial(d.Type()) {
+			return nil // a FIFO, socket or device: never reported, never opened
+		}
 		rel, ok := v.relInside(abs)
 		if !ok {
 			return nil
@@ -68,8 +71,8 @@ func (v *Vault) Walk(dir Path, fn func(rel string, d fs.DirEntry) error) error {
 
 // List returns the entries under given, down to maxDepth levels (1 = only
 // direct children), folders and files sorted together by name, each
-// folder's content right after it. Hidden and skipped folders are left
-// out.
+// folder's content right after it. Hidden and skipped folders and special
+// files (FIFOs, sockets, devices) are left out.
 func (v *Vault) List(given string, maxDepth int) ([]Entry, error) {
 	p, err := v.Resolve(given)
 	if err != nil {
@@ -78,7 +81,7 @@ func (v *Vault) List(given string, maxDepth int) ([]Entry, error) {
 	fi, err := os.Stat(p.Abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, newError(ErrNotFound, given, "Directory not found: %s", given)
+			return nil, v.explain(newError(ErrNotFound, given, "Directory not found: %s", given))
 		}
 		return nil, osError(given, err)
 	}
@@ -108,7 +111,7 @@ func (v *Vault) list(abs, rel string, depth, maxDepth int, out *[]Entry) error {
 	})
 	for _, e := range entries {
 		name := e.Name()
-		if v.Skipped(name) {
+		if v.Skipped(name) || IsSpecial(e.Type()) {
 			continue
 		}
 		childAbs := filepath.Join(abs, name)
@@ -131,6 +134,9 @@ func (v *Vault) list(abs, rel string, depth, maxDepth int, out *[]Entry) error {
 			}
 		}
 		if fi, err := os.Stat(childAbs); err == nil {
+			if IsSpecial(fi.Mode()) {
+				continue // a link to a FIFO, socket or device
+			}
 			isDir = fi.IsDir()
 			size, mod = fi.Size(), fi.ModTime()
 		}
