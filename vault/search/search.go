@@ -11,6 +11,7 @@ package search
 import (
 	"errors"
 	"io/fs"
+	"log/slog"
 	"os"
 	"runtime"
 	"strings"
@@ -63,6 +64,9 @@ type Options struct {
 	CacheBytes int64
 	// Workers is how many files are searched at once; 0 means GOMAXPROCS.
 	Workers int
+	// Logger receives panics recovered in search workers; nil means
+	// slog.Default().
+	Logger *slog.Logger
 }
 
 // DefaultCacheBytes is the default cap of the content cache: a
@@ -76,6 +80,7 @@ type Engine struct {
 	files   Files // texts as Files, when it is one
 	workers int
 	content *contentCache
+	log     *slog.Logger
 }
 
 // New returns an engine over v.
@@ -92,7 +97,12 @@ func New(v *vault.Vault, opts Options) *Engine {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	files, _ := opts.Texts.(Files)
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
 	return &Engine{
+		log:     logger,
 		v:       v,
 		texts:   opts.Texts,
 		files:   files,
