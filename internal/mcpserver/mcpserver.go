@@ -22,9 +22,20 @@ Notes link to each other with [[wikilinks]]; keep links intact when you move or 
 Read a note before you edit it, and prefer edit_file for small changes over rewriting a whole note with write_file.`
 
 // New returns an MCP server offering every tool over d. version is the
-// server version reported at initialize.
-func New(d tools.Deps, version string) (*server.MCPServer, error) {
+// server version reported at initialize. Tools that change the vault run
+// detached from their request's cancellation (see Drain), with or without
+// WithDrain.
+func New(d tools.Deps, version string, opts ...Option) (*server.MCPServer, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	drain := o.drain
+	if drain == nil {
+		drain = &Drain{}
+	}
 	all := tools.All(d)
+	drain.init(all)
 	validator, err := newArgValidator(all)
 	if err != nil {
 		return nil, err
@@ -33,6 +44,7 @@ func New(d tools.Deps, version string) (*server.MCPServer, error) {
 		server.WithInstructions(Instructions(d.Vault.Root())),
 		server.WithToolCapabilities(false),
 		server.WithStrictInputSchemaDefault(),
+		server.WithToolHandlerMiddleware(drain.middleware),
 		server.WithToolHandlerMiddleware(validator.middleware),
 		server.WithOutputSchemaValidation(),
 		server.WithRecovery(),
