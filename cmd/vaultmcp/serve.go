@@ -6,16 +6,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"log"
 	"log/slog"
 	"os"
 	"path/filepath"
 
-	"github.com/mark3labs/mcp-go/server"
-
 	"vaultmcp/gitsync"
 	"vaultmcp/internal/config"
 	"vaultmcp/internal/mcpserver"
+	"vaultmcp/internal/stdio"
 	"vaultmcp/tools"
 	"vaultmcp/vault"
 	"vaultmcp/vault/index"
@@ -23,7 +21,9 @@ import (
 )
 
 // serve runs the MCP server over stdio until the client closes stdin or
-// ctx ends.
+// ctx ends (SIGINT, SIGTERM). Either way it stops reading, lets the
+// requests already received finish (a write in flight is completed and
+// committed), gives pending pushes a bounded last chance, and returns.
 func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, stderr io.Writer) error {
 	logger := newLogger(stderr, cfg.Log.Level)
 
@@ -40,42 +40,60 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 			logger.Info("no vault configured: using the local default vault", "path", dir)
 		}
 	}
-	v, err := vault.Open(dir, vault.Options{Hidden: cfg.Vault.Hidden, Skip: cfg.Vault.Skip})
+	v, err := vault.Open(dir, vault.Options{Hidden: cfg.Vault.Hidden, Skip: cfg.Vault.Skip, MaxWriteBytes: cfg.Limits.MaxWriteBytes})
 	if err != nil {
 		return err
 	}
 
+	// The core (index, sync, watcher) lives until serve returns, not until
+	// ctx ends: a signal stops the transport, and the requests it lets
+	// finish still need the index and git.
+	core, stopCore := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopCore()
+
 	// The index builds in the background: initialize is answered at once,
 	// and queries that need the index wait for it.
 	ix := index.New(v, logger)
+	ix.SetMaxNoteBytes(cfg.Limits.MaxNoteBytes)
 	v.Observe(ix.Refresh)
 
-	repo, err := gitsync.Open(ctx, gitOptions(cfg, v, ix, logger))
+	repo, err := gitsync.Open(core, gitOptions(cfg, v, ix, logger))
 	if err != nil {
 		return fmt.Errorf("git: %w", err)
 	}
 	v.SetRecorder(repo)
-	ix.Start(ctx)
-	repo.Start(ctx)
-	defer repo.Close()
+	ix.Start(core)
+	repo.Start(core)
+	defer repo.Close() // last: its final push gets the commits of the drained requests
 	w := watch.New(v, ix.Refresh, watch.Options{Logger: logger})
-	if err := w.Start(ctx); err != nil {
+	if err := w.Start(core); err != nil {
 		return fmt.Errorf("watch vault: %w", err)
 	}
 	defer w.Close()
 
 	deps := tools.Deps{Vault: v, Index: ix, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, Logger: logger}
-	s, err := mcpserver.New(deps, version)
+	drain := &mcpserver.Drain{}
+	s, err := mcpserver.New(deps, version, mcpserver.WithDrain(drain))
 	if err != nil {
 		return err
 	}
 
 	logger.Info("serving over stdio", "vault", v.Root(), "version", version)
-	stdio := server.NewStdioServer(s)
-	stdio.SetErrorLogger(log.New(stderr, "mcp: ", log.LstdFlags))
-	if err := stdio.Listen(ctx, stdin, stdout); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
+	err = stdio.Serve(ctx, s, stdin, stdout, stdio.Options{
+		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
+		Logger:          logger,
+	})
+	// The transport answered every request it received; a call it had to
+	// abandon (drain timeout) still may not have returned.
+	waitCtx, cancel := context.WithTimeout(core, stdio.DefaultDrainTimeout)
+	defer cancel()
+	if derr := drain.Close(waitCtx); derr != nil {
+		logger.Warn("tool calls still running at exit", "count", drain.Active())
+	}
+	if err != nil {
 		return fmt.Errorf("stdio: %w", err)
 	}
+	logger.Info("stopped: every request received was answered")
 	return nil
 }
 

@@ -18,9 +18,10 @@ import (
 // Config is the whole configuration. Field tags are the keys in
 // vaultmcp.yaml; the environment spells them VAULTMCP_SECTION_KEY.
 type Config struct {
-	Vault Vault `mapstructure:"vault"`
-	Git   Git   `mapstructure:"git"`
-	Log   Log   `mapstructure:"log"`
+	Vault  Vault  `mapstructure:"vault"`
+	Git    Git    `mapstructure:"git"`
+	Log    Log    `mapstructure:"log"`
+	Limits Limits `mapstructure:"limits"`
 	// File is the config file that was read, "" if none.
 	File string `mapstructure:"-"`
 }
@@ -60,6 +61,20 @@ type Git struct {
 	Token string `mapstructure:"token"`
 	// Username goes with Token (most hosts accept any non-empty name).
 	Username string `mapstructure:"username"`
+}
+
+// Limits bound what one client, or one file in the vault, can make the
+// server do.
+type Limits struct {
+	// MaxWriteBytes caps the content write_file and edit_file may leave
+	// in a file.
+	MaxWriteBytes int64 `mapstructure:"max_write_bytes"`
+	// MaxMessageBytes caps one JSON-RPC message from a client; a longer
+	// one is refused unread and the session goes on.
+	MaxMessageBytes int64 `mapstructure:"max_message_bytes"`
+	// MaxNoteBytes is the largest note the index reads; larger notes are
+	// known by name only (their links and tags are left out).
+	MaxNoteBytes int64 `mapstructure:"max_note_bytes"`
 }
 
 // Log configures logging (to stderr: stdout carries the MCP stream).
@@ -150,6 +165,9 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("git.ssh_key_passphrase", "")
 	v.SetDefault("git.known_hosts", "")
 	v.SetDefault("log.level", "info")
+	v.SetDefault("limits.max_write_bytes", 10<<20)
+	v.SetDefault("limits.max_message_bytes", 10<<20)
+	v.SetDefault("limits.max_note_bytes", 10<<20)
 }
 
 // readFile merges the config file: the one named, else the first found in
@@ -190,6 +208,18 @@ func (c *Config) Validate() error {
 	var errs []error
 	if c.Vault.MaxReadBytes <= 0 {
 		errs = append(errs, fmt.Errorf("vault.max_read_bytes must be positive, got %d", c.Vault.MaxReadBytes))
+	}
+	for _, l := range []struct {
+		key string
+		n   int64
+	}{
+		{"limits.max_write_bytes", c.Limits.MaxWriteBytes},
+		{"limits.max_message_bytes", c.Limits.MaxMessageBytes},
+		{"limits.max_note_bytes", c.Limits.MaxNoteBytes},
+	} {
+		if l.n <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive, got %d", l.key, l.n))
+		}
 	}
 	if c.Git.SyncInterval < 0 {
 		errs = append(errs, fmt.Errorf("git.sync_interval must not be negative, got %s", c.Git.SyncInterval))
