@@ -208,3 +208,14 @@ func TestVaultFolderGone(t *testing.T) {
 		t.Errorf("write after the folder came back: %v", err)
 	}
 }
+
+// The names of the server's own temporary files are refused: scans never
+// show them and leftovers are cleaned away, so a note by such a name
+// would vanish.
+func TestTempNamesRefused(t *testing.T) {
+	v, root := newTestVault(t, Options{})
+	for _, given := range []string{tempPrefix + "x.md-1.tmp", "notes/" + tempPrefix + "a", tempPrefix + "dir/n.md"} {
+		_, err := v.WriteFile(t.Context(), given, []byte("x"))
+		checkClientError(t, err, ErrInvalidPath, given, root)
+	}
+}
