@@ -71,9 +71,7 @@ func TestLinksAndTags(t *testing.T) {
 	if got := backlinkFiles(t, s, map[string]any{"path": "Project Ideas.md"}); len(got) != 2 {
 		t.Errorf("backlinks by path = %q", got)
 	}
-	if got := backlinkFiles(t, s, map[string]any{"note_name": ""}); len(got) != 0 {
-		t.Errorf("empty name: %q", got)
-	}
+	wantContains(t, "get_backlinks without a name", s.fail(t, "get_backlinks", map[string]any{"note_name": ""}), "give note_name")
 	msg := s.fail(t, "get_backlinks", map[string]any{"path": "../outside.md"})
 	wantContains(t, "error", msg, "outside")
 
@@ -83,7 +81,7 @@ func TestLinksAndTags(t *testing.T) {
 	links := s.ok(t, "find_links", map[string]any{"path": "Daily Notes/2025-01-15.md", "direction": "outlinks"})
 	wantContains(t, "find_links", links, `"success":true`, `"total":2`, `{"name":"Project Ideas","path":"Project Ideas.md"}`, `{"name":"Meeting Notes","path":null}`)
 	both := s.ok(t, "find_links", map[string]any{"path": "Project Ideas.md", "limit": 1})
-	wantContains(t, "find_links both", both, `"backlinks":{"results":["Daily Notes/2025-01-15.md"],"total":2}`)
+	wantContains(t, "find_links both", both, `"backlinks":{"results":["Daily Notes/2025-01-15.md"],"total":2,"next_offset":1,`)
 	miss := s.fail(t, "find_links", map[string]any{"path": "Nope.md"})
 	wantContains(t, "find_links error", miss, "not found")
 

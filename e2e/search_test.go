@@ -38,7 +38,7 @@ func TestSearchTools(t *testing.T) {
 		{"search_files", map[string]any{"pattern": "*.md"},
 			"Daily Notes/2025-01-01.md\nDaily Notes/2025-01-02.md\nProjects/Alpha.md\nWelcome.md"},
 		{"search_files", map[string]any{"pattern": "Daily Notes/2025-*", "limit": 1},
-			"Daily Notes/2025-01-01.md\n[... 1 more not shown (2 files match); narrow the pattern or the path, or raise limit ...]"},
+			"Daily Notes/2025-01-01.md\n[showing 1–1 of 2 files; call again with offset=1 for the next page]"},
 		{"search_files", map[string]any{"pattern": "*.{png,jpg}", "path": "Projects"}, "Projects/diagram.png"},
 		{"grep", map[string]any{"query": "todo"},
 			"Daily Notes/2025-01-01.md:2: - todo: plan the year\nProjects/Alpha.md:2: status: todo\nWelcome.md:2: TODO: tidy the inbox"},
@@ -133,7 +133,7 @@ func TestSearchEmptyVault(t *testing.T) {
 	if got := s.ok(t, "grep", map[string]any{"query": "x"}); got != `No matches for "x" (0 files searched)` {
 		t.Errorf("grep = %q", got)
 	}
-	if got := s.ok(t, "search_files", map[string]any{"pattern": "*"}); got != `No files match "*"` {
+	if got := s.ok(t, "search_files", map[string]any{"pattern": "*"}); got != `No files match "*". To search inside files use grep.` {
 		t.Errorf("search_files = %q", got)
 	}
 	wantContains(t, "get_vault_info", s.ok(t, "get_vault_info", nil), "Total files: 0", "Top-level folders: none")

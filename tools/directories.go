@@ -7,65 +7,91 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"vaultmcp/vault"
 )
 
 const (
 	// defaultListDepth is how deep a recursive listing goes when the
 	// client gives no max_depth.
 	defaultListDepth = 10
-	// maxListEntries caps a listing so a huge vault cannot flood the
-	// client's context.
-	maxListEntries = 2000
+	// defaultListEntries is list_directory's page size.
+	defaultListEntries = 1000
 )
 
-type listArgs struct {
+// ListArgs are list_directory's arguments.
+type ListArgs struct {
 	Path      string `json:"path"`
 	Recursive bool   `json:"recursive"`
 	MaxDepth  *int   `json:"max_depth"`
+	Paging
+}
+
+// ListResult is one page of a folder's listing.
+type ListResult struct {
+	Entries []vault.Entry // the page, in listing order
+	Total   int           // entries over all pages
+	PageInfo
+	page span
 }
 
 // ListDirectory is list_directory: a folder's content with [file] and
 // [directory] markers.
 func ListDirectory(d Deps) server.ServerTool {
-	tool := mcp.NewTool("list_directory",
-		mcp.WithDescription("List the files and folders in a vault folder, one per line, marked [directory] or [file], sorted by name. "+
-			"Paths are shown relative to the vault root, ready to pass to other tools. Use \"\" or \"/\" for the vault root. "+
-			"Hidden folders (.git, .claude) and Obsidian's .obsidian and .trash are left out."),
+	opts := []mcp.ToolOption{
+		mcp.WithDescription("List a folder: one [directory] or [file] path per line, sorted by name. " +
+			"Hidden folders and dotfiles (.obsidian, .trash) are left out."),
 		mcp.WithString("path", mcp.Required(), mcp.Description("Folder path relative to the vault root (\"\" for the root)")),
 		mcp.WithBoolean("recursive", mcp.Description("Also list the content of sub-folders"), mcp.DefaultBool(false)),
-		mcp.WithInteger("max_depth", mcp.Description("With recursive: how many levels deep to go (1 = direct children only)"),
+		mcp.WithInteger("max_depth", mcp.Description("With recursive: how many levels deep (1 = direct children only)"),
 			mcp.Min(1), mcp.Max(50), mcp.DefaultNumber(defaultListDepth)),
-		annotate("List directory", true, false, true),
-	)
-	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a listArgs) (*mcp.CallToolResult, error) {
-		depth := 1
-		if a.Recursive {
-			depth = defaultListDepth
-			if a.MaxDepth != nil {
-				depth = *a.MaxDepth
-			}
-		}
-		entries, err := d.Vault.List(a.Path, depth)
+	}
+	opts = append(opts, pagingOptions("entries", defaultListEntries)...)
+	opts = append(opts, annotate("List directory", true, false, true))
+	tool := mcp.NewTool("list_directory", opts...)
+	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a ListArgs) (*mcp.CallToolResult, error) {
+		res, err := ListDir(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
-		if len(entries) == 0 {
+		if res.page.Total == 0 {
 			return textResult(fmt.Sprintf("%s is empty", displayFolder(a.Path))), nil
 		}
 		var b strings.Builder
-		for i, e := range entries {
-			if i == maxListEntries {
-				fmt.Fprintf(&b, "... %d more entries not shown; list a sub-folder or use a smaller max_depth\n", len(entries)-i)
-				break
+		for i, e := range res.Entries {
+			if i > 0 {
+				b.WriteByte('\n')
 			}
-			if e.IsDir {
-				fmt.Fprintf(&b, "[directory] %s/\n", e.Rel)
-			} else {
-				fmt.Fprintf(&b, "[file] %s\n", e.Rel)
-			}
+			b.WriteString(entryLine(e))
 		}
-		return textResult(strings.TrimSuffix(b.String(), "\n")), nil
+		return textResult(res.page.withNotice(b.String())), nil
 	})}
+}
+
+// ListDir is list_directory's work.
+func ListDir(ctx context.Context, d Deps, a ListArgs) (*ListResult, error) {
+	depth := 1
+	if a.Recursive {
+		depth = defaultListDepth
+		if a.MaxDepth != nil {
+			depth = *a.MaxDepth
+		}
+	}
+	entries, err := d.Vault.List(a.Path, depth)
+	if err != nil {
+		return nil, err
+	}
+	s := paginate(a.Paging, len(entries), defaultListEntries, "entries")
+	page := window(entries, s)
+	s = s.fit(a.Paging, d.pageBytes(), func(i int) int { return len(entryLine(page[i])) + 1 })
+	return &ListResult{Entries: window(entries, s), Total: len(entries), PageInfo: s.info(), page: s}, nil
+}
+
+func entryLine(e vault.Entry) string {
+	if e.IsDir {
+		return "[directory] " + e.Rel + "/"
+	}
+	return "[file] " + e.Rel
 }
 
 // CreateDirectory is create_directory.

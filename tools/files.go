@@ -1,8 +1,8 @@
 package tools
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"mime"
 	"net/http"
@@ -20,60 +20,105 @@ type pathArgs struct {
 	Path string `json:"path"`
 }
 
-// ReadFile is read_file: one file's text.
+// ReadArgs are read_file's arguments.
+type ReadArgs struct {
+	Path string `json:"path"`
+	LineRange
+}
+
+// ReadFile is read_file: one file's text, a page of lines at a time.
 func ReadFile(d Deps) server.ServerTool {
 	tool := mcp.NewTool("read_file",
-		mcp.WithDescription("Read a file's content as text. Paths are relative to the vault root, e.g. \"notes/daily.md\". "+
-			"Binary files (images, PDFs) are described instead of dumped; very large files are cut with a notice (use grep to find the part you need)."),
+		mcp.WithDescription("Read a file's text (path relative to the vault root, e.g. \"notes/daily.md\"). "+
+			"A long file comes a page at a time, with a notice giving the offset to read on; offset and limit count lines. Binary files are described."),
 		mcp.WithString("path", mcp.Required(), mcp.Description("File path relative to the vault root")),
+		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Lines to skip (the offset a notice gives)")),
+		mcp.WithInteger("limit", mcp.Min(1), mcp.Description("Most lines to return (default: as many as fit in a page)")),
 		annotate("Read file", true, false, true),
 	)
-	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a pathArgs) (*mcp.CallToolResult, error) {
-		f, err := d.Vault.ReadFile(a.Path, d.maxRead())
+	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a ReadArgs) (*mcp.CallToolResult, error) {
+		f, info, err := d.Vault.OpenFile(a.Path)
 		if err != nil {
 			return nil, err
 		}
-		data := f.Data
-		if f.Truncated {
-			data = trimPartialRune(data)
+		defer f.Close()
+		pg, err := readLines(f, info.Size, a.LineRange, d.readBytes())
+		if errors.Is(err, errPastEnd) {
+			return nil, invalid(fmt.Sprintf("offset=%d is past the end of %s, which has %s", a.Offset, a.Path, plural(pg.TotalLines, "line")))
 		}
-		if isBinary(data) {
-			return textResult(fmt.Sprintf("Binary file: %s (%s, %s). read_file returns text only.",
-				a.Path, contentType(f.Path.Rel, data), humanBytes(f.Size))), nil
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", a.Path, err)
 		}
-		text := string(data)
-		if f.Truncated {
-			text += fmt.Sprintf("\n\n[... truncated: showing the first %s of %s; use grep to find the part you need ...]",
-				humanBytes(int64(len(data))), humanBytes(f.Size))
-		}
-		return textResult(text), nil
+		return textResult(renderPage(info.Path.Rel, pg)), nil
 	})}
 }
 
-type writeArgs struct {
+// renderPage is read_file's text for one page.
+func renderPage(rel string, pg linePage) string {
+	if pg.Binary {
+		return fmt.Sprintf("Binary file: %s (%s, %s). read_file returns text only.", rel, contentType(rel, pg.Head), humanBytes(pg.Size))
+	}
+	text := string(pg.Text)
+	if n := pg.notice(); n != "" {
+		// One blank line between the content and the notice.
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		text += "\n" + n
+	}
+	return text
+}
+
+// WriteArgs are write_file's arguments.
+type WriteArgs struct {
 	Path    string `json:"path"`
 	Content string `json:"content"`
+	Mode    string `json:"mode"`
 }
 
-// WriteFile is write_file: create or overwrite a file, committed.
+// writeModes maps write_file's mode argument onto the vault's.
+var writeModes = map[string]vault.WriteMode{"": vault.Overwrite, "overwrite": vault.Overwrite, "create": vault.CreateOnly, "append": vault.Append}
+
+// WriteFile is write_file: create, replace or append to a file, committed.
 func WriteFile(d Deps) server.ServerTool {
 	tool := mcp.NewTool("write_file",
-		mcp.WithDescription("Create a file or replace its whole content. Missing parent folders are created. "+
-			"The change is committed to the vault's git history and pushed. To change part of a note, prefer edit_file."),
+		mcp.WithDescription("Create or replace a file (mode overwrite); mode create never replaces, append adds on a new line at the end. "+
+			"Missing folders are created; the change is committed and pushed. To change part of a note, prefer edit_file."),
 		mcp.WithString("path", mcp.Required(), mcp.Description("File path relative to the vault root, e.g. \"notes/daily.md\"")),
-		mcp.WithString("content", mcp.Required(), mcp.Description("The complete new content of the file (UTF-8 text)")),
-		annotate("Write file", false, true, true),
+		mcp.WithString("content", mcp.Required(), mcp.Description("The new content (UTF-8 text): the whole file, or what to append")),
+		mcp.WithString("mode", mcp.Enum("overwrite", "create", "append"), mcp.DefaultString("overwrite"), mcp.Description("What to do with an existing file")),
+		annotate("Write file", false, true, false),
 	)
-	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a writeArgs) (*mcp.CallToolResult, error) {
-		if err := checkText("content", a.Content); err != nil {
-			return nil, err
-		}
-		w, err := d.Vault.WriteFile(ctx, a.Path, []byte(a.Content))
+	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a WriteArgs) (*mcp.CallToolResult, error) {
+		w, err := Write(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
-		return textResult(fmt.Sprintf("Wrote %s (%d bytes%s)", w.Path.Rel, w.Bytes, commitNote(w.Commit))), nil
+		var msg string
+		switch {
+		case w.Unchanged:
+			msg = fmt.Sprintf("No change: %s already holds this content; nothing committed", w.Path.Rel)
+		case w.Created:
+			msg = fmt.Sprintf("Created %s (%s%s)", w.Path.Rel, plural(w.Bytes, "byte"), commitNote(w.Commit))
+		case a.Mode == "append":
+			msg = fmt.Sprintf("Appended to %s (was %s, now %s%s)", w.Path.Rel, plural(w.PrevBytes, "byte"), plural(w.Bytes, "byte"), commitNote(w.Commit))
+		default:
+			msg = fmt.Sprintf("Replaced %s (was %s, now %s%s)", w.Path.Rel, plural(w.PrevBytes, "byte"), plural(w.Bytes, "byte"), commitNote(w.Commit))
+		}
+		return textResult(msg), nil
 	})}
+}
+
+// Write is write_file's work.
+func Write(ctx context.Context, d Deps, a WriteArgs) (vault.Written, error) {
+	mode, ok := writeModes[a.Mode]
+	if !ok {
+		return vault.Written{}, invalid(fmt.Sprintf("mode %q is not one of overwrite, create, append", a.Mode))
+	}
+	if err := checkText("content", a.Content); err != nil {
+		return vault.Written{}, err
+	}
+	return d.Vault.WriteFileMode(ctx, a.Path, []byte(a.Content), mode)
 }
 
 type editArgs struct {
@@ -99,6 +144,9 @@ func EditFile(d Deps) server.ServerTool {
 		w, err := d.Vault.EditFile(ctx, a.Path, a.OldText, a.NewText)
 		if err != nil {
 			return nil, err
+		}
+		if w.Unchanged {
+			return textResult(fmt.Sprintf("No change: new_text is the same as old_text, so %s stays as it is; nothing committed", w.Path.Rel)), nil
 		}
 		return textResult(fmt.Sprintf("Edited %s (%d bytes%s)", w.Path.Rel, w.Bytes, commitNote(w.Commit))), nil
 	})}
@@ -143,9 +191,8 @@ type renameArgs struct {
 // the links that pointed to it.
 func RenameFile(d Deps) server.ServerTool {
 	tool := mcp.NewTool("rename_file",
-		mcp.WithDescription("Move or rename a file. Missing folders of the new path are created; an existing file at new_path is never overwritten. "+
-			"With update_links (default true), every note linking to the file has its links rewritten to the new name, keeping aliases, headings, "+
-			"block ids and link style; the move and the link updates are one commit."),
+		mcp.WithDescription("Move or rename a file, never overwriting one; missing folders are created. With update_links (default true), "+
+			"links to it in other notes are rewritten, keeping aliases, headings, block ids and style, in the same commit."),
 		mcp.WithString("old_path", mcp.Required(), mcp.Description("Current file path relative to the vault root")),
 		mcp.WithString("new_path", mcp.Required(), mcp.Description("New file path relative to the vault root")),
 		mcp.WithBoolean("update_links", mcp.DefaultBool(true), mcp.Description("Rewrite links in other notes to follow the file")),
@@ -200,16 +247,6 @@ func checkText(field, s string) error {
 		return fmt.Errorf("%s contains U+FFFD (the replacement character), which means it was not valid UTF-8 when sent; send the text as valid UTF-8", field)
 	}
 	return nil
-}
-
-// isBinary reports whether data looks like something other than text: a
-// NUL byte near the start, or bytes that are not UTF-8.
-func isBinary(data []byte) bool {
-	head := data
-	if len(head) > 8000 {
-		head = head[:8000]
-	}
-	return bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(data)
 }
 
 // trimPartialRune drops an incomplete UTF-8 sequence that a byte limit cut

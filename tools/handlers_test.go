@@ -40,7 +40,7 @@ func newHarness(t *testing.T, maxRead int64) *harness {
 		t.Fatal(err)
 	}
 	d := tools.Deps{Vault: v, MaxReadBytes: maxRead, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	s, err := mcpserver.New(d, "test")
+	s, err := mcpserver.New(d, "test", mcpserver.WithOutputValidation())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestToolsListed(t *testing.T) {
 func TestFileTools(t *testing.T) {
 	h := newHarness(t, 0)
 
-	if got := h.ok("write_file", `{"path":"notes/daily.md","content":"# Daily\n- one\n"}`); !strings.HasPrefix(got, "Wrote notes/daily.md (14 bytes") {
+	if got := h.ok("write_file", `{"path":"notes/daily.md","content":"# Daily\n- one\n"}`); got != "Created notes/daily.md (14 bytes)" {
 		t.Errorf("write_file = %q", got)
 	}
 	if got := h.read("notes/daily.md"); got != "# Daily\n- one\n" {
@@ -319,7 +319,7 @@ func TestReadFileNotices(t *testing.T) {
 	// The cut falls inside "é": the partial rune is dropped, not shown as
 	// U+FFFD, and the file is not called binary.
 	got = h.ok("read_file", `{"path":"long.md"}`)
-	want := strings.Repeat("x", 63) + "\n\n[... truncated: showing the first 63 bytes of 164 bytes; use grep to find the part you need ...]"
+	want := strings.Repeat("x", 63) + "\n\n[... truncated: line 1 alone is longer than a page; showing its first 63 bytes. Use grep to find the part you need; offset=1 reads on after it ...]"
 	if got != want {
 		t.Errorf("truncated read:\n%q\nwant\n%q", got, want)
 	}
@@ -382,7 +382,7 @@ func TestArgumentValidation(t *testing.T) {
 		{"read_file", `{}`, []string{`missing required argument "path"`}},
 		{"write_file", `{"path":"x.md"}`, []string{`missing required argument "content"`}},
 		{"rename_file", `{}`, []string{`"old_path"`, `"new_path"`}},
-		{"read_file", `{"path":"a.md","file":"b.md"}`, []string{`unknown argument "file"`, "read_file takes: path"}},
+		{"read_file", `{"path":"a.md","file":"b.md"}`, []string{`unknown argument "file"`, "read_file takes: limit, offset, path"}},
 		{"read_file", `{"path":42}`, []string{`argument "path"`, "string"}},
 		{"write_file", `{"path":"x.md","content":null}`, []string{`argument "content"`}},
 		{"list_directory", `{"path":"","recursive":"yes"}`, []string{`argument "recursive"`, "boolean"}},

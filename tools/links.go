@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"path/filepath"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -11,254 +12,363 @@ import (
 	"vaultmcp/vault/index"
 )
 
-// defaultPageSize is the page size of paginated lists.
-const defaultPageSize = 50
+// Default page sizes of the link tools. Each answer also stops before it
+// outgrows DefaultPageBytes.
+const (
+	defaultBacklinks = 100
+	defaultBroken    = 100
+	// defaultPageSize is find_links' page, per direction.
+	defaultPageSize = 50
+)
 
-type backlinksArgs struct {
+// BacklinksArgs are get_backlinks' arguments: note_name or path.
+type BacklinksArgs struct {
 	NoteName string `json:"note_name"`
 	Path     string `json:"path"`
+	Paging
 }
 
-// backlinksResult is seed 000's output shape.
-type backlinksResult struct {
-	Note          string         `json:"note" jsonschema:"The target note name or path that was queried"`
-	BacklinkCount int            `json:"backlink_count" jsonschema:"Number of notes linking to this note"`
-	Backlinks     []backlinkItem `json:"backlinks"`
+// BacklinksResult is get_backlinks' answer: the seed's note,
+// backlink_count and backlinks, plus what the name resolved to and the
+// page.
+type BacklinksResult struct {
+	Note          string         `json:"note"`
+	BacklinkCount int            `json:"backlink_count" jsonschema:"Notes linking to it, over all pages"`
+	Backlinks     []BacklinkItem `json:"backlinks"`
+	Path          string         `json:"path,omitempty" jsonschema:"The file meant; absent when no file has the name"`
+	SameName      []string       `json:"same_name,omitempty" jsonschema:"Other files of that name"`
+	PageInfo
 }
 
-type backlinkItem struct {
-	File         string   `json:"file" jsonschema:"Relative path from vault root"`
-	AbsolutePath string   `json:"absolute_path" jsonschema:"Full filesystem path"`
-	Links        []string `json:"links" jsonschema:"All links found in this note, as written"`
+// BacklinkItem is one note linking to the queried one.
+type BacklinkItem struct {
+	File         string   `json:"file"`
+	AbsolutePath string   `json:"absolute_path"`
+	Links        []string `json:"links" jsonschema:"Its links to the note, as written"`
+	Lines        []int    `json:"lines" jsonschema:"Their line numbers"`
 }
 
-// GetBacklinks is get_backlinks (seed 000, with seed 003's path input).
+// backlinksText is BacklinksResult as the text shows it: without the
+// server's absolute paths, which only cost the reader tokens.
+type backlinksText struct {
+	Note          string         `json:"note"`
+	BacklinkCount int            `json:"backlink_count"`
+	Backlinks     []backlinkText `json:"backlinks"`
+	Path          string         `json:"path,omitempty"`
+	SameName      []string       `json:"same_name,omitempty"`
+	PageInfo
+}
+
+type backlinkText struct {
+	File  string   `json:"file"`
+	Links []string `json:"links"`
+	Lines []int    `json:"lines"`
+}
+
+// GetBacklinks is get_backlinks: the notes linking to one note, by name or
+// by path.
 func GetBacklinks(d Deps) server.ServerTool {
-	tool := mcp.NewTool("get_backlinks",
-		mcp.WithDescription("Find every note that links to a note — by [[wikilink]], embed or Markdown link — resolved the way Obsidian resolves links "+
-			"(case-insensitive; with or without folders, .md, headings, block ids and aliases). Give note_name (the name without .md, e.g. \"Project Ideas\") "+
-			"or path (e.g. \"Work/Project Ideas.md\"). A note that does not exist yet still shows the notes linking to it. "+
-			"Each result lists all links found in the linking note, as written. Answered from a live index in milliseconds."),
-		mcp.WithString("note_name", mcp.Description("Name of the target note without the .md extension, e.g. \"Project Ideas\"")),
-		mcp.WithString("path", mcp.Description("Path of the target file relative to the vault root, instead of note_name")),
-		mcp.WithOutputSchema[backlinksResult](),
-		annotate("Get backlinks", true, false, true),
-	)
-	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a backlinksArgs) (*mcp.CallToolResult, error) {
-		var (
-			note string
-			bl   []index.Backlink
-			err  error
-		)
-		switch {
-		case a.Path != "":
-			note = a.Path
-			p, perr := d.Vault.ResolveFile(a.Path)
-			if perr != nil {
-				return nil, perr
-			}
-			ok, herr := d.Index.HasFile(ctx, p.Rel)
-			if herr != nil {
-				return nil, herr
-			}
-			if !ok {
-				return nil, &vault.Error{Kind: vault.ErrNotFound, Path: a.Path, Msg: "File not found: " + a.Path}
-			}
-			bl, err = d.Index.Backlinks(ctx, p.Rel)
-		case a.NoteName != "":
-			note = a.NoteName
-			bl, err = d.Index.BacklinksByName(ctx, a.NoteName)
-		default:
-			// Seed 000: an empty name has no backlinks.
-			return jsonResult(backlinksResult{Backlinks: []backlinkItem{}})
-		}
+	opts := []mcp.ToolOption{
+		mcp.WithDescription("Notes linking to a note (wikilinks, embeds, Markdown links), resolved as Obsidian does. " +
+			"Give note_name or path. Each result has its links to the note and their lines. " +
+			"A name several files share resolves as [[name]] would from the vault root: path is the file picked, same_name the others."),
+		mcp.WithString("note_name", mcp.Description("Note name without .md, e.g. \"Project Ideas\"")),
+		mcp.WithString("path", mcp.Description("File path, e.g. \"Work/Project Ideas.md\", instead of note_name")),
+	}
+	opts = append(opts, pagingOptions("notes", defaultBacklinks)...)
+	opts = append(opts, mcp.WithOutputSchema[BacklinksResult](), annotate("Get backlinks", true, false, true))
+	tool := mcp.NewTool("get_backlinks", opts...)
+	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a BacklinksArgs) (*mcp.CallToolResult, error) {
+		res, err := Backlinks(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
-		res := backlinksResult{Note: note, BacklinkCount: len(bl), Backlinks: make([]backlinkItem, len(bl))}
-		for i, b := range bl {
-			res.Backlinks[i] = backlinkItem{
-				File:         b.Source,
-				AbsolutePath: filepath.Join(d.Vault.Root(), filepath.FromSlash(b.Source)),
-				Links:        b.Links,
-			}
+		text := backlinksText{Note: res.Note, BacklinkCount: res.BacklinkCount, Backlinks: make([]backlinkText, len(res.Backlinks)),
+			Path: res.Path, SameName: res.SameName, PageInfo: res.PageInfo}
+		for i, b := range res.Backlinks {
+			text.Backlinks[i] = backlinkText{File: b.File, Links: b.Links, Lines: b.Lines}
 		}
-		return jsonResult(res)
+		raw, err := encodeJSON(text)
+		if err != nil {
+			return nil, err
+		}
+		return structuredResult(res, string(raw))
 	})}
 }
 
-type brokenArgs struct {
-	Limit  *int `json:"limit"`
-	Offset int  `json:"offset"`
+// Backlinks is get_backlinks' work.
+func Backlinks(ctx context.Context, d Deps, a BacklinksArgs) (*BacklinksResult, error) {
+	name := strings.TrimSpace(a.NoteName)
+	if a.Path != "" && name != "" {
+		return nil, invalid("give note_name or path, not both")
+	}
+	res := &BacklinksResult{Backlinks: []BacklinkItem{}}
+	offset, limit := a.bounds(defaultBacklinks)
+	var (
+		page []index.LinkingNote
+		err  error
+	)
+	switch {
+	case a.Path != "":
+		res.Note = a.Path
+		p, err := d.Vault.ResolveFile(a.Path)
+		if err != nil {
+			return nil, err
+		}
+		ok, err := d.Index.HasFile(ctx, p.Rel)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, &vault.Error{Kind: vault.ErrNotFound, Path: a.Path, Msg: "File not found: " + a.Path}
+		}
+		res.Path = p.Rel
+	case name != "":
+		res.Note = a.NoteName
+		rel, others, ok, err := d.Index.Named(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		res.Path, res.SameName = rel, others
+		if !ok {
+			res.BacklinkCount, page, err = d.Index.LinkersOfName(ctx, name, offset, limit)
+			if err != nil {
+				return nil, err
+			}
+			if res.BacklinkCount == 0 {
+				res.Notice = "no file is named " + quote(name) + " and no note links to that name" + didYouMean(d.suggest(name))
+				return res, nil
+			}
+		}
+	default:
+		return nil, invalid(`give note_name (e.g. "Project Ideas") or path (e.g. "Work/Project Ideas.md")`)
+	}
+	if res.Path != "" {
+		if res.BacklinkCount, page, err = d.Index.Linkers(ctx, res.Path, offset, limit); err != nil {
+			return nil, err
+		}
+	}
+	root := d.Vault.Root()
+	s := paginate(a.Paging, res.BacklinkCount, defaultBacklinks, "notes").fit(a.Paging, d.pageBytes(), func(i int) int {
+		n := 2*len(page[i].Source) + len(root) + 60
+		for _, l := range page[i].Links {
+			n += len(l) + 3
+		}
+		return n + 6*len(page[i].Lines)
+	})
+	for _, ln := range keep(page, s) {
+		res.Backlinks = append(res.Backlinks, BacklinkItem{
+			File:         ln.Source,
+			AbsolutePath: filepath.Join(root, filepath.FromSlash(ln.Source)),
+			Links:        ln.Links,
+			Lines:        ln.Lines,
+		})
+	}
+	res.PageInfo = s.info()
+	if res.Path == "" && res.Notice == "" {
+		res.Notice = "no file is named " + quote(name) + "; these notes link to that name"
+	}
+	return res, nil
 }
 
-// brokenResult is seed 000's output shape.
-type brokenResult struct {
-	FilesWithBrokenLinks int          `json:"files_with_broken_links" jsonschema:"Number of notes containing broken links"`
-	BrokenLinks          []brokenItem `json:"broken_links"`
+// BrokenArgs are get_broken_links' arguments.
+type BrokenArgs struct {
+	Paging
 }
 
-type brokenItem struct {
-	File        string   `json:"file" jsonschema:"Relative path from vault root"`
-	BrokenLinks []string `json:"broken_links" jsonschema:"Broken link targets, as written"`
+// BrokenResult is get_broken_links' answer: the seed's shape plus the page.
+type BrokenResult struct {
+	FilesWithBrokenLinks int          `json:"files_with_broken_links" jsonschema:"Notes with broken links, over all pages"`
+	BrokenLinks          []BrokenItem `json:"broken_links"`
+	PageInfo
 }
 
-// GetBrokenLinks is get_broken_links (seed 000).
+// BrokenItem is one note's broken links.
+type BrokenItem struct {
+	File        string   `json:"file"`
+	BrokenLinks []string `json:"broken_links" jsonschema:"Targets as written"`
+}
+
+// GetBrokenLinks is get_broken_links.
 func GetBrokenLinks(d Deps) server.ServerTool {
-	tool := mcp.NewTool("get_broken_links",
-		mcp.WithDescription("Find links that point to notes or attachments that do not exist, grouped by note and sorted by path. "+
-			"A link to an existing attachment, or to a heading or block of an existing note, is not broken; links inside code, comments and math are not links. "+
-			"files_with_broken_links counts all such notes; limit and offset page through them."),
-		mcp.WithInteger("limit", mcp.Description("At most this many notes (default: all)"), mcp.Min(1)),
-		mcp.WithInteger("offset", mcp.Description("Skip this many notes first"), mcp.Min(0), mcp.DefaultNumber(0)),
-		mcp.WithOutputSchema[brokenResult](),
-		annotate("Get broken links", true, false, true),
-	)
-	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a brokenArgs) (*mcp.CallToolResult, error) {
-		broken, err := d.Index.Broken(ctx)
+	opts := []mcp.ToolOption{
+		mcp.WithDescription("Links to notes or attachments that do not exist, by note, sorted by path. " +
+			"Links in code, comments and math are not links."),
+	}
+	opts = append(opts, pagingOptions("notes", defaultBroken)...)
+	opts = append(opts, mcp.WithOutputSchema[BrokenResult](), annotate("Get broken links", true, false, true))
+	tool := mcp.NewTool("get_broken_links", opts...)
+	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a BrokenArgs) (*mcp.CallToolResult, error) {
+		res, err := BrokenLinks(ctx, d, a)
 		if err != nil {
 			return nil, err
-		}
-		res := brokenResult{FilesWithBrokenLinks: len(broken), BrokenLinks: []brokenItem{}}
-		for _, b := range page(broken, a.Offset, a.Limit) {
-			res.BrokenLinks = append(res.BrokenLinks, brokenItem{File: b.Source, BrokenLinks: b.Targets})
 		}
 		return jsonResult(res)
 	})}
 }
 
-// page cuts one page out of items; a nil limit means all.
-func page[T any](items []T, offset int, limit *int) []T {
-	if offset >= len(items) {
-		return nil
+// BrokenLinks is get_broken_links' work.
+func BrokenLinks(ctx context.Context, d Deps, a BrokenArgs) (*BrokenResult, error) {
+	broken, err := d.Index.Broken(ctx)
+	if err != nil {
+		return nil, err
 	}
-	items = items[offset:]
-	if limit != nil && *limit < len(items) {
-		items = items[:*limit]
+	s := paginate(a.Paging, len(broken), defaultBroken, "notes with broken links")
+	page := window(broken, s)
+	s = s.fit(a.Paging, d.pageBytes(), func(i int) int {
+		n := len(page[i].Source) + 40
+		for _, t := range page[i].Targets {
+			n += len(t) + 3
+		}
+		return n
+	})
+	res := &BrokenResult{FilesWithBrokenLinks: len(broken), BrokenLinks: make([]BrokenItem, 0, s.End-s.Start), PageInfo: s.info()}
+	for _, b := range window(broken, s) {
+		res.BrokenLinks = append(res.BrokenLinks, BrokenItem{File: b.Source, BrokenLinks: b.Targets})
 	}
-	return items
+	return res, nil
 }
 
-type findLinksArgs struct {
+// FindLinksArgs are find_links' arguments.
+type FindLinksArgs struct {
 	Path      string `json:"path"`
 	Direction string `json:"direction"`
-	Limit     *int   `json:"limit"`
-	Offset    int    `json:"offset"`
+	Paging
 }
 
-type outlinkItem struct {
+// Outlink is one distinct target of a note's links.
+type Outlink struct {
 	Name string  `json:"name"`
 	Path *string `json:"path"`
 }
 
-type backlinkSection struct {
+// BacklinkSection is find_links' backlinks, one page.
+type BacklinkSection struct {
 	Results []string `json:"results"`
 	Total   int      `json:"total"`
+	PageInfo
 }
 
-type outlinkSection struct {
-	Results []outlinkItem `json:"results"`
-	Total   int           `json:"total"`
+// OutlinkSection is find_links' outlinks, one page.
+type OutlinkSection struct {
+	Results []Outlink `json:"results"`
+	Total   int       `json:"total"`
+	PageInfo
 }
 
-// findLinksResult covers seed 002's three shapes: results/total for one
-// direction, backlinks/outlinks sections for both.
-type findLinksResult struct {
+// FindLinksResult covers find_links' three shapes: results and total for
+// one direction, a backlinks and an outlinks section for both.
+type FindLinksResult struct {
 	Success   bool             `json:"success"`
 	Results   any              `json:"results,omitempty"`
 	Total     *int             `json:"total,omitempty"`
-	Backlinks *backlinkSection `json:"backlinks,omitempty"`
-	Outlinks  *outlinkSection  `json:"outlinks,omitempty"`
+	Backlinks *BacklinkSection `json:"backlinks,omitempty"`
+	Outlinks  *OutlinkSection  `json:"outlinks,omitempty"`
+	PageInfo
 }
 
 var findLinksOutputSchema = []byte(`{
   "type": "object",
   "properties": {
     "success": {"type": "boolean"},
-    "results": {"type": "array", "description": "direction=backlinks: paths of linking notes; direction=outlinks: {name, path} of link targets (path null when the link is broken)"},
-    "total": {"type": "integer", "description": "number of results over all pages"},
-    "backlinks": {"type": "object", "properties": {"results": {"type": "array", "items": {"type": "string"}}, "total": {"type": "integer"}}},
-    "outlinks": {"type": "object", "properties": {"results": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "path": {"type": ["string", "null"]}}}}, "total": {"type": "integer"}}}
+    "results": {"type": "array", "description": "backlinks: paths; outlinks: {name, path}"},
+    "total": {"type": "integer"},
+    "next_offset": {"type": "integer"},
+    "notice": {"type": "string"},
+    "backlinks": {"type": "object", "properties": {"results": {"type": "array", "items": {"type": "string"}}, "total": {"type": "integer"}, "next_offset": {"type": "integer"}, "notice": {"type": "string"}}},
+    "outlinks": {"type": "object", "properties": {"results": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "path": {"type": ["string", "null"]}}}}, "total": {"type": "integer"}, "next_offset": {"type": "integer"}, "notice": {"type": "string"}}}
   },
   "required": ["success"]
 }`)
 
-// FindLinks is find_links (seed 002): backlinks, outlinks or both of one
-// note, each direction paginated on its own.
+// FindLinks is find_links: backlinks, outlinks or both of one note, each
+// direction paged on its own.
 func FindLinks(d Deps) server.ServerTool {
-	tool := mcp.NewTool("find_links",
-		mcp.WithDescription("Links of one note: direction \"backlinks\" (notes linking to it), \"outlinks\" (what it links to; path is null for a broken link) "+
-			"or \"both\" (default; each section paginated on its own). Resolved the way Obsidian resolves links, from a live index."),
-		mcp.WithString("path", mcp.Required(), mcp.Description("Path of the note relative to the vault root (an absolute path inside the vault works too)")),
-		mcp.WithString("direction", mcp.Enum("backlinks", "outlinks", "both"), mcp.DefaultString("both"), mcp.Description("Which links to return")),
-		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(1000), mcp.DefaultNumber(defaultPageSize), mcp.Description("Results per direction")),
-		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Results to skip per direction")),
-		mcp.WithRawOutputSchema(findLinksOutputSchema),
-		annotate("Find links", true, false, true),
-	)
-	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a findLinksArgs) (*mcp.CallToolResult, error) {
-		fail := func(err error) (*mcp.CallToolResult, error) {
-			return nil, &toolError{msg: err.Error(), fields: map[string]any{"success": false}}
-		}
-		p, err := d.Vault.ResolveFile(a.Path)
+	opts := []mcp.ToolOption{
+		mcp.WithDescription("Links of one note: \"backlinks\" (notes linking to it), \"outlinks\" (what it links to; path null when broken) " +
+			"or \"both\" (each section paged on its own)."),
+		mcp.WithString("path", mcp.Required(), mcp.Description("Note path")),
+		mcp.WithString("direction", mcp.Enum("backlinks", "outlinks", "both"), mcp.DefaultString("both"), mcp.Description("Which links")),
+	}
+	opts = append(opts, pagingOptions("results per direction", defaultPageSize)...)
+	opts = append(opts, mcp.WithRawOutputSchema(findLinksOutputSchema), annotate("Find links", true, false, true))
+	tool := mcp.NewTool("find_links", opts...)
+	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a FindLinksArgs) (*mcp.CallToolResult, error) {
+		res, err := FindLinksOf(ctx, d, a)
 		if err != nil {
-			return fail(err)
+			return nil, &toolError{msg: err.Error(), fields: map[string]any{"success": false}, err: err}
 		}
-		ok, err := d.Index.HasFile(ctx, p.Rel)
-		if err != nil {
-			return fail(err)
-		}
-		if !ok {
-			return fail(&vault.Error{Kind: vault.ErrNotFound, Path: a.Path, Msg: "File not found: " + a.Path})
-		}
-		limit := defaultPageSize
-		if a.Limit != nil {
-			limit = *a.Limit
-		}
-		dir := a.Direction
-		if dir == "" {
-			dir = "both"
-		}
-		var back *backlinkSection
-		var out *outlinkSection
-		if dir == "backlinks" || dir == "both" {
-			bl, err := d.Index.Backlinks(ctx, p.Rel)
-			if err != nil {
-				return fail(err)
-			}
-			paths := make([]string, len(bl))
-			for i, b := range bl {
-				paths[i] = b.Source
-			}
-			back = &backlinkSection{Results: nonNil(page(paths, a.Offset, &limit)), Total: len(paths)}
-		}
-		if dir == "outlinks" || dir == "both" {
-			ol, _, err := d.Index.Outlinks(ctx, p.Rel)
-			if err != nil {
-				return fail(err)
-			}
-			items := make([]outlinkItem, len(ol))
-			for i, o := range ol {
-				items[i] = outlinkItem{Name: o.Name}
-				if o.Path != "" {
-					items[i].Path = &o.Path
-				}
-			}
-			out = &outlinkSection{Results: nonNil(page(items, a.Offset, &limit)), Total: len(items)}
-		}
-		switch dir {
-		case "backlinks":
-			return jsonResult(findLinksResult{Success: true, Results: back.Results, Total: &back.Total})
-		case "outlinks":
-			return jsonResult(findLinksResult{Success: true, Results: out.Results, Total: &out.Total})
-		}
-		return jsonResult(findLinksResult{Success: true, Backlinks: back, Outlinks: out})
+		return jsonResult(res)
 	})}
 }
 
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
+// FindLinksOf is find_links' work.
+func FindLinksOf(ctx context.Context, d Deps, a FindLinksArgs) (*FindLinksResult, error) {
+	p, err := d.Vault.ResolveFile(a.Path)
+	if err != nil {
+		return nil, err
 	}
-	return s
+	ok, err := d.Index.HasFile(ctx, p.Rel)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, &vault.Error{Kind: vault.ErrNotFound, Path: a.Path, Msg: "File not found: " + a.Path}
+	}
+	dir := a.Direction
+	if dir == "" {
+		dir = "both"
+	}
+	budget := d.pageBytes()
+	if dir == "both" {
+		budget /= 2
+	}
+	var back *BacklinkSection
+	var out *OutlinkSection
+	if dir == "backlinks" || dir == "both" {
+		offset, limit := a.bounds(defaultPageSize)
+		total, page, err := d.Index.Linkers(ctx, p.Rel, offset, limit)
+		if err != nil {
+			return nil, err
+		}
+		s := paginate(a.Paging, total, defaultPageSize, "backlinks").fit(a.Paging, budget, func(i int) int { return len(page[i].Source) + 3 })
+		back = &BacklinkSection{Results: make([]string, 0, s.End-s.Start), Total: total, PageInfo: s.info()}
+		for _, ln := range keep(page, s) {
+			back.Results = append(back.Results, ln.Source)
+		}
+	}
+	if dir == "outlinks" || dir == "both" {
+		ol, _, err := d.Index.Outlinks(ctx, p.Rel)
+		if err != nil {
+			return nil, err
+		}
+		s := paginate(a.Paging, len(ol), defaultPageSize, "outlinks")
+		page := window(ol, s)
+		s = s.fit(a.Paging, budget, func(i int) int { return len(page[i].Name) + len(page[i].Path) + 25 })
+		out = &OutlinkSection{Results: make([]Outlink, 0, s.End-s.Start), Total: len(ol), PageInfo: s.info()}
+		for _, o := range window(ol, s) {
+			item := Outlink{Name: o.Name}
+			if o.Path != "" {
+				item.Path = &o.Path
+			}
+			out.Results = append(out.Results, item)
+		}
+	}
+	switch dir {
+	case "backlinks":
+		return &FindLinksResult{Success: true, Results: back.Results, Total: &back.Total, PageInfo: back.PageInfo}, nil
+	case "outlinks":
+		return &FindLinksResult{Success: true, Results: out.Results, Total: &out.Total, PageInfo: out.PageInfo}, nil
+	}
+	return &FindLinksResult{Success: true, Backlinks: back, Outlinks: out}, nil
+}
+
+// invalid is a bad-argument error.
+func invalid(msg string) error {
+	return &vault.Error{Kind: vault.ErrInvalidInput, Msg: msg}
+}
+
+// quote wraps a client's text in double quotes for a message.
+func quote(s string) string {
+	return `"` + s + `"`
 }

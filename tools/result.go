@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,13 +40,17 @@ func handle[A any](d Deps, fn func(ctx context.Context, args A) (*mcp.CallToolRe
 }
 
 // toolError is an error result carrying extra JSON fields beside "error"
-// (e.g. available_count).
+// (e.g. available_count). err, when set, is the cause, so a not-found
+// cause still gets its suggestions.
 type toolError struct {
 	msg    string
 	fields map[string]any
+	err    error
 }
 
 func (e *toolError) Error() string { return e.msg }
+
+func (e *toolError) Unwrap() error { return e.err }
 
 // errorResult renders err as seed-style {"error": "..."} with isError set.
 // Unexpected errors are logged, and the vault's absolute root is scrubbed
@@ -64,6 +69,9 @@ func errorResult(d Deps, err error) *mcp.CallToolResult {
 		d.logger().Warn("tool failed", "err", err)
 	}
 	msg := err.Error()
+	if errors.As(err, &ve) && errors.Is(ve.Kind, vault.ErrNotFound) && ve.Path != "" {
+		msg += didYouMean(d.suggest(ve.Path))
+	}
 	if d.Vault != nil {
 		root := d.Vault.Root()
 		msg = strings.ReplaceAll(msg, root+"/", "")
@@ -83,13 +91,37 @@ func textResult(text string) *mcp.CallToolResult {
 }
 
 // jsonResult returns v both as structuredContent and as its JSON text, as
-// tools with an outputSchema must.
+// tools with an outputSchema must. Both come from one marshal: the
+// structured content is the encoded bytes, which the transport copies
+// as they are instead of encoding v a second time.
 func jsonResult(v any) (*mcp.CallToolResult, error) {
-	text, err := json.Marshal(v)
+	raw, err := encodeJSON(v)
 	if err != nil {
+		return nil, err
+	}
+	return mcp.NewToolResultStructured(json.RawMessage(raw), string(raw)), nil
+}
+
+// structuredResult returns v as structuredContent (encoded once, as in
+// jsonResult) beside a text written for a reader.
+func structuredResult(v any, text string) (*mcp.CallToolResult, error) {
+	raw, err := encodeJSON(v)
+	if err != nil {
+		return nil, err
+	}
+	return mcp.NewToolResultStructured(json.RawMessage(raw), text), nil
+}
+
+// encodeJSON encodes v without escaping <, > and &: the text is read by
+// a model, not embedded in HTML, and Markdown links hold all three.
+func encodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return nil, fmt.Errorf("encode result: %w", err)
 	}
-	return mcp.NewToolResultStructured(v, string(text)), nil
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // annotate sets all four behaviour hints on purpose: mcp-go's defaults

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -38,83 +39,120 @@ func (d Deps) search() *search.Engine {
 	return newSearch(d)
 }
 
-type searchFilesArgs struct {
-	Pattern         string `json:"pattern"`
-	Path            string `json:"path"`
-	CaseInsensitive bool   `json:"case_insensitive"`
-	Limit           int    `json:"limit"`
+// SearchFilesArgs are search_files' arguments.
+type SearchFilesArgs struct {
+	Pattern       string `json:"pattern"`
+	Path          string `json:"path"`
+	CaseSensitive bool   `json:"case_sensitive"`
+	Paging
 }
 
-// SearchFiles is search_files (seed 003): files by glob.
+// FilesResult is one page of matching paths.
+type FilesResult struct {
+	Paths []string
+	Total int // matching files over all pages
+	PageInfo
+	page span
+}
+
+// SearchFiles is search_files: files by glob.
 func SearchFiles(d Deps) server.ServerTool {
 	eng := d.search()
-	tool := mcp.NewTool("search_files",
-		mcp.WithDescription("Find files by glob pattern; returns matching paths relative to the vault root, one per line, sorted. "+
-			"Globs: * (any characters but /), ** (any folders), ?, [a-z], {md,canvas}. "+
-			"A pattern without \"/\" matches file names at any depth (\"*.md\" finds every note, like ripgrep -g); "+
-			"a pattern with \"/\" matches the path relative to `path` (\"Daily Notes/2025-*\", \"**/Projects/*.md\"); "+
-			"a leading \"/\" keeps a name pattern to `path` itself (\"/*.md\"). Only files are listed, not folders. "+
-			"To search inside files use grep; to filter by date or size use find_files."),
-		mcp.WithString("pattern", mcp.Required(), mcp.Description("Glob pattern, e.g. \"*.md\", \"Daily Notes/2025-*\", \"**/*.{png,jpg}\"")),
-		mcp.WithString("path", mcp.Description("Folder to search in, relative to the vault root (default: the whole vault)"), mcp.DefaultString("")),
-		mcp.WithBoolean("case_insensitive", mcp.Description("Ignore case when matching"), mcp.DefaultBool(false)),
-		mcp.WithInteger("limit", mcp.Description("At most this many paths (default 500)"),
-			mcp.Min(1), mcp.Max(search.MaxFileLimit), mcp.DefaultNumber(search.DefaultFileLimit)),
-		annotate("Search files", true, false, true),
-	)
-	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a searchFilesArgs) (*mcp.CallToolResult, error) {
-		res, err := eng.Glob(ctx, search.GlobQuery{Pattern: a.Pattern, Path: a.Path, CaseInsensitive: a.CaseInsensitive, Limit: a.Limit})
+	opts := []mcp.ToolOption{
+		mcp.WithDescription("Find files by glob (*, **, ?, [a-z], {md,canvas}); returns sorted paths. " +
+			"A pattern without \"/\" matches names at any depth (\"*.md\"); with \"/\" it matches paths below `path` (\"Daily/2025-*\"); " +
+			"a leading \"/\" keeps to `path` itself. Ignores case unless case_sensitive. Text inside files: grep; date or size: find_files."),
+		mcp.WithString("pattern", mcp.Required(), mcp.Description("Glob, e.g. \"*.md\", \"**/*.{png,jpg}\"")),
+		mcp.WithString("path", mcp.Description("Folder to search in (default: the whole vault)"), mcp.DefaultString("")),
+		mcp.WithBoolean("case_sensitive", mcp.Description("Match case exactly"), mcp.DefaultBool(false)),
+	}
+	opts = append(opts, pagingOptions("paths", search.DefaultFileLimit)...)
+	opts = append(opts, annotate("Search files", true, false, true))
+	tool := mcp.NewTool("search_files", opts...)
+	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a SearchFilesArgs) (*mcp.CallToolResult, error) {
+		res, err := Glob(ctx, eng, d, a)
 		if err != nil {
 			return nil, err
 		}
 		if res.Total == 0 {
-			return textResult(fmt.Sprintf("No files match %q%s", a.Pattern, inFolder(a.Path))), nil
+			return textResult(fmt.Sprintf("No files match %q%s. %s", a.Pattern, inFolder(a.Path), globHint(a.Pattern, a.CaseSensitive))), nil
 		}
-		var b strings.Builder
-		b.WriteString(strings.Join(res.Paths, "\n"))
-		if more := res.Total - len(res.Paths); more > 0 {
-			fmt.Fprintf(&b, "\n[... %s more not shown (%s files match); narrow the pattern or the path, or raise limit ...]",
-				count(more), count(res.Total))
-		}
-		return textResult(b.String()), nil
+		return textResult(res.page.withNotice(strings.Join(res.Paths, "\n"))), nil
 	})}
 }
 
-type grepArgs struct {
+// Glob is search_files' work, on eng.
+func Glob(ctx context.Context, eng *search.Engine, d Deps, a SearchFilesArgs) (*FilesResult, error) {
+	offset, limit := a.bounds(search.DefaultFileLimit)
+	res, err := eng.Glob(ctx, search.GlobQuery{Pattern: a.Pattern, Path: a.Path, CaseInsensitive: !a.CaseSensitive, Limit: offset + limit})
+	if err != nil {
+		return nil, err
+	}
+	s := paginate(a.Paging, res.Total, search.DefaultFileLimit, "files")
+	page := window(res.Paths, s)
+	s = s.fit(a.Paging, d.pageBytes(), func(i int) int { return len(page[i]) + 1 })
+	return &FilesResult{Paths: window(res.Paths, s), Total: res.Total, PageInfo: s.info(), page: s}, nil
+}
+
+// globHint says why a glob may have matched nothing.
+func globHint(pattern string, caseSensitive bool) string {
+	switch {
+	case caseSensitive:
+		return "Matching was case-sensitive; leave case_sensitive out to ignore case."
+	case !strings.ContainsAny(pattern, "*?[{"):
+		return fmt.Sprintf("Without wildcards a pattern matches whole names only: try \"*%s*\", or find_files with name=%q for part of a name.",
+			strings.Trim(pattern, "/"), path.Base(pattern))
+	case strings.Contains(strings.TrimPrefix(pattern, "/"), "/") && !strings.HasPrefix(pattern, "**/"):
+		return fmt.Sprintf("A pattern with \"/\" matches paths from the searched folder: try \"**/%s\" to match at any depth.", strings.TrimPrefix(pattern, "/"))
+	}
+	return "To search inside files use grep."
+}
+
+// GrepArgs are grep's arguments.
+type GrepArgs struct {
 	Query          string `json:"query"`
 	Path           string `json:"path"`
 	IsRegex        bool   `json:"is_regex"`
 	CaseSensitive  bool   `json:"case_sensitive"`
 	IncludePattern string `json:"include_pattern"`
 	ContextLines   int    `json:"context_lines"`
+	Output         string `json:"output"`
+	Paging
 }
 
-// Grep is grep (seed 003): lines by text or regular expression.
+// GrepResult is one page of grep's answer: lines, or files with counts.
+type GrepResult struct {
+	Lines  []search.Line      // output "lines": matches and context
+	Counts []search.FileCount // output "files" and "count"
+	// Total counts the matching lines in Files files, of Searched
+	// searched; the page's items are lines or files by output.
+	Total, Files, Searched int
+	PageInfo
+	page span
+}
+
+// Grep is grep: lines by text or regular expression.
 func Grep(d Deps) server.ServerTool {
 	eng := d.search()
-	tool := mcp.NewTool("grep",
-		mcp.WithDescription("Search the content of the vault's text files for a text or a regular expression; returns matching lines as "+
-			"`path:line: content`, in path order, at most 500 (the total is reported when there are more). "+
-			"Case-insensitive unless case_sensitive is true. With is_regex the query is an RE2 regular expression (Go syntax: no "+
-			"backreferences or lookaround), matched within single lines (^ and $ are line start and end). "+
-			"With context_lines, lines around each match are shown as `path-line- content`, and \"--\" separates groups. "+
-			"Very long lines are shortened around the match; binary files and Obsidian's .obsidian and .trash folders are skipped. "+
-			"To find files by name use search_files."),
-		mcp.WithString("query", mcp.Required(), mcp.Description("Text to find, or a regular expression with is_regex")),
-		mcp.WithString("path", mcp.Description("Folder or file to search, relative to the vault root (default: the whole vault)"), mcp.DefaultString("")),
-		mcp.WithBoolean("is_regex", mcp.Description("Treat query as a regular expression"), mcp.DefaultBool(false)),
-		mcp.WithBoolean("case_sensitive", mcp.Description("Match upper and lower case exactly"), mcp.DefaultBool(false)),
-		mcp.WithString("include_pattern", mcp.Description("Only search files matching this glob, ignoring case: \"*.md\" (file names at any depth), "+
-			"\"Projects/**\" (paths relative to path)")),
-		mcp.WithInteger("context_lines", mcp.Description("Lines of context to show before and after each match (0-5)"),
+	opts := []mcp.ToolOption{
+		mcp.WithDescription("Search file text for a string, or an RE2 regex with is_regex (^ and $ match at line ends). " +
+			"Returns `path:line: content` in path order; context lines read `path-line- content`, groups split by \"--\". " +
+			"Ignores case unless case_sensitive. To find files by name use search_files or find_files."),
+		mcp.WithString("query", mcp.Required(), mcp.Description("Text, or a regex with is_regex")),
+		mcp.WithString("path", mcp.Description("Folder or file to search (default: the whole vault)"), mcp.DefaultString("")),
+		mcp.WithBoolean("is_regex", mcp.Description("query is a regular expression"), mcp.DefaultBool(false)),
+		mcp.WithBoolean("case_sensitive", mcp.Description("Match case exactly"), mcp.DefaultBool(false)),
+		mcp.WithString("include_pattern", mcp.Description("Only files matching this glob: \"*.md\", \"Projects/**\"")),
+		mcp.WithInteger("context_lines", mcp.Description("Lines shown around each match"),
 			mcp.Min(0), mcp.Max(search.MaxContext), mcp.DefaultNumber(0)),
-		annotate("Grep", true, false, true),
-	)
-	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a grepArgs) (*mcp.CallToolResult, error) {
-		res, err := eng.Grep(ctx, search.GrepQuery{
-			Query: a.Query, Path: a.Path, Regex: a.IsRegex, CaseSensitive: a.CaseSensitive,
-			Include: a.IncludePattern, Context: a.ContextLines,
-		})
+		mcp.WithString("output", mcp.Enum("lines", "files", "count"), mcp.DefaultString("lines"),
+			mcp.Description("lines, or only the matching files, or files with their match counts")),
+	}
+	opts = append(opts, pagingOptions("matches (files for files/count)", search.DefaultGrepLimit)...)
+	opts = append(opts, annotate("Grep", true, false, true))
+	tool := mcp.NewTool("grep", opts...)
+	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a GrepArgs) (*mcp.CallToolResult, error) {
+		res, err := GrepVault(ctx, eng, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -126,77 +164,139 @@ func Grep(d Deps) server.ServerTool {
 			if i > 0 {
 				b.WriteByte('\n')
 			}
-			if l.Break {
-				b.WriteString("--\n")
-			}
-			sep := byte(':')
-			if !l.Match {
-				sep = '-'
-			}
-			b.WriteString(l.Path)
-			b.WriteByte(sep)
-			b.WriteString(strconv.Itoa(l.Num))
-			b.WriteByte(sep)
-			b.WriteByte(' ')
-			b.WriteString(l.Text)
+			b.WriteString(grepLine(l))
 		}
-		if res.Total > res.Shown {
-			fmt.Fprintf(&b, "\n[... showing %s of %s matching lines (in %s); narrow the search with path, include_pattern or a more specific query ...]",
-				count(res.Shown), count(res.Total), plural(res.Files, "file"))
+		for i, c := range res.Counts {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(c.Path)
+			if a.Output == "count" {
+				fmt.Fprintf(&b, ": %d", c.Lines)
+			}
 		}
-		return textResult(b.String()), nil
+		return textResult(res.page.withNotice(b.String())), nil
 	})}
 }
 
-type findArgs struct {
+// GrepVault is grep's work, on eng.
+func GrepVault(ctx context.Context, eng *search.Engine, d Deps, a GrepArgs) (*GrepResult, error) {
+	q := search.GrepQuery{
+		Query: a.Query, Path: a.Path, Regex: a.IsRegex, CaseSensitive: a.CaseSensitive,
+		Include: a.IncludePattern, Context: a.ContextLines,
+	}
+	files := a.Output == "files" || a.Output == "count"
+	if files {
+		q.FilesOnly = true
+	} else {
+		q.Offset, q.Limit = a.bounds(search.DefaultGrepLimit)
+	}
+	r, err := eng.Grep(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	res := &GrepResult{Total: r.Total, Files: r.Files, Searched: r.Searched}
+	if files {
+		s := paginate(a.Paging, len(r.Counts), search.DefaultGrepLimit, fmt.Sprintf("files (%s matching lines)", count(r.Total)))
+		page := window(r.Counts, s)
+		s = s.fit(a.Paging, d.pageBytes(), func(i int) int { return len(page[i].Path) + 10 })
+		res.Counts, res.PageInfo, res.page = window(r.Counts, s), s.info(), s
+		return res, nil
+	}
+	s := paginate(a.Paging, r.Total, search.DefaultGrepLimit, "matching lines in "+plural(r.Files, "file"))
+	lines, shown := fitLines(r.Lines, a.Paging, d.pageBytes(), a.ContextLines)
+	s.End = s.Start + min(shown, r.Shown)
+	res.Lines, res.PageInfo, res.page = lines, s.info(), s
+	return res, nil
+}
+
+// fitLines keeps, when the client gave no limit, the matches (with their
+// context) that fit in budget bytes, and returns them with the number of
+// matches kept; at least one match stays.
+func fitLines(lines []search.Line, p Paging, budget, context int) ([]search.Line, int) {
+	matches := 0
+	for _, l := range lines {
+		if l.Match {
+			matches++
+		}
+	}
+	if p.Limit != nil {
+		return lines, matches
+	}
+	used, kept := 0, 0
+	for i, l := range lines {
+		used += len(grepLine(l)) + 1
+		if used <= budget || kept == 0 {
+			if l.Match {
+				kept++
+			}
+			continue
+		}
+		// Over budget: end after the last kept match and its trailing
+		// context.
+		end := i
+		for end > 0 && !lines[end-1].Match {
+			end--
+		}
+		for n := 0; n < context && end < len(lines) && !lines[end].Match && !lines[end].Break &&
+			lines[end].Path == lines[end-1].Path; n++ {
+			end++
+		}
+		return lines[:end], kept
+	}
+	return lines, matches
+}
+
+func grepLine(l search.Line) string {
+	sep := ":"
+	if !l.Match {
+		sep = "-"
+	}
+	prefix := ""
+	if l.Break {
+		prefix = "--\n"
+	}
+	return prefix + l.Path + sep + strconv.Itoa(l.Num) + sep + " " + l.Text
+}
+
+// FindArgs are find_files' arguments.
+type FindArgs struct {
 	Path           string `json:"path"`
 	Name           string `json:"name"`
 	ModifiedAfter  string `json:"modified_after"`
 	ModifiedBefore string `json:"modified_before"`
 	SizeMin        *int64 `json:"size_min"`
 	SizeMax        *int64 `json:"size_max"`
-	Limit          int    `json:"limit"`
+	Paging
 }
 
-// FindFiles is find_files (seed 003): files by name, date and size.
+// FindResult is one page of the files found.
+type FindResult struct {
+	Files []search.FoundFile
+	Total int // files found over all pages
+	PageInfo
+	page span
+}
+
+// FindFiles is find_files: files by name, date and size.
 func FindFiles(d Deps) server.ServerTool {
 	eng := d.search()
-	tool := mcp.NewTool("find_files",
-		mcp.WithDescription("Find files by name, modification time and size; every filter is optional and all given must hold. "+
-			"Returns one file per line, sorted by path: `path  size bytes  modified` (modification time in RFC 3339, UTC). "+
-			"name is a case-insensitive substring of the file name (\"meeting\"), or a glob on the file name when it holds * ? [ or { (\"2025-*.md\"). "+
-			"Dates are YYYY-MM-DD (midnight UTC) or RFC 3339 (2025-06-01T14:30:00+02:00); modified_after includes that instant, "+
-			"modified_before excludes it, so modified_after=2025-06-01 with modified_before=2025-06-02 is one day."),
-		mcp.WithString("path", mcp.Description("Folder to search in, relative to the vault root (default: the whole vault)"), mcp.DefaultString("")),
-		mcp.WithString("name", mcp.Description("Substring of the file name, or a glob on it (ignores case)")),
-		mcp.WithString("modified_after", mcp.Description("Only files modified at or after this date/time (YYYY-MM-DD or RFC 3339)")),
-		mcp.WithString("modified_before", mcp.Description("Only files modified before this date/time (YYYY-MM-DD or RFC 3339)")),
-		mcp.WithInteger("size_min", mcp.Min(0), mcp.Description("Minimum size in bytes (inclusive)")),
-		mcp.WithInteger("size_max", mcp.Min(0), mcp.Description("Maximum size in bytes (inclusive)")),
-		mcp.WithInteger("limit", mcp.Description("At most this many files (default 500)"),
-			mcp.Min(1), mcp.Max(search.MaxFileLimit), mcp.DefaultNumber(search.DefaultFileLimit)),
-		annotate("Find files", true, false, true),
-	)
-	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a findArgs) (*mcp.CallToolResult, error) {
-		q := search.FindQuery{Path: a.Path, Name: a.Name, MaxSize: -1, Limit: a.Limit}
-		var err error
-		if a.ModifiedAfter != "" {
-			if q.ModifiedAfter, err = search.ParseTime("modified_after", a.ModifiedAfter); err != nil {
-				return nil, err
-			}
-		}
-		if a.ModifiedBefore != "" {
-			if q.ModifiedBefore, err = search.ParseTime("modified_before", a.ModifiedBefore); err != nil {
-				return nil, err
-			}
-		}
-		if a.SizeMin != nil {
-			q.MinSize = *a.SizeMin
-		}
-		if a.SizeMax != nil {
-			q.MaxSize = *a.SizeMax
-		}
-		res, err := eng.Find(ctx, q)
+	opts := []mcp.ToolOption{
+		mcp.WithDescription("Find files by name, modification time and size (all filters given must hold); " +
+			"returns `path  size bytes  modified` lines sorted by path. name is a substring of the name, or a glob with * ? [ {; case is ignored. " +
+			"Dates: YYYY-MM-DD (UTC) or RFC 3339; modified_after is inclusive, modified_before exclusive."),
+		mcp.WithString("path", mcp.Description("Folder to search in (default: the whole vault)"), mcp.DefaultString("")),
+		mcp.WithString("name", mcp.Description("Substring of the file name, or a glob on it")),
+		mcp.WithString("modified_after", mcp.Description("Only files modified at or after this date/time")),
+		mcp.WithString("modified_before", mcp.Description("Only files modified before this date/time")),
+		mcp.WithInteger("size_min", mcp.Min(0), mcp.Description("Minimum size in bytes")),
+		mcp.WithInteger("size_max", mcp.Min(0), mcp.Description("Maximum size in bytes")),
+	}
+	opts = append(opts, pagingOptions("files", search.DefaultFileLimit)...)
+	opts = append(opts, annotate("Find files", true, false, true))
+	tool := mcp.NewTool("find_files", opts...)
+	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a FindArgs) (*mcp.CallToolResult, error) {
+		res, err := Find(ctx, eng, d, a)
 		if err != nil {
 			return nil, err
 		}
@@ -208,13 +308,45 @@ func FindFiles(d Deps) server.ServerTool {
 			if i > 0 {
 				b.WriteByte('\n')
 			}
-			fmt.Fprintf(&b, "%s  %d bytes  %s", f.Path, f.Size, f.ModTime.UTC().Format(time.RFC3339))
+			b.WriteString(foundLine(f))
 		}
-		if more := res.Total - len(res.Files); more > 0 {
-			fmt.Fprintf(&b, "\n[... %s more not shown (%s files match); add filters or raise limit ...]", count(more), count(res.Total))
-		}
-		return textResult(b.String()), nil
+		return textResult(res.page.withNotice(b.String())), nil
 	})}
+}
+
+// Find is find_files' work, on eng.
+func Find(ctx context.Context, eng *search.Engine, d Deps, a FindArgs) (*FindResult, error) {
+	offset, limit := a.bounds(search.DefaultFileLimit)
+	q := search.FindQuery{Path: a.Path, Name: a.Name, MaxSize: -1, Limit: offset + limit}
+	var err error
+	if a.ModifiedAfter != "" {
+		if q.ModifiedAfter, err = search.ParseTime("modified_after", a.ModifiedAfter); err != nil {
+			return nil, err
+		}
+	}
+	if a.ModifiedBefore != "" {
+		if q.ModifiedBefore, err = search.ParseTime("modified_before", a.ModifiedBefore); err != nil {
+			return nil, err
+		}
+	}
+	if a.SizeMin != nil {
+		q.MinSize = *a.SizeMin
+	}
+	if a.SizeMax != nil {
+		q.MaxSize = *a.SizeMax
+	}
+	res, err := eng.Find(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	s := paginate(a.Paging, res.Total, search.DefaultFileLimit, "files")
+	page := window(res.Files, s)
+	s = s.fit(a.Paging, d.pageBytes(), func(i int) int { return len(foundLine(page[i])) + 1 })
+	return &FindResult{Files: window(res.Files, s), Total: res.Total, PageInfo: s.info(), page: s}, nil
+}
+
+func foundLine(f search.FoundFile) string {
+	return fmt.Sprintf("%s  %d bytes  %s", f.Path, f.Size, f.ModTime.UTC().Format(time.RFC3339))
 }
 
 // inFolder names the searched folder in a message, "" for the root.

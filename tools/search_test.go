@@ -29,7 +29,7 @@ func newDepsHarness(t *testing.T, fn func(*tools.Deps)) *harness {
 	}
 	d := tools.Deps{Vault: v, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	fn(&d)
-	s, err := mcpserver.New(d, "test")
+	s, err := mcpserver.New(d, "test", mcpserver.WithOutputValidation())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,10 +58,14 @@ func TestSearchFilesTool(t *testing.T) {
 		{`{"pattern":"/*.md"}`, "Welcome.md"},
 		{`{"pattern":"Daily Notes/2025-*"}`, "Daily Notes/2025-01-01.md\nDaily Notes/2025-01-02.md"},
 		{`{"pattern":"*.{png,jpg}","path":"Projects"}`, "Projects/logo.png"},
-		{`{"pattern":"WELCOME.MD","case_insensitive":true}`, "Welcome.md"},
-		{`{"pattern":"*.md","limit":1}`, "Daily Notes/2025-01-01.md\n[... 3 more not shown (4 files match); narrow the pattern or the path, or raise limit ...]"},
-		{`{"pattern":"*.pdf"}`, `No files match "*.pdf"`},
-		{`{"pattern":"*.pdf","path":"Projects"}`, `No files match "*.pdf" in Projects`},
+		{`{"pattern":"WELCOME.MD"}`, "Welcome.md"},
+		{`{"pattern":"WELCOME.MD","case_sensitive":true}`, `No files match "WELCOME.MD". Matching was case-sensitive; leave case_sensitive out to ignore case.`},
+		{`{"pattern":"*.md","limit":1}`, "Daily Notes/2025-01-01.md\n[showing 1–1 of 4 files; call again with offset=1 for the next page]"},
+		{`{"pattern":"*.pdf"}`, `No files match "*.pdf". To search inside files use grep.`},
+		{`{"pattern":"*.pdf","path":"Projects"}`, `No files match "*.pdf" in Projects. To search inside files use grep.`},
+		{`{"pattern":"Alpha"}`, `No files match "Alpha". Without wildcards a pattern matches whole names only: try "*Alpha*", or find_files with name="Alpha" for part of a name.`},
+		{`{"pattern":"Projects/*.md"}`, "Projects/Alpha.md"},
+		{`{"pattern":"Alpha/*.md"}`, `No files match "Alpha/*.md". A pattern with "/" matches paths from the searched folder: try "**/Alpha/*.md" to match at any depth.`},
 	}
 	for _, tt := range tests {
 		if got := h.ok("search_files", tt.args); got != tt.want {
@@ -111,7 +115,7 @@ func TestGrepToolLimit(t *testing.T) {
 	if len(lines) != 501 || lines[499] != "n4.md:100: needle" {
 		t.Fatalf("%d lines, line 500 = %q", len(lines), lines[min(499, len(lines)-1)])
 	}
-	if want := "[... showing 500 of 700 matching lines (in 7 files); narrow the search with path, include_pattern or a more specific query ...]"; lines[500] != want {
+	if want := "[showing 1–500 of 700 matching lines in 7 files; call again with offset=500 for the next page]"; lines[500] != want {
 		t.Errorf("notice = %q", lines[500])
 	}
 }
@@ -121,7 +125,7 @@ func TestGrepToolEmptyVault(t *testing.T) {
 	if got := h.ok("grep", `{"query":"x"}`); got != `No matches for "x" (0 files searched)` {
 		t.Errorf("grep = %q", got)
 	}
-	if got := h.ok("search_files", `{"pattern":"**"}`); got != `No files match "**"` {
+	if got := h.ok("search_files", `{"pattern":"**"}`); got != `No files match "**". To search inside files use grep.` {
 		t.Errorf("search_files = %q", got)
 	}
 	if got := h.ok("find_files", `{}`); got != "No files found with these filters" {
@@ -148,7 +152,7 @@ func TestFindFilesTool(t *testing.T) {
 		{`{"path":"Daily Notes","modified_before":"2024-06-01T00:00:00+02:00"}`, "Daily Notes/2025-01-02.md  10 bytes  2024-01-01T12:00:00Z"},
 		{`{"name":"*.png","size_min":1,"size_max":10}`, "Projects/logo.png  5 bytes"},
 		{`{"name":"*.md","limit":1,"modified_after":"2025-01-01T12:00:00Z"}`,
-			"Daily Notes/2025-01-01.md  24 bytes  2025-01-01T12:00:00Z\n[... 2 more not shown (3 files match); add filters or raise limit ...]"},
+			"Daily Notes/2025-01-01.md  24 bytes  2025-01-01T12:00:00Z\n[showing 1–1 of 3 files; call again with offset=1 for the next page]"},
 		{`{"name":"zzz"}`, "No files found with these filters"},
 	}
 	for _, tt := range tests {

@@ -11,73 +11,87 @@ import (
 	"vaultmcp/vault"
 )
 
-type tagsArgs struct {
+// defaultTags is get_tags' page size.
+const defaultTags = 200
+
+// TagsArgs are get_tags' arguments.
+type TagsArgs struct {
 	Path           string `json:"path"`
 	IncludeParents bool   `json:"include_parents"`
-	Limit          *int   `json:"limit"`
-	Offset         int    `json:"offset"`
+	Paging
 }
 
-type tagsResult struct {
-	Tags  []tagItem `json:"tags"`
-	Total int       `json:"total" jsonschema:"Number of distinct tags over all pages"`
+// TagsResult is get_tags' structured answer.
+type TagsResult struct {
+	Tags  []TagItem `json:"tags"`
+	Total int       `json:"total" jsonschema:"Distinct tags over all pages"`
+	PageInfo
 }
 
-type tagItem struct {
-	Tag   string `json:"tag" jsonschema:"The tag without #, in its most common spelling"`
-	Count int    `json:"count" jsonschema:"Occurrences"`
-	Notes int    `json:"notes" jsonschema:"Notes carrying the tag"`
+// TagItem is one tag's frequency.
+type TagItem struct {
+	Tag   string `json:"tag" jsonschema:"Without #, in its most common spelling"`
+	Count int    `json:"count"`
+	Notes int    `json:"notes"`
 }
 
-// GetTags is get_tags (seed 003).
+// GetTags is get_tags: tag frequencies of the vault or one note.
 func GetTags(d Deps) server.ServerTool {
-	tool := mcp.NewTool("get_tags",
-		mcp.WithDescription("List the tags of the whole vault, or of one file, most frequent first: inline #tags and frontmatter tags (list or string, "+
-			"with or without #). Counting ignores case and reports the most common spelling; tags inside code, comments, math, headings' # and URLs are not tags. "+
-			"With include_parents, a nested tag also counts toward each parent: #area/work adds to area/work and to area."),
-		mcp.WithString("path", mcp.Description("A note's path relative to the vault root; omit for the whole vault")),
-		mcp.WithBoolean("include_parents", mcp.DefaultBool(false), mcp.Description("Count nested tags toward their parents too")),
-		mcp.WithInteger("limit", mcp.Min(1), mcp.Description("At most this many tags (default 200)"), mcp.DefaultNumber(200)),
-		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Tags to skip first")),
-		mcp.WithOutputSchema[tagsResult](),
-		annotate("Get tags", true, false, true),
-	)
-	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a tagsArgs) (*mcp.CallToolResult, error) {
-		rel := ""
-		if a.Path != "" {
-			p, err := d.Vault.ResolveFile(a.Path)
-			if err != nil {
-				return nil, err
-			}
-			ok, err := d.Index.HasNote(ctx, p.Rel)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				return nil, &vault.Error{Kind: vault.ErrNotFound, Path: a.Path, Msg: "Note not found: " + a.Path + " (get_tags reads Markdown notes)"}
-			}
-			rel = p.Rel
-		}
-		tags, err := d.Index.Tags(ctx, rel, a.IncludeParents)
+	opts := []mcp.ToolOption{
+		mcp.WithDescription("Tags (inline and frontmatter) of the vault or one note, most frequent first, counted ignoring case. " +
+			"Tags in code, comments and URLs are not tags."),
+		mcp.WithString("path", mcp.Description("A note; omit for the whole vault")),
+		mcp.WithBoolean("include_parents", mcp.DefaultBool(false), mcp.Description("Count #a/b toward a too")),
+	}
+	opts = append(opts, pagingOptions("tags", defaultTags)...)
+	opts = append(opts, mcp.WithOutputSchema[TagsResult](), annotate("Get tags", true, false, true))
+	tool := mcp.NewTool("get_tags", opts...)
+	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a TagsArgs) (*mcp.CallToolResult, error) {
+		res, err := Tags(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
-		limit := 200
-		if a.Limit != nil {
-			limit = *a.Limit
-		}
-		res := tagsResult{Tags: []tagItem{}, Total: len(tags)}
 		var b strings.Builder
-		for _, t := range page(tags, a.Offset, &limit) {
-			res.Tags = append(res.Tags, tagItem{Tag: t.Tag, Count: t.Count, Notes: t.Notes})
-			fmt.Fprintf(&b, "#%s: %d (in %d notes)\n", t.Tag, t.Count, t.Notes)
+		for _, t := range res.Tags {
+			fmt.Fprintf(&b, "#%s: %d (in %s)\n", t.Tag, t.Count, plural(t.Notes, "note"))
 		}
-		switch {
-		case len(tags) == 0:
+		if res.Total == 0 {
 			b.WriteString("No tags found.")
-		case a.Offset+len(res.Tags) < len(tags):
-			fmt.Fprintf(&b, "... %d more tags; use offset=%d to see them", len(tags)-a.Offset-len(res.Tags), a.Offset+len(res.Tags))
 		}
-		return mcp.NewToolResultStructured(res, strings.TrimSuffix(b.String(), "\n")), nil
+		if res.Notice != "" {
+			fmt.Fprintf(&b, "[%s]", res.Notice)
+		}
+		return structuredResult(res, strings.TrimSuffix(b.String(), "\n"))
 	})}
+}
+
+// Tags is get_tags' work.
+func Tags(ctx context.Context, d Deps, a TagsArgs) (*TagsResult, error) {
+	rel := ""
+	if a.Path != "" {
+		p, err := d.Vault.ResolveFile(a.Path)
+		if err != nil {
+			return nil, err
+		}
+		ok, err := d.Index.HasNote(ctx, p.Rel)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, &vault.Error{Kind: vault.ErrNotFound, Path: a.Path, Msg: "Note not found: " + a.Path + " (get_tags reads Markdown notes)"}
+		}
+		rel = p.Rel
+	}
+	tags, err := d.Index.Tags(ctx, rel, a.IncludeParents)
+	if err != nil {
+		return nil, err
+	}
+	s := paginate(a.Paging, len(tags), defaultTags, "tags")
+	page := window(tags, s)
+	s = s.fit(a.Paging, d.pageBytes(), func(i int) int { return len(page[i].Tag) + 40 })
+	res := &TagsResult{Tags: make([]TagItem, 0, s.End-s.Start), Total: len(tags), PageInfo: s.info()}
+	for _, t := range window(tags, s) {
+		res.Tags = append(res.Tags, TagItem{Tag: t.Tag, Count: t.Count, Notes: t.Notes})
+	}
+	return res, nil
 }

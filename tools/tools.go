@@ -15,10 +15,21 @@ import (
 	"vaultmcp/vault/search"
 )
 
-// DefaultMaxReadBytes is how much of a file read_file returns when Deps
-// does not say: enough for any real note, small enough for a model's
-// context.
-const DefaultMaxReadBytes = 256 << 10
+// DefaultMaxReadBytes is how much of a file one read_file call returns
+// when Deps does not say: a whole note of any usual size, about 16k
+// tokens; offset and limit reach the rest of a longer file.
+const DefaultMaxReadBytes = 64 << 10
+
+// DefaultMaxResultBytes is the largest answer of any tool when Deps does
+// not say. Paging keeps default answers far below it; it is the last
+// guard, sized so that a client asking for 10,000 backlinks on purpose
+// still gets them.
+const DefaultMaxResultBytes = 4 << 20
+
+// DefaultPageBytes is what a list aims to stay under when the client
+// gives no limit: about 25k tokens, the most an agent's client passes on
+// (Claude Code cuts tool results there).
+const DefaultPageBytes = 100_000
 
 // Deps is what the tools work on. Only Vault is required.
 type Deps struct {
@@ -34,17 +45,40 @@ type Deps struct {
 	// SyncStatus reports git sync for get_vault_info; nil means Git's
 	// Status when Git is set, else no sync section.
 	SyncStatus func() gitsync.SyncStatus
-	// MaxReadBytes caps read_file; 0 means DefaultMaxReadBytes.
+	// MaxReadBytes caps one read_file answer; 0 means DefaultMaxReadBytes.
 	MaxReadBytes int64
+	// MaxResultBytes caps every tool's answer (see ResultLimit); 0 means
+	// DefaultMaxResultBytes.
+	MaxResultBytes int
 	// Logger receives unexpected failures; nil means slog.Default().
 	Logger *slog.Logger
 }
 
-func (d Deps) maxRead() int64 {
+// readBytes is the most one read_file page holds: MaxReadBytes, within
+// the result ceiling with room for the notice.
+func (d Deps) readBytes() int {
+	n := int64(DefaultMaxReadBytes)
 	if d.MaxReadBytes > 0 {
-		return d.MaxReadBytes
+		n = d.MaxReadBytes
 	}
-	return DefaultMaxReadBytes
+	return int(min(n, int64(max(d.ResultLimit()-1024, 1024))))
+}
+
+// ResultLimit is the largest answer a tool may return, measured as the
+// larger of its text and its structured content (a client hands one of
+// them to the model). The MCP server enforces it on every tool.
+func (d Deps) ResultLimit() int {
+	if d.MaxResultBytes > 0 {
+		return d.MaxResultBytes
+	}
+	return DefaultMaxResultBytes
+}
+
+// pageBytes is the size a default page's items aim to stay under, with
+// room left under the ceiling for the answer's other fields and notice.
+func (d Deps) pageBytes() int {
+	limit := d.ResultLimit()
+	return min(DefaultPageBytes, max(limit-1024, limit/2))
 }
 
 func (d Deps) logger() *slog.Logger {

@@ -15,13 +15,13 @@ import (
 const maxTopFolders = 100
 
 type vaultInfoResult struct {
-	TotalFiles      int          `json:"total_files" jsonschema:"Files in the vault, hidden folders (.git, .claude) and Obsidian's .obsidian and .trash left out"`
-	MarkdownFiles   int          `json:"markdown_files" jsonschema:"Files ending in .md"`
-	Folders         int          `json:"folders" jsonschema:"Folders below the vault root"`
-	TopLevelFolders []folderInfo `json:"top_level_folders" jsonschema:"Folders directly in the vault root, by name"`
+	TotalFiles      int          `json:"total_files"`
+	MarkdownFiles   int          `json:"markdown_files"`
+	Folders         int          `json:"folders"`
+	TopLevelFolders []folderInfo `json:"top_level_folders"`
 	RootFiles       int          `json:"root_files" jsonschema:"Files directly in the vault root"`
-	LastSync        string       `json:"last_sync,omitempty" jsonschema:"When the last pull from the remote succeeded (RFC 3339); absent if never since the server started"`
-	Sync            *syncInfo    `json:"sync,omitempty" jsonschema:"The git repository and its sync with the remote; absent without git"`
+	LastSync        string       `json:"last_sync,omitempty" jsonschema:"Last successful pull (RFC 3339)"`
+	Sync            *syncInfo    `json:"sync,omitempty" jsonschema:"Git and its sync with the remote; absent without git"`
 }
 
 type folderInfo struct {
@@ -31,26 +31,25 @@ type folderInfo struct {
 
 type syncInfo struct {
 	Branch           string   `json:"branch"`
-	Head             string   `json:"head,omitempty" jsonschema:"Short hash of the last commit"`
+	Head             string   `json:"head,omitempty"`
 	RemoteConfigured bool     `json:"remote_configured"`
 	Remote           string   `json:"remote,omitempty"`
-	RemoteURL        string   `json:"remote_url,omitempty" jsonschema:"The remote's URL, any password hidden"`
+	RemoteURL        string   `json:"remote_url,omitempty"`
 	PushEnabled      bool     `json:"push_enabled"`
-	LastPush         string   `json:"last_push,omitempty" jsonschema:"When the last push succeeded (RFC 3339)"`
+	LastPush         string   `json:"last_push,omitempty"`
 	Ahead            int      `json:"ahead" jsonschema:"Local commits not pushed yet"`
 	Behind           int      `json:"behind" jsonschema:"Remote commits not pulled yet"`
 	LastPushError    string   `json:"last_push_error,omitempty"`
 	LastPullError    string   `json:"last_pull_error,omitempty"`
-	PendingConflicts []string `json:"pending_conflicts" jsonschema:"Conflict copies sync made that are still in the vault"`
+	PendingConflicts []string `json:"pending_conflicts" jsonschema:"Conflict copies still to merge by hand"`
 }
 
 // GetVaultInfo is get_vault_info (seed 003): counts and sync state.
 func GetVaultInfo(d Deps) server.ServerTool {
 	eng := d.search()
 	tool := mcp.NewTool("get_vault_info",
-		mcp.WithDescription("Vault statistics: total files, Markdown notes, folders, the top-level folders with their file counts, and "+
-			"the git sync state (last sync with the remote, commits waiting to be pushed or pulled, push and pull errors, "+
-			"conflict copies waiting to be merged by hand). Hidden folders (.git, .claude) and Obsidian's .obsidian and .trash are never counted."),
+		mcp.WithDescription("Vault statistics: files, notes, folders, top-level folders with their file counts, and the git sync state "+
+			"(last sync, commits to push or pull, errors, conflict copies to merge by hand). Hidden folders and dotfiles are not counted."),
 		mcp.WithOutputSchema[vaultInfoResult](),
 		annotate("Get vault info", true, false, true),
 	)
@@ -78,7 +77,7 @@ func GetVaultInfo(d Deps) server.ServerTool {
 				res.Sync.PendingConflicts = []string{}
 			}
 		}
-		return mcp.NewToolResultStructured(res, vaultInfoText(res)), nil
+		return structuredResult(res, vaultInfoText(res))
 	})}
 }
 

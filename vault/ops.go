@@ -18,6 +18,13 @@ type Written struct {
 	From   Path   // the old path of a rename
 	Bytes  int    // size written, for write and edit
 	Commit string // the recorder's commit id, "" if none was made
+	// Created says a write made a new file; PrevBytes is the size the
+	// file had before a write replaced or appended to it.
+	Created   bool
+	PrevBytes int
+	// Unchanged says the file already held the content: nothing was
+	// written or recorded.
+	Unchanged bool
 }
 
 // ResolveFile resolves a client path that must name a file (existing or
@@ -45,21 +52,7 @@ func (v *Vault) ResolveFile(given string) (Path, error) {
 // used: a pull holding the lock may have turned a folder into a symbolic
 // link leading out of the vault meanwhile.
 func (v *Vault) WriteFile(ctx context.Context, given string, data []byte) (Written, error) {
-	if err := v.checkSize(given, "The content", int64(len(data))); err != nil {
-		return Written{}, err
-	}
-	var p Path
-	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
-		if p, err = v.ResolveFile(given); err != nil {
-			return err
-		}
-		tx.Summarize("write %s", p.Rel)
-		return tx.WriteFile(p, data)
-	})
-	if err != nil {
-		return Written{}, err
-	}
-	return Written{Path: p, Bytes: len(data), Commit: commit}, nil
+	return v.WriteFileMode(ctx, given, data, Overwrite)
 }
 
 // EditFile replaces the one occurrence of oldText in the file with
@@ -75,6 +68,7 @@ func (v *Vault) EditFile(ctx context.Context, given, oldText, newText string) (W
 	}
 	var p Path
 	var out []byte
+	unchanged, before := false, 0
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
 		var fi fs.FileInfo
 		if p, fi, err = v.statFile(given); err != nil {
@@ -98,12 +92,16 @@ func (v *Vault) EditFile(ctx context.Context, given, oldText, newText string) (W
 		if err := v.checkSize(given, "The edited file", int64(len(out))); err != nil {
 			return err
 		}
+		before = len(src)
+		if unchanged = bytes.Equal(src, out); unchanged {
+			return nil // nothing to write or record
+		}
 		return tx.WriteFile(p, out)
 	})
 	if err != nil {
 		return Written{}, err
 	}
-	return Written{Path: p, Bytes: len(out), Commit: commit}, nil
+	return Written{Path: p, Bytes: len(out), Commit: commit, PrevBytes: before, Unchanged: unchanged}, nil
 }
 
 // replaceOnce is the text logic of EditFile. Matches are counted with

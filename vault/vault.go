@@ -183,9 +183,13 @@ func (v *Vault) Locker() sync.Locker { return &v.mu }
 // directory (refused in paths, skipped everywhere).
 func (v *Vault) Hidden(name string) bool { return v.isHidden(name) }
 
-// Skipped reports whether scans leave out a directory of this name.
+// Skipped reports whether scans leave out a file or directory of this
+// name: hidden and skipped folders, and every other dotfile and
+// dot-folder (.obsidian, .github, .DS_Store, our temporary files), which
+// are not notes: Obsidian and ripgrep leave them out too. A client can
+// still name one directly.
 func (v *Vault) Skipped(name string) bool {
-	if v.isHidden(name) || strings.HasPrefix(name, tempPrefix) {
+	if strings.HasPrefix(name, ".") || v.isHidden(name) {
 		return true
 	}
 	_, ok := v.skip[foldName(name)]

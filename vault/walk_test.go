@@ -162,7 +162,7 @@ func TestSkipped(t *testing.T) {
 	v, _ := newTestVault(t, Options{})
 	for name, want := range map[string]bool{
 		".git": true, ".GIT": true, ".claude": true, ".obsidian": true, ".Trash": true,
-		tempPrefix + "x": true, "notes": false, ".github": false, "git": false,
+		tempPrefix + "x": true, "notes": false, ".github": true, ".DS_Store": true, "git": false, "v1.2.md": false,
 	} {
 		if got := v.Skipped(name); got != want {
 			t.Errorf("Skipped(%q) = %v, want %v", name, got, want)

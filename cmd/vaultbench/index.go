@@ -51,11 +51,19 @@ func benchIndex(ctx context.Context, e *env) ([]figure, error) {
 		name string
 		fn   func() error
 	}{
-		{"get_backlinks (index, warm)", func() error { _, err := ix.Backlinks(ctx, target); return err }},
-		{"get_backlinks by name (index, warm)", func() error { _, err := ix.BacklinksByName(ctx, vaultgen.Name(7)); return err }},
+		// The first page, as get_backlinks asks for it.
+		{"get_backlinks (index, warm)", func() error { _, _, err := ix.Linkers(ctx, target, 0, 100); return err }},
+		{"get_backlinks by name (index, warm)", func() error {
+			rel, _, _, err := ix.Named(ctx, vaultgen.Name(7))
+			if err != nil {
+				return err
+			}
+			_, _, err = ix.Linkers(ctx, rel, 0, 100)
+			return err
+		}},
 		{"get_broken_links (index, warm)", func() error { _, err := ix.Broken(ctx); return err }},
 		{"find_links both (index, warm)", func() error {
-			if _, err := ix.Backlinks(ctx, target); err != nil {
+			if _, _, err := ix.Linkers(ctx, target, 0, 50); err != nil {
 				return err
 			}
 			_, _, err := ix.Outlinks(ctx, target)
@@ -82,7 +90,7 @@ func benchIndex(ctx context.Context, e *env) ([]figure, error) {
 		args map[string]any
 	}{
 		{"get_backlinks (tool call, warm)", "get_backlinks", map[string]any{"note_name": vaultgen.Name(7)}},
-		{"get_broken_links first 100 (tool call, warm)", "get_broken_links", map[string]any{"limit": 100}},
+		{"get_broken_links default page (tool call, warm)", "get_broken_links", map[string]any{}},
 		{"find_links both (tool call, warm)", "find_links", map[string]any{"path": target}},
 		{"get_tags (tool call, warm)", "get_tags", map[string]any{}},
 	}

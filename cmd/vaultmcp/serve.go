@@ -71,7 +71,7 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	}
 	defer w.Close()
 
-	deps := tools.Deps{Vault: v, Index: ix, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, Logger: logger}
+	deps := tools.Deps{Vault: v, Index: ix, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, MaxResultBytes: cfg.Limits.MaxResultBytes, Logger: logger}
 	drain := &mcpserver.Drain{}
 	s, err := mcpserver.New(deps, version, mcpserver.WithDrain(drain))
 	if err != nil {

@@ -4,8 +4,9 @@
 //
 // Spawns `vaultmcp serve --vault <folder>` over stdio with the SDK's
 // StdioClientTransport and checks initialize (instructions), tools/list
-// (the seven file tools, all four annotations set) and a full round trip
-// of every file tool plus error cases. Prints a JSON report on stdout and
+// (the seven file tools, all four annotations set), a full round trip
+// of every file tool plus error cases, and paged link and tag answers,
+// whose structured content the SDK checks against each outputSchema. Prints a JSON report on stdout and
 // exits 0, or prints what failed on stderr and exits 1. e2e/tsclient_test.go
 // runs it from `go test ./e2e`.
 
@@ -126,6 +127,37 @@ async function main() {
   await fails("edit_file", { path: "ts/kept.md", old_text: "absent", new_text: "x" }, "not found");
   await fails("write_file", { path: ".git/config", content: "x" }, "hidden");
   await fails("write_file", { path: "ts/x.md" }, "content");
+
+  // Paged answers. The SDK checks every structured answer against the
+  // tool's outputSchema, which the server itself only does in tests.
+  await ok("write_file", { path: "ts/Hub.md", content: "# Hub\n" });
+  for (let i = 1; i <= 5; i++) {
+    await ok("write_file", { path: `ts/links/n${i}.md`, content: `# ${i}\nSee [[Hub]] and [[Gone ${i}]]. #ts${i}\n` });
+  }
+  const files = [];
+  let offset = 0;
+  for (let pages = 0; pages < 10; pages++) {
+    const res = await client.callTool({ name: "get_backlinks", arguments: { note_name: "Hub", limit: 2, offset } });
+    check(!res.isError, `get_backlinks page at ${offset}: ${JSON.stringify(res.content)}`);
+    const sc = res.structuredContent;
+    check(sc.backlink_count === 5 && sc.path === "ts/Hub.md", `get_backlinks page at ${offset}: ${JSON.stringify(sc)}`);
+    check(sc.backlinks.every((b) => b.lines[0] === 2 && b.links[0] === "Hub"), `backlinks lack their line: ${JSON.stringify(sc.backlinks)}`);
+    files.push(...sc.backlinks.map((b) => b.file));
+    report.steps.push({ tool: "get_backlinks", args: { offset } });
+    if (sc.next_offset === undefined) break;
+    offset = sc.next_offset;
+  }
+  check(files.join(",") === [1, 2, 3, 4, 5].map((i) => `ts/links/n${i}.md`).join(","), `backlinks paged: ${files}`);
+  const broken = await client.callTool({ name: "get_broken_links", arguments: { limit: 2, offset: 4 } });
+  // Six notes: the five, and CLAUDE.md's [[wikilinks]].
+  check(broken.structuredContent?.files_with_broken_links === 6 && broken.structuredContent.broken_links.length === 2 &&
+    broken.structuredContent.next_offset === undefined, `get_broken_links last page: ${JSON.stringify(broken.structuredContent)}`);
+  const tags = await client.callTool({ name: "get_tags", arguments: { limit: 1 } });
+  check(tags.structuredContent?.total >= 5 && tags.structuredContent.next_offset === 1, `get_tags: ${JSON.stringify(tags.structuredContent)}`);
+  const links = await client.callTool({ name: "find_links", arguments: { path: "ts/Hub.md", limit: 3 } });
+  check(links.structuredContent?.backlinks?.total === 5 && links.structuredContent.backlinks.next_offset === 3, `find_links: ${JSON.stringify(links.structuredContent)}`);
+  const missing = await fails("read_file", { path: "ts/hub.md" }, "did you mean ts/Hub.md?");
+  check(missing.includes("ts/Hub.md"), missing);
 
   report.ok = true;
 }

@@ -63,9 +63,12 @@ type Git struct {
 	Username string `mapstructure:"username"`
 }
 
-// Limits bound what one client, or one file in the vault, can make the
-// server do.
+// Limits bound what one client, one tool answer, or one file in the vault
+// can make the server do.
 type Limits struct {
+	// MaxResultBytes is the largest answer any tool returns: the last
+	// guard behind every tool's own paging.
+	MaxResultBytes int `mapstructure:"max_result_bytes"`
 	// MaxWriteBytes caps the content write_file and edit_file may leave
 	// in a file.
 	MaxWriteBytes int64 `mapstructure:"max_write_bytes"`
@@ -152,7 +155,10 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("vault.path", "")
 	v.SetDefault("vault.hidden", []string{".git", ".claude"})
 	v.SetDefault("vault.skip", []string{".obsidian", ".trash"})
-	v.SetDefault("vault.max_read_bytes", 256<<10)
+	// The same defaults as tools.DefaultMaxReadBytes and
+	// tools.DefaultMaxResultBytes (config does not import tools).
+	v.SetDefault("vault.max_read_bytes", 64<<10)
+	v.SetDefault("limits.max_result_bytes", 4<<20)
 	v.SetDefault("git.remote", "")
 	v.SetDefault("git.branch", "main")
 	v.SetDefault("git.author_name", "vaultmcp")
@@ -208,6 +214,9 @@ func (c *Config) Validate() error {
 	var errs []error
 	if c.Vault.MaxReadBytes <= 0 {
 		errs = append(errs, fmt.Errorf("vault.max_read_bytes must be positive, got %d", c.Vault.MaxReadBytes))
+	}
+	if c.Limits.MaxResultBytes <= 0 {
+		errs = append(errs, fmt.Errorf("limits.max_result_bytes must be positive, got %d", c.Limits.MaxResultBytes))
 	}
 	for _, l := range []struct {
 		key string

@@ -64,11 +64,11 @@ func TestDefaults(t *testing.T) {
 	if !slices.Equal(c.Vault.Hidden, []string{".git", ".claude"}) || !slices.Equal(c.Vault.Skip, []string{".obsidian", ".trash"}) {
 		t.Errorf("hidden %q, skip %q", c.Vault.Hidden, c.Vault.Skip)
 	}
-	if c.Vault.MaxReadBytes != 256<<10 || c.Git.SyncInterval != time.Minute || c.Git.Branch != "main" ||
+	if c.Vault.MaxReadBytes != 64<<10 || c.Limits.MaxResultBytes != 4<<20 || c.Git.SyncInterval != time.Minute || c.Git.Branch != "main" ||
 		!c.Git.Push || c.Log.Level != "info" {
 		t.Errorf("defaults: %+v", c)
 	}
-	if c.Limits != (Limits{MaxWriteBytes: 10 << 20, MaxMessageBytes: 10 << 20, MaxNoteBytes: 10 << 20}) {
+	if c.Limits != (Limits{MaxResultBytes: 4 << 20, MaxWriteBytes: 10 << 20, MaxMessageBytes: 10 << 20, MaxNoteBytes: 10 << 20}) {
 		t.Errorf("default limits: %+v", c.Limits)
 	}
 	// No flag set at all works too.
@@ -182,7 +182,7 @@ git:
 	if !slices.Equal(c.Vault.Hidden, []string{".git", ".claude", "private"}) || !slices.Equal(c.Vault.Skip, []string{".obsidian"}) {
 		t.Errorf("hidden %q skip %q", c.Vault.Hidden, c.Vault.Skip)
 	}
-	if c.Limits != (Limits{MaxWriteBytes: 2048, MaxMessageBytes: 4096, MaxNoteBytes: 512}) {
+	if c.Limits != (Limits{MaxResultBytes: 4 << 20, MaxWriteBytes: 2048, MaxMessageBytes: 4096, MaxNoteBytes: 512}) {
 		t.Errorf("limits: %+v", c.Limits)
 	}
 	if c.Vault.MaxReadBytes != 1024 || c.Git.Branch != "trunk" || c.Git.Push || c.Git.Remote != "git@example.com:me/vault.git" {
@@ -217,6 +217,8 @@ func TestBadValues(t *testing.T) {
 			[]string{"limits.max_write_bytes must be positive"}},
 		{"negative message limit", map[string]string{"VAULTMCP_LIMITS_MAX_MESSAGE_BYTES": "-1"}, "", nil,
 			[]string{"limits.max_message_bytes must be positive"}},
+		{"zero result limit", map[string]string{"VAULTMCP_LIMITS_MAX_RESULT_BYTES": "0"}, "", nil,
+			[]string{"limits.max_result_bytes must be positive"}},
 		{"empty branch", nil, "git:\n  branch: \"\"\n", nil,
 			[]string{"git.branch must not be empty"}},
 		{"several problems at once", map[string]string{"VAULTMCP_GIT_SYNC_INTERVAL": "-1m", "VAULTMCP_LOG_LEVEL": "x"}, "", nil,
@@ -284,6 +286,7 @@ func TestEveryKeyFromEnvironment(t *testing.T) {
 	}{
 		{"VAULTMCP_VAULT_PATH", "/v", func(c *Config) any { return c.Vault.Path }, "/v"},
 		{"VAULTMCP_VAULT_MAX_READ_BYTES", "99", func(c *Config) any { return c.Vault.MaxReadBytes }, int64(99)},
+		{"VAULTMCP_LIMITS_MAX_RESULT_BYTES", "5000", func(c *Config) any { return c.Limits.MaxResultBytes }, 5000},
 		{"VAULTMCP_GIT_REMOTE", "https://example.com/v.git", func(c *Config) any { return c.Git.Remote }, "https://example.com/v.git"},
 		{"VAULTMCP_GIT_BRANCH", "notes", func(c *Config) any { return c.Git.Branch }, "notes"},
 		{"VAULTMCP_GIT_AUTHOR_NAME", "Ada", func(c *Config) any { return c.Git.AuthorName }, "Ada"},

@@ -23,13 +23,6 @@ type Drain struct {
 	writers map[string]bool
 }
 
-// Option configures New.
-type Option func(*options)
-
-type options struct {
-	drain *Drain
-}
-
 // WithDrain has the server's tool calls tracked by d.
 func WithDrain(d *Drain) Option { return func(o *options) { o.drain = d } }
 

@@ -114,7 +114,7 @@ func newFuzzWorld(t testing.TB) *fuzzWorld {
 		t.Fatal(err)
 	}
 	deps := tools.Deps{Vault: v, Index: ix, Git: repo, Logger: logger}
-	if w.s, err = New(deps, "fuzz"); err != nil {
+	if w.s, err = New(deps, "fuzz", WithOutputValidation()); err != nil {
 		t.Fatal(err)
 	}
 	w.writers = map[string]bool{}
@@ -222,6 +222,9 @@ func (w *fuzzWorld) call(t *testing.T, name string, args []byte) {
 			if out.Result.IsError && (strings.Contains(c.Text, "the server logged the details") || strings.Contains(c.Text, "panic recovered in")) {
 				t.Fatalf("%s %s: a recovered panic reached the client: %s", tool, args, c.Text)
 			}
+			if out.Result.IsError && (strings.Contains(c.Text, "output schema validation failed") || strings.Contains(c.Text, "invalid structured content")) {
+				t.Fatalf("%s %s: the answer breaks the tool's output schema: %s", tool, args, c.Text)
+			}
 			if out.Result.IsError && strings.Contains(c.Text, w.base) {
 				t.Fatalf("%s %s: an error shows the server's path: %s", tool, args, c.Text)
 			}
@@ -253,9 +256,10 @@ var panicLogged = regexp.MustCompile(`msg="[^"]*panic`)
 // FuzzToolArguments feeds arbitrary JSON arguments to every tool through
 // the real handler layer (schema validation, handlers, vault, index,
 // git). Whatever the input: no panic (not even a recovered one), no
-// protocol error for an argument object, no error naming the server's
-// paths, nothing written outside the vault, and the vault's git always
-// consistent with its worktree.
+// protocol error for an argument object, every answer true to its tool's
+// output schema, no error naming the server's paths, nothing written
+// outside the vault, and the vault's git always consistent with its
+// worktree.
 func FuzzToolArguments(f *testing.F) {
 	w := newFuzzWorld(f)
 	f.Fuzz(func(t *testing.T, name string, args []byte) {

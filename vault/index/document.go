@@ -17,6 +17,7 @@ type docLink struct {
 	raw    string // as written, for seed 000's "links"
 	target string // path or name part; "" links to the note itself
 	bucket string // linkKey(target), "" for a link to the note itself
+	line   int32  // 1-based line the link is on, for get_backlinks
 }
 
 // parse extracts a document from a note's bytes. Keys are folded here,
@@ -29,7 +30,7 @@ func parse(content []byte) document {
 		tagKeys: make([]string, len(n.Tags)),
 	}
 	for i, l := range n.Links {
-		d.links[i] = docLink{raw: l.Raw, target: l.Target}
+		d.links[i] = docLink{raw: l.Raw, target: l.Target, line: int32(l.Line)}
 		if l.Target != "" {
 			d.links[i].bucket = linkKey(l.Target)
 		}

@@ -259,3 +259,38 @@ func TestStats(t *testing.T) {
 		t.Errorf("empty vault: %+v %v", empty, err)
 	}
 }
+
+// Dotfiles and dot-folders are not notes: scans leave them out, unless
+// the path searched names one.
+func TestDotfilesLeftOut(t *testing.T) {
+	v := newTestVault(t, map[string]string{
+		"a.md":             "x",
+		".hidden.md":       "x",
+		"sub/.draft.md":    "x",
+		".github/ci.md":    "x",
+		".github/.keep.md": "x",
+	})
+	for name, e := range engines(t, v) {
+		found, err := e.Find(context.Background(), FindQuery{MaxSize: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(found.Files) != 1 || found.Files[0].Path != "a.md" {
+			t.Errorf("%s: Find = %+v", name, found.Files)
+		}
+		res, err := e.Glob(context.Background(), GlobQuery{Pattern: "*.md"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(res.Paths, []string{"a.md"}) {
+			t.Errorf("%s: Glob = %q", name, res.Paths)
+		}
+		res, err = e.Glob(context.Background(), GlobQuery{Pattern: "*.md", Path: ".github"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(res.Paths, []string{".github/ci.md"}) {
+			t.Errorf("%s: Glob in .github = %q", name, res.Paths)
+		}
+	}
+}

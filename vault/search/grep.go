@@ -43,6 +43,18 @@ type GrepQuery struct {
 	Context int
 	// Limit caps the matching lines returned; 0 means DefaultGrepLimit.
 	Limit int
+	// Offset skips that many matching lines (in path order) first.
+	Offset int
+	// FilesOnly asks for the matching files with their counts
+	// (GrepResult.Counts) instead of lines; Limit and Offset are then
+	// up to the caller.
+	FilesOnly bool
+}
+
+// FileCount is a file and how many of its lines match.
+type FileCount struct {
+	Path  string
+	Lines int
 }
 
 // Line is one line of grep output.
@@ -65,6 +77,8 @@ type GrepResult struct {
 	// Shown counts the matching lines in Lines; Total those in all files
 	// searched, in Files files. Searched counts the text files searched.
 	Shown, Total, Files, Searched int
+	// Counts lists every matching file in path order, for FilesOnly.
+	Counts []FileCount
 	// FromMemory says the texts came from the Texts source.
 	FromMemory bool
 }
@@ -93,7 +107,9 @@ func (e *Engine) Grep(ctx context.Context, q GrepQuery) (*GrepResult, error) {
 	if limit <= 0 {
 		limit = DefaultGrepLimit
 	}
-	r := &grepRun{e: e, m: m, context: min(max(q.Context, 0), MaxContext), out: collector{limit: limit}}
+	offset := max(q.Offset, 0)
+	r := &grepRun{e: e, m: m, context: min(max(q.Context, 0), MaxContext),
+		out: collector{limit: offset + limit, offset: offset, countOnly: q.FilesOnly}}
 	g := e.newGuard()
 	dir := p.Rel
 	if !fi.IsDir() {
@@ -133,7 +149,12 @@ func (e *Engine) Grep(ctx context.Context, q GrepQuery) (*GrepResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	res.Lines, res.Shown = r.format()
+	if q.FilesOnly {
+		res.Counts = r.out.counts
+		slices.SortFunc(res.Counts, func(a, b FileCount) int { return comparePaths(a.Path, b.Path) })
+	} else {
+		res.Lines, res.Shown = r.format()
+	}
 	res.Total, res.Files, res.Searched = r.out.total, r.out.files, int(r.searched.Load())
 	return res, nil
 }
@@ -234,10 +255,13 @@ type fileHits struct {
 
 // collector gathers per-file results arriving in any order and keeps only
 // the files that can be shown: the fewest files, in path order, that hold
-// limit matching lines. The rest are only counted, so memory stays
-// bounded however much matches.
+// limit matching lines (offset of which are skipped when shown). The rest
+// are only counted, so memory stays bounded however much matches. With
+// countOnly it keeps every file's count and no lines.
 type collector struct {
-	limit int
+	limit, offset int
+	countOnly     bool
+	counts        []FileCount
 
 	mu           sync.Mutex
 	kept         hitsHeap // max-heap by path
@@ -250,6 +274,10 @@ func (c *collector) add(f *fileHits) {
 	defer c.mu.Unlock()
 	c.total += len(f.hits)
 	c.files++
+	if c.countOnly {
+		c.counts = append(c.counts, FileCount{Path: f.rel, Lines: len(f.hits)})
+		return
+	}
 	if c.keptHits >= c.limit && len(c.kept) > 0 && comparePaths(f.rel, c.kept[0].rel) > 0 {
 		return
 	}
@@ -274,20 +302,25 @@ func (h *hitsHeap) Pop() any {
 	return x
 }
 
-// format renders the kept files' matches, in path order, up to the
-// limit, with context lines.
+// format renders the kept files' matches, in path order, from the
+// offset up to the limit, with context lines.
 func (r *grepRun) format() ([]Line, int) {
 	files := slices.Clone(r.out.kept)
 	slices.SortFunc(files, func(a, b *fileHits) int { return comparePaths(a.rel, b.rel) })
 	var out []Line
-	shown := 0
+	seen, shown := 0, 0
 	for _, f := range files {
-		if shown >= r.out.limit {
+		if seen >= r.out.limit {
 			break
 		}
-		hits := f.hits[:min(len(f.hits), r.out.limit-shown)]
+		hits := f.hits[:min(len(f.hits), r.out.limit-seen)]
+		seen += len(hits)
+		first := min(max(r.out.offset-(seen-len(hits)), 0), len(hits))
+		hits = hits[first:]
 		shown += len(hits)
-		out = r.formatFile(out, f, hits)
+		if len(hits) > 0 {
+			out = r.formatFile(out, f, first, hits)
+		}
 	}
 	if len(out) > 0 {
 		out[0].Break = false
@@ -295,8 +328,9 @@ func (r *grepRun) format() ([]Line, int) {
 	return out, shown
 }
 
-// formatFile appends one file's matches with their context.
-func (r *grepRun) formatFile(out []Line, f *fileHits, hits []hit) []Line {
+// formatFile appends one file's matches with their context; hits are
+// f.hits[first:first+len(hits)].
+func (r *grepRun) formatFile(out []Line, f *fileHits, first int, hits []hit) []Line {
 	text := f.content
 	last := 0 // number of the last line printed
 	for i, h := range hits {
@@ -324,8 +358,8 @@ func (r *grepRun) formatFile(out []Line, f *fileHits, hits []hit) []Line {
 		out = append(out, Line{Path: f.rel, Num: h.num, Text: r.lineText(text[h.start:h.end], true), Match: true, Break: brk})
 		last = h.num
 		stop := h.num + r.context
-		if i+1 < len(f.hits) {
-			stop = min(stop, f.hits[i+1].num-1)
+		if next := first + i + 1; next < len(f.hits) {
+			stop = min(stop, f.hits[next].num-1)
 		}
 		for e := h.end; last < stop && e+1 < len(text); {
 			start := e + 1

@@ -270,3 +270,40 @@ func TestGrepTextsNotReady(t *testing.T) {
 		t.Errorf("from memory %v, lines %q", res.FromMemory, got)
 	}
 }
+
+// Offset pages through the matches in path order, each engine alike;
+// FilesOnly counts matches per file instead of returning lines.
+func TestGrepOffsetAndFilesOnly(t *testing.T) {
+	v := newTestVault(t, map[string]string{
+		"a.md":   "x1\nskip\nx2\nx3\n",
+		"b/c.md": "x4\n",
+		"d.md":   "x5\nx6\n",
+		"e.md":   "none\n",
+	})
+	for name, e := range engines(t, v) {
+		var joined []string
+		for offset := 0; offset < 8; offset += 2 {
+			res, lines := grepLines(t, e, GrepQuery{Query: "x", Offset: offset, Limit: 2})
+			if res.Total != 6 || res.Files != 3 || res.Shown != len(lines) {
+				t.Errorf("%s offset %d: total %d in %d files, shown %d of %d lines", name, offset, res.Total, res.Files, res.Shown, len(lines))
+			}
+			joined = append(joined, lines...)
+		}
+		want := []string{"a.md:1: x1", "a.md:3: x2", "a.md:4: x3", "b/c.md:1: x4", "d.md:1: x5", "d.md:2: x6"}
+		if !slices.Equal(joined, want) {
+			t.Errorf("%s: pages joined %q, want %q", name, joined, want)
+		}
+		// Context stops short of the first match after the page.
+		_, lines := grepLines(t, e, GrepQuery{Query: "x", Offset: 1, Limit: 1, Context: 1})
+		if want := []string{"a.md-2- skip", "a.md:3: x2"}; !slices.Equal(lines, want) {
+			t.Errorf("%s: offset with context = %q, want %q", name, lines, want)
+		}
+		res, err := e.Grep(context.Background(), GrepQuery{Query: "x", FilesOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []FileCount{{"a.md", 3}, {"b/c.md", 1}, {"d.md", 2}}; !slices.Equal(res.Counts, want) || len(res.Lines) != 0 || res.Total != 6 {
+			t.Errorf("%s: FilesOnly = %+v, %d lines, total %d", name, res.Counts, len(res.Lines), res.Total)
+		}
+	}
+}

@@ -105,7 +105,7 @@ func walkFiles(ctx context.Context, g *guard, v *vault.Vault, dir vault.Path, wo
 					list(childAbs, childRel, sub)
 				}()
 			case t.IsRegular():
-				if vault.IsTemp(name) {
+				if v.Skipped(name) { // dotfiles, our temporary files
 					continue
 				}
 				batch = append(batch, fileRef{rel: childRel, abs: childAbs, d: e})

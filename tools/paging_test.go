@@ -1,0 +1,243 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"vaultmcp/internal/mcpserver"
+	"vaultmcp/tools"
+	"vaultmcp/vault"
+	"vaultmcp/vault/index"
+)
+
+// newIndexHarness is the server over a vault holding files, with a live
+// index built over them.
+func newIndexHarness(t *testing.T, files map[string]string, adjust ...func(*tools.Deps)) *harness {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, root: root}
+	for rel, content := range files {
+		h.file(rel, content)
+	}
+	v, err := vault.Open(root, vault.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ix := index.New(v, logger)
+	v.Observe(ix.Refresh)
+	if err := ix.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	d := tools.Deps{Vault: v, Index: ix, Logger: logger}
+	for _, fn := range adjust {
+		fn(&d)
+	}
+	s, err := mcpserver.New(d, "test", mcpserver.WithOutputValidation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.v, h.s = v, s
+	h.rpc("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"0"}}`)
+	return h
+}
+
+// structured calls a tool that must succeed and returns its text and its
+// structured content (nil when it has none).
+func (h *harness) structured(tool, args string) (string, map[string]any) {
+	h.t.Helper()
+	text := h.ok(tool, args)
+	resp := h.rpc("tools/call", fmt.Sprintf(`{"name":%q,"arguments":%s}`, tool, args))
+	res, _ := resp["result"].(map[string]any)
+	sc, _ := res["structuredContent"].(map[string]any)
+	return text, sc
+}
+
+// pagingVault has a hub note linked from 25 notes, each also with a broken
+// link and a tag of its own, and a long note for read_file.
+func pagingVault() map[string]string {
+	files := map[string]string{"Hub.md": "# Hub\n#hub\n"}
+	for i := 1; i <= 25; i++ {
+		files[fmt.Sprintf("notes/Note %02d.md", i)] = fmt.Sprintf("# Note %d\nSee [[Hub]] and [[Missing %02d]].\n#tag%02d needle\n", i, i, i)
+	}
+	var long strings.Builder
+	for i := 1; i <= 25; i++ {
+		fmt.Fprintf(&long, "line %d\n", i)
+	}
+	files["long.md"] = long.String()
+	return files
+}
+
+// page is one answer of a paged tool, taken apart.
+type page struct {
+	items []string
+	total int  // -1 when the answer does not say
+	next  *int // nil on the last page
+	text  string
+}
+
+var offsetInNotice = regexp.MustCompile(`offset=(\d+) for the next page`)
+
+// textPage reads a text answer: items are its lines, the notice is the
+// bracketed last line.
+func textPage(text string) page {
+	p := page{total: -1, text: text}
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
+			if m := offsetInNotice.FindStringSubmatch(line); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				p.next = &n
+			}
+			continue
+		}
+		if line != "" {
+			p.items = append(p.items, line)
+		}
+	}
+	return p
+}
+
+// jsonPage reads a structured answer: items is the list under key (each
+// item rendered as JSON), total the number under totalKey.
+func jsonPage(text string, sc map[string]any, key, totalKey string) page {
+	p := page{total: -1, text: text}
+	var list []any
+	obj := sc
+	if k, sub, ok := strings.Cut(key, "."); ok {
+		obj, _ = sc[k].(map[string]any)
+		key = sub
+	}
+	list, _ = obj[key].([]any)
+	for _, it := range list {
+		raw, _ := json.Marshal(it)
+		p.items = append(p.items, string(raw))
+	}
+	if n, ok := obj[totalKey].(float64); ok {
+		p.total = int(n)
+	}
+	if n, ok := obj["next_offset"].(float64); ok {
+		next := int(n)
+		p.next = &next
+	}
+	return p
+}
+
+// withArgs adds keys to a JSON object of arguments.
+func withArgs(base string, extra map[string]any) string {
+	m := map[string]any{}
+	if err := json.Unmarshal([]byte(base), &m); err != nil {
+		panic(err)
+	}
+	for k, v := range extra {
+		m[k] = v
+	}
+	raw, _ := json.Marshal(m)
+	return string(raw)
+}
+
+// TestPaging walks every list tool page by page: the pages, joined, are
+// the whole list in order; the total never changes; the last page has no
+// next offset and says it is the last; an offset past the end returns no
+// items, says so, and still reports the total.
+func TestPaging(t *testing.T) {
+	h := newIndexHarness(t, pagingVault())
+	const limit = 10
+	tests := []struct {
+		tool, args string
+		read       func(text string, sc map[string]any) page
+	}{
+		{"get_backlinks", `{"note_name":"Hub"}`, func(x string, sc map[string]any) page { return jsonPage(x, sc, "backlinks", "backlink_count") }},
+		{"get_backlinks", `{"path":"Hub.md"}`, func(x string, sc map[string]any) page { return jsonPage(x, sc, "backlinks", "backlink_count") }},
+		{"get_broken_links", `{}`, func(x string, sc map[string]any) page {
+			return jsonPage(x, sc, "broken_links", "files_with_broken_links")
+		}},
+		{"find_links", `{"path":"Hub.md","direction":"backlinks"}`, func(x string, sc map[string]any) page { return jsonPage(x, sc, "results", "total") }},
+		{"find_links", `{"path":"Hub.md","direction":"both"}`, func(x string, sc map[string]any) page { return jsonPage(x, sc, "backlinks.results", "total") }},
+		{"get_tags", `{}`, func(x string, sc map[string]any) page { return jsonPage(x, sc, "tags", "total") }},
+		{"list_directory", `{"path":"","recursive":true}`, func(x string, _ map[string]any) page { return textPage(x) }},
+		{"search_files", `{"pattern":"*.md"}`, func(x string, _ map[string]any) page { return textPage(x) }},
+		{"find_files", `{"name":"note"}`, func(x string, _ map[string]any) page { return textPage(x) }},
+		{"grep", `{"query":"needle"}`, func(x string, _ map[string]any) page { return textPage(x) }},
+		{"grep", `{"query":"e","output":"files"}`, func(x string, _ map[string]any) page { return textPage(x) }},
+		{"grep", `{"query":"e","output":"count"}`, func(x string, _ map[string]any) page { return textPage(x) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool+tt.args, func(t *testing.T) {
+			all := tt.read(h.structured(tt.tool, withArgs(tt.args, map[string]any{"limit": 10000})))
+			if all.next != nil || len(all.items) <= 2*limit {
+				t.Fatalf("the whole list (%d items, next %v) is too short to page through:\n%s", len(all.items), all.next, all.text)
+			}
+			var joined []string
+			offset := 0
+			for pages := 1; ; pages++ {
+				p := tt.read(h.structured(tt.tool, withArgs(tt.args, map[string]any{"limit": limit, "offset": offset})))
+				if p.total != all.total {
+					t.Errorf("page %d: total %d, want %d", pages, p.total, all.total)
+				}
+				joined = append(joined, p.items...)
+				if p.next == nil {
+					if len(p.items) == 0 || len(p.items) > limit {
+						t.Errorf("last page has %d items", len(p.items))
+					}
+					if !strings.Contains(p.text, "the last page") {
+						t.Errorf("last page does not say so:\n%s", p.text)
+					}
+					break
+				}
+				if len(p.items) != limit || *p.next != offset+limit {
+					t.Fatalf("page %d: %d items, next offset %d; want %d and %d", pages, len(p.items), *p.next, limit, offset+limit)
+				}
+				if !strings.Contains(p.text, fmt.Sprintf("offset=%d", *p.next)) {
+					t.Errorf("page %d does not say how to get the next one:\n%s", pages, p.text)
+				}
+				offset = *p.next
+			}
+			if !slices.Equal(joined, all.items) {
+				t.Errorf("pages joined:\n%q\nwant\n%q", joined, all.items)
+			}
+			past := len(all.items) + 5
+			p := tt.read(h.structured(tt.tool, withArgs(tt.args, map[string]any{"offset": past})))
+			if len(p.items) != 0 || p.next != nil || p.total != all.total || !strings.Contains(p.text, fmt.Sprintf("offset=%d is past the end", past)) {
+				t.Errorf("offset past the end: %d items, next %v, total %d:\n%s", len(p.items), p.next, p.total, p.text)
+			}
+		})
+	}
+}
+
+// read_file pages by lines.
+func TestReadFilePaging(t *testing.T) {
+	h := newIndexHarness(t, pagingVault())
+	lines := func(from, to int) string {
+		var b strings.Builder
+		for i := from; i <= to; i++ {
+			fmt.Fprintf(&b, "line %d\n", i)
+		}
+		return b.String()
+	}
+	tests := []struct{ args, want string }{
+		{`{"path":"long.md"}`, lines(1, 25)},
+		{`{"path":"long.md","limit":10}`, lines(1, 10) + "\n[... truncated: showing lines 1–10 of 25 (71 bytes of 191 bytes); read on with offset=10 ...]"},
+		{`{"path":"long.md","offset":10,"limit":10}`, lines(11, 20) + "\n[... truncated: showing lines 11–20 of 25 (80 bytes of 191 bytes); read on with offset=20 ...]"},
+		{`{"path":"long.md","offset":20,"limit":10}`, lines(21, 25) + "\n[... lines 21–25 of 25: the end of the file ...]"},
+		{`{"path":"long.md","offset":24}`, lines(25, 25) + "\n[... lines 25–25 of 25: the end of the file ...]"},
+	}
+	for _, tt := range tests {
+		if got := h.ok("read_file", tt.args); got != tt.want {
+			t.Errorf("read_file %s =\n%q\nwant\n%q", tt.args, got, tt.want)
+		}
+	}
+	h.fails("read_file", `{"path":"long.md","offset":25}`, "offset=25 is past the end of long.md, which has 25 lines")
+	h.fails("read_file", `{"path":"long.md","limit":0}`, "limit")
+}

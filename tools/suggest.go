@@ -1,0 +1,178 @@
+package tools
+
+import (
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// maxSuggestions is how many paths a not-found error offers.
+const maxSuggestions = 3
+
+// suggest returns the vault paths a client most likely meant by given,
+// which names nothing: the same path in another case or without ".md"
+// ("home.md" for "Home.md", "plugins" for the folder "Plugins"), then a
+// file or folder of that name elsewhere ("Canvas.md" for
+// "Plugins/Canvas.md"), then names a typo or two away. Folders end in
+// "/". Paths come from the index when there is one (the vault's files
+// as scans see them: nothing hidden or skipped), else from a walk.
+func (d Deps) suggest(given string) []string {
+	g := path.Clean(strings.Trim(strings.ReplaceAll(given, "\\", "/"), "/"))
+	if g == "." || g == "" || d.Vault == nil {
+		return nil
+	}
+	want := newNameQuery(g)
+	scores := map[string]int{}
+	seenDirs := map[string]bool{}
+	consider := func(rel string) bool {
+		if rel == g {
+			return true // it exists, but not as the tool wanted (a note, say)
+		}
+		if s, ok := want.score(rel, false); ok {
+			scores[rel] = s
+		}
+		for dir := path.Dir(rel); dir != "." && !seenDirs[dir]; dir = path.Dir(dir) {
+			seenDirs[dir] = true
+			if s, ok := want.score(dir, true); ok {
+				scores[dir+"/"] = s
+			}
+		}
+		return true
+	}
+	if d.Index == nil || !d.Index.Files("", consider) {
+		root, err := d.Vault.Resolve("")
+		if err != nil {
+			return nil
+		}
+		_ = d.Vault.Walk(root, func(rel string, e fs.DirEntry) error {
+			if e.Type().IsRegular() {
+				consider(rel)
+			}
+			return nil
+		})
+	}
+	out := make([]string, 0, len(scores))
+	for rel := range scores {
+		out = append(out, rel)
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if scores[a] != scores[b] {
+			return scores[a] - scores[b]
+		}
+		if da, db := strings.Count(strings.TrimSuffix(a, "/"), "/"), strings.Count(strings.TrimSuffix(b, "/"), "/"); da != db {
+			return da - db
+		}
+		return strings.Compare(a, b)
+	})
+	// A name found as such makes names a typo away noise.
+	if len(out) > 0 && scores[out[0]] <= 1 {
+		out = slices.DeleteFunc(out, func(rel string) bool { return scores[rel] > 1 })
+	}
+	return out[:min(len(out), maxSuggestions)]
+}
+
+// didYouMean renders suggestions as the end of an error message.
+func didYouMean(paths []string) string {
+	switch len(paths) {
+	case 0:
+		return ""
+	case 1:
+		return "; did you mean " + paths[0] + "?"
+	}
+	return "; did you mean " + strings.Join(paths[:len(paths)-1], ", ") + " or " + paths[len(paths)-1] + "?"
+}
+
+// nameQuery is a path that names nothing, folded for comparison.
+type nameQuery struct {
+	full     string // the whole path, folded
+	base     string // its last element, folded
+	stem     string // base without ".md"
+	maxTypos int    // edit distance still worth suggesting
+}
+
+func newNameQuery(given string) nameQuery {
+	q := nameQuery{full: fold(given)}
+	q.base = path.Base(q.full)
+	q.stem = strings.TrimSuffix(q.base, ".md")
+	switch n := utf8.RuneCountInString(q.stem); {
+	case n < 4:
+		q.maxTypos = 0
+	case n <= 8:
+		q.maxTypos = 1
+	default:
+		q.maxTypos = 2
+	}
+	return q
+}
+
+// score rates how likely rel is what the query meant, lower is likelier;
+// ok is false when it is not worth offering.
+func (q nameQuery) score(rel string, isDir bool) (int, bool) {
+	k := fold(rel)
+	stem := k
+	if !isDir {
+		stem = strings.TrimSuffix(k, ".md")
+	}
+	if k == q.full || stem == q.full || stem == strings.TrimSuffix(q.full, ".md") {
+		return 0, true // another case, or ".md" added or left out
+	}
+	base := path.Base(k)
+	bstem := strings.TrimSuffix(base, ".md")
+	if isDir {
+		bstem = base
+	}
+	if base == q.base || bstem == q.stem {
+		return 1, true // the same name in another folder
+	}
+	if q.maxTypos > 0 {
+		if dist := editDistance(bstem, q.stem, q.maxTypos); dist <= q.maxTypos {
+			return 1 + dist, true
+		}
+	}
+	return 0, false
+}
+
+// fold is the comparison form of a name: lower case, NFC.
+func fold(s string) string {
+	return strings.ToLower(norm.NFC.String(s))
+}
+
+// editDistance is the edit distance between a and b in runes (Levenshtein
+// with a swap of two neighbours counting as one edit), or max+1 as soon as
+// it is sure to exceed max.
+func editDistance(a, b string, max int) int {
+	ra, rb := []rune(a), []rune(b)
+	if d := len(ra) - len(rb); d > max || -d > max {
+		return max + 1
+	}
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1) // two letters swapped
+			}
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin > max {
+			return max + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
+}
