@@ -275,7 +275,7 @@ type File struct {
 // ReadFile reads the file at given, at most limit bytes of it (limit <= 0
 // means no limit).
 func (v *Vault) ReadFile(given string, limit int64) (File, error) {
-	p, fi, err := v.statFile(given)
+	p, _, err := v.statFile(given)
 	if err != nil {
 		return File{}, v.explain(err)
 	}
