@@ -271,8 +271,9 @@ var updatedLinks = regexp.MustCompile(`updated (\d+) link\(s\) in (\d+) note\(s\
 // many it rewrote. Tried many times, on a fresh copy each time.
 func TestRenameAtStart(t *testing.T) {
 	t.Parallel()
-	template, linking := hubVault(t, 2000)
+	template, linking := hubVault(t, 1000)
 	for run := range 4 {
+		start := time.Now()
 		v := copyVault(t, template)
 		s := startSession(t, v)
 		text := s.ok(t, "rename_file", map[string]any{"old_path": "Hub.md", "new_path": "Archive/Hub Renamed.md"})
@@ -290,6 +291,7 @@ func TestRenameAtStart(t *testing.T) {
 		if st := v.gitRun(t, "status", "--porcelain"); st != "" {
 			t.Errorf("run %d: git status not clean:\n%.300s", run, st)
 		}
+		t.Logf("run %d took %s", run, time.Since(start).Round(time.Millisecond))
 	}
 }
 
@@ -329,7 +331,7 @@ func filesContaining(t *testing.T, v *testVault, s string) []string {
 // cleanly.
 func TestSignalFinishesRequests(t *testing.T) {
 	t.Parallel()
-	template, linking := hubVault(t, 1500)
+	template, linking := hubVault(t, 800)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		v := copyVault(t, template)
 		p := startProc(t, v)
