@@ -26,10 +26,11 @@ import (
 // (stdin closed at a chosen moment, a signal) and of what it holds (its
 // memory). Every response it writes is kept by id.
 type proc struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stderr *lockedBuffer
-	exited chan error // receives cmd.Wait's result once
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	stderr  *lockedBuffer
+	exited  chan struct{} // closed when the process has ended
+	waitErr error         // cmd.Wait's result, once exited is closed
 
 	mu      sync.Mutex
 	got     map[string]rawResponse
@@ -41,7 +42,7 @@ type proc struct {
 func startProc(t *testing.T, v *testVault, opts ...serverOption) *proc {
 	t.Helper()
 	cfg := newServerConfig(t, v, opts)
-	p := &proc{stderr: &lockedBuffer{}, exited: make(chan error, 1), got: map[string]rawResponse{},
+	p := &proc{stderr: &lockedBuffer{}, exited: make(chan struct{}), got: map[string]rawResponse{},
 		arrived: make(chan struct{}, 1), eof: make(chan struct{})}
 	p.cmd = cfg.command(context.Background(), p.stderr)
 	var err error
@@ -77,11 +78,18 @@ func startProc(t *testing.T, v *testVault, opts ...serverOption) *proc {
 	}()
 	go func() {
 		<-p.eof
-		p.exited <- p.cmd.Wait()
+		p.waitErr = p.cmd.Wait()
+		close(p.exited)
 	}()
 	t.Cleanup(func() {
 		p.stdin.Close()
-		p.cmd.Process.Kill()
+		select {
+		case <-p.exited:
+		case <-time.After(callTimeout):
+			t.Errorf("server did not exit after stdin closed")
+			p.cmd.Process.Kill()
+			<-p.exited // before the vault's temp dir is removed
+		}
 		checkServerLog(t, p.stderr)
 	})
 	return p
@@ -125,8 +133,8 @@ func (p *proc) response(t *testing.T, id string) (rawResponse, bool) {
 func (p *proc) waitExit(t *testing.T) error {
 	t.Helper()
 	select {
-	case err := <-p.exited:
-		return err
+	case <-p.exited:
+		return p.waitErr
 	case <-time.After(callTimeout):
 		t.Fatalf("server did not exit\nlog:\n%s", p.stderr.String())
 		return nil
