@@ -42,6 +42,20 @@
 // them. A push the remote rejects triggers a pull and a second push; other
 // failures are retried with exponential backoff up to five minutes.
 //
+// # History
+//
+// Log, NoteHistory, ResolveVersion, FileAt, Diff and PlanRevert read the
+// branch's history through a cache of commit metadata and changed paths
+// and, on top of it, the lineage of the current head: its commits in git
+// log order (oldest first, so new commits append) with an index from each
+// path to the commits that changed it. A head that only added commits
+// (ours, a fast-forward) is appended; any other move (a replay, a rewritten
+// remote) rebuilds the lineage from the cache. Renames are followed as
+// `git log --follow` does: our "rename a -> b" messages first, then git's
+// similarity (go-git's port). PlanRevert only plans: the caller applies the
+// plan through the vault's write path. Objects that cannot be read cost
+// only what needs them, with a notice.
+//
 // # Concurrency
 //
 // go-git is not safe for concurrent use, so a Repo keeps three go-git

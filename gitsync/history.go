@@ -3,6 +3,7 @@ package gitsync
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,99 +11,62 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/storage/filesystem"
-	"github.com/sergi/go-diff/diffmatchpatch"
 )
-
-// ChangeKind is what a commit did to a file.
-type ChangeKind string
-
-// The kinds of file change, as get_recent_changes prints them.
-const (
-	Added    ChangeKind = "added"
-	Modified ChangeKind = "modified"
-	Deleted  ChangeKind = "deleted"
-	Renamed  ChangeKind = "renamed"
-)
-
-// Limits of Recent.
-const (
-	// MaxDiffLines is the number of +/- lines kept per file.
-	MaxDiffLines = 80
-	// DefaultRecent is the number of commits when n <= 0.
-	DefaultRecent = 10
-	// maxRecent caps n, whatever the caller asks.
-	maxRecent = 1000
-	// maxDiffBytes: bigger blobs are listed without a line diff.
-	maxDiffBytes = 4 << 20
-)
-
-// Commit is one commit of the history with its file changes.
-type Commit struct {
-	Hash     string // short
-	FullHash string
-	Time     time.Time // author time
-	Author   string
-	// Message is the commit message without its trailing newline.
-	Message string
-	// Merge is true for a commit with several parents; like `git log -p`,
-	// no file changes are listed for it.
-	Merge bool
-	Files []FileChange
-}
-
-// FileChange is one file a commit changed.
-type FileChange struct {
-	Path string
-	// OldPath is the previous path of a renamed file.
-	OldPath string
-	Kind    ChangeKind
-	// Binary files (and text over 4 MiB) get no line diff.
-	Binary bool
-	// Lines are the removed ("-" prefix) and added ("+" prefix) lines, in
-	// order, without their newline; at most MaxDiffLines.
-	Lines []string
-	// Truncated is how many diff lines were cut after MaxDiffLines.
-	Truncated int
-}
 
 // history caches what walks of the commit graph learn: each commit's
-// parents, time and changed paths never change, so they are computed once
-// and later queries (above all path-filtered ones, which may walk the whole
-// history) cost map lookups. It has its own go-git storage and lock, so
-// reading history never waits for a commit nor delays one.
+// parents, times and changed paths never change, so they are computed once
+// and later queries cost map lookups. On top of that cache it keeps the
+// lineage of the branch head: its commits in `git log` order with an index
+// from each path to the commits that changed it, so a note's history on
+// 10,000+ commits is a slice walk, not a graph walk. It has its own go-git
+// storage and lock, so reading history never waits for a commit nor
+// delays one.
 type history struct {
 	mu   sync.Mutex
 	obj  *objects
 	meta map[plumbing.Hash]*commitMeta
-	// touched memoises, for recently asked paths, whether a commit changed
-	// the path (for commits whose full change list is not cached yet).
-	touched map[string]map[plumbing.Hash]bool
+	lin  *lineage
+	// stats memoises the lines added and removed between two blobs.
+	stats map[[2]plumbing.Hash]lineCounts
+	// renames memoises rename sources found for an added path.
+	renames map[renameKey]renameSource
+	// patches memoises rendered diffs between two blobs.
+	patches map[[2]plumbing.Hash]patchBody
 }
 
-// touchedPaths bounds the number of paths memoised in history.touched.
-const touchedPaths = 64
+// historyCacheLimit bounds the number of cached commits (about 300 bytes
+// each plus their changed paths).
+const historyCacheLimit = 200000
+
+// statsCacheLimit bounds history.stats and history.renames.
+const statsCacheLimit = 8192
 
 // commitMeta is the cached part of a commit.
 type commitMeta struct {
 	hash    plumbing.Hash
 	parents []plumbing.Hash
 	tree    plumbing.Hash
-	when    time.Time // committer time: the walk order
-	author  time.Time
+	when    time.Time // committer time: the walk order, since and "as of"
+	author  time.Time // in the author's time zone
 	name    string
+	email   string
 	message string
-	changes []fileDiff // vs the first parent; nil until computed
+	changes []fileDiff // vs the first parent, sorted by path; nil until computed
 	diffed  bool
+	// changesErr says why changes could not be computed (an unreadable
+	// tree); the commit is then listed without its files.
+	changesErr error
 }
 
-// historyCacheLimit bounds the number of cached commits (about 200 bytes
-// each plus their changed paths).
-const historyCacheLimit = 200000
-
 func newHistory(st *filesystem.Storage, gitDir string) *history {
-	return &history{obj: newObjects(st, gitDir), meta: map[plumbing.Hash]*commitMeta{}, touched: map[string]map[plumbing.Hash]bool{}}
+	return &history{
+		obj:     newObjects(st, gitDir),
+		meta:    map[plumbing.Hash]*commitMeta{},
+		stats:   map[[2]plumbing.Hash]lineCounts{},
+		renames: map[renameKey]renameSource{},
+		patches: map[[2]plumbing.Hash]patchBody{},
+	}
 }
 
 // commit returns the cached metadata of a commit.
@@ -115,36 +79,187 @@ func (h *history) commit(hash plumbing.Hash) (*commitMeta, error) {
 		return nil, err
 	}
 	if len(h.meta) >= historyCacheLimit {
+		// The lineage keeps what it holds; only the lookup map starts over.
 		h.meta = map[plumbing.Hash]*commitMeta{}
-		clear(h.touched)
 	}
 	m := &commitMeta{
 		hash: hash, parents: c.ParentHashes, tree: c.TreeHash, when: c.Committer.When,
-		author: c.Author.When, name: c.Author.Name, message: strings.TrimRight(c.Message, "\n"),
+		author: c.Author.When, name: c.Author.Name, email: c.Author.Email,
+		message: strings.TrimRight(c.Message, "\n"),
 	}
 	h.meta[hash] = m
 	return m, nil
 }
 
-// changes returns the files a commit changed against its first parent.
-func (h *history) changes(m *commitMeta) ([]fileDiff, error) {
+// changes returns the files a commit changed against its first parent. An
+// unreadable tree (a partial clone, a lost object) is remembered in
+// changesErr and gives no files rather than failing the caller.
+func (h *history) changes(m *commitMeta) []fileDiff {
 	if m.diffed {
-		return m.changes, nil
+		return m.changes
 	}
 	parentTree := emptyTree
 	if len(m.parents) > 0 {
 		p, err := h.commit(m.parents[0])
 		if err != nil {
-			return nil, err
+			m.changesErr, m.diffed = err, true
+			return nil
 		}
 		parentTree = p.tree
 	}
 	d, err := h.obj.diffTrees(parentTree, m.tree)
 	if err != nil {
-		return nil, err
+		m.changesErr, m.diffed = err, true
+		return nil
 	}
 	m.changes, m.diffed = d, true
-	return d, nil
+	return d
+}
+
+// change returns commit m's change of path p, if it changed it.
+func (h *history) change(m *commitMeta, p string) (fileDiff, bool) {
+	cs := h.changes(m)
+	i := sort.Search(len(cs), func(i int) bool { return cs[i].Path >= p })
+	if i < len(cs) && cs[i].Path == p {
+		return cs[i], true
+	}
+	return fileDiff{}, false
+}
+
+// lineage is the history of one branch head in `git log` order, stored
+// oldest first so that new commits are appended and positions stay valid.
+type lineage struct {
+	head  plumbing.Hash
+	order []*commitMeta
+	pos   map[plumbing.Hash]int32
+	// byPath lists, for each path, the positions (ascending) of the commits
+	// that changed it: non-merge commits against their parent, merges only
+	// where the path differs from every parent (as `git log -- path`).
+	byPath map[string][]int32
+	// dirs holds every folder above a changed path, so a folder filter
+	// knows to look under it.
+	dirs map[string]bool
+	// ends are commits whose parent could not be read: the history stops
+	// there (a shallow or partial clone, a lost object).
+	ends []plumbing.Hash
+}
+
+func newLineage(head plumbing.Hash) *lineage {
+	return &lineage{head: head, pos: map[plumbing.Hash]int32{}, byPath: map[string][]int32{}, dirs: map[string]bool{}}
+}
+
+func (l *lineage) top() int32 { return int32(len(l.order)) - 1 }
+
+// appendMax bounds the linear chain of new commits appended to a lineage
+// instead of rebuilding it.
+const appendMax = 4096
+
+// lineageFor brings the lineage up to date with head and returns it. A
+// head that only added commits on top of the previous one (our commits, a
+// fast-forward) is appended; anything else (a replay, a rewritten remote)
+// rebuilds it from the commit cache. h.mu is held.
+func (h *history) lineageFor(ctx context.Context, head plumbing.Hash) (*lineage, error) {
+	if l := h.lin; l != nil && l.head == head {
+		return l, nil
+	}
+	if head.IsZero() {
+		h.lin = newLineage(head)
+		return h.lin, nil
+	}
+	if l := h.lin; l != nil && !l.head.IsZero() {
+		if chain, ok := h.chainTo(head, l); ok {
+			for i := len(chain) - 1; i >= 0; i-- {
+				h.appendCommit(l, chain[i])
+			}
+			l.head = head
+			return l, nil
+		}
+	}
+	l := newLineage(head)
+	var newestFirst []*commitMeta
+	err := h.walk(ctx, head, func(m *commitMeta) {
+		newestFirst = append(newestFirst, m)
+	}, func(missing plumbing.Hash) { l.ends = append(l.ends, missing) })
+	if err != nil {
+		return nil, err
+	}
+	l.order = make([]*commitMeta, 0, len(newestFirst))
+	for i := len(newestFirst) - 1; i >= 0; i-- {
+		h.appendCommit(l, newestFirst[i])
+		if i%512 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	h.lin = l
+	return l, nil
+}
+
+// chainTo returns the commits from head down to l.head when they form a
+// single line of non-merge commits (newest first).
+func (h *history) chainTo(head plumbing.Hash, l *lineage) ([]*commitMeta, bool) {
+	var chain []*commitMeta
+	for c := head; c != l.head; {
+		if _, known := l.pos[c]; known || len(chain) >= appendMax {
+			return nil, false // back to an older commit: a reset or rewrite
+		}
+		m, err := h.commit(c)
+		if err != nil || len(m.parents) != 1 {
+			return nil, false
+		}
+		chain = append(chain, m)
+		c = m.parents[0]
+	}
+	return chain, true
+}
+
+// appendCommit adds m on top of the lineage and indexes its paths.
+func (h *history) appendCommit(l *lineage, m *commitMeta) {
+	p := int32(len(l.order))
+	l.order = append(l.order, m)
+	l.pos[m.hash] = p
+	cs := h.changes(m)
+	if len(m.parents) > 1 {
+		cs = h.mergeChanges(m, cs)
+	}
+	for _, d := range cs {
+		l.byPath[d.Path] = append(l.byPath[d.Path], p)
+		for dir := d.Path; ; {
+			i := strings.LastIndexByte(dir, '/')
+			if i < 0 {
+				break
+			}
+			dir = dir[:i]
+			if l.dirs[dir] {
+				break
+			}
+			l.dirs[dir] = true
+		}
+	}
+}
+
+// mergeChanges keeps the paths in which a merge differs from every parent:
+// the rest came unchanged from one side, whose own commits list them.
+func (h *history) mergeChanges(m *commitMeta, cs []fileDiff) []fileDiff {
+	var out []fileDiff
+	for _, d := range cs {
+		differs := true
+		for _, ph := range m.parents[1:] {
+			pm, err := h.commit(ph)
+			if err != nil {
+				continue
+			}
+			if same, err := h.obj.samePath(m.tree, pm.tree, d.Path); err == nil && same {
+				differs = false
+				break
+			}
+		}
+		if differs {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // metaQueue orders commits newest first (committer time), like git log.
@@ -161,27 +276,22 @@ func (q *metaQueue) Pop() any {
 	return m
 }
 
-// walk visits the commits reachable from head newest first until fn returns
-// false.
-func (h *history) walk(ctx context.Context, head plumbing.Hash, fn func(*commitMeta) (bool, error)) error {
-	if head.IsZero() {
-		return nil
-	}
-	seen := map[plumbing.Hash]bool{head: true}
+// walk visits the commits reachable from head newest first, as git log
+// orders them. A parent that cannot be read ends that line of history and
+// is reported to missing instead of failing the walk.
+func (h *history) walk(ctx context.Context, head plumbing.Hash, fn func(*commitMeta), missing func(plumbing.Hash)) error {
 	m, err := h.commit(head)
 	if err != nil {
 		return err
 	}
+	seen := map[plumbing.Hash]bool{head: true}
 	q := &metaQueue{m}
-	for n := 0; q.Len() > 0; n++ {
-		if n%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
+	for q.Len() > 0 {
 		m := heap.Pop(q).(*commitMeta)
-		more, err := fn(m)
-		if err != nil || !more {
+		fn(m)
+		// Checked after fn too: the warm-up lets go of the lock in fn, and
+		// Close may have closed the storage meanwhile.
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		for _, p := range m.parents {
@@ -191,42 +301,13 @@ func (h *history) walk(ctx context.Context, head plumbing.Hash, fn func(*commitM
 			seen[p] = true
 			pm, err := h.commit(p)
 			if err != nil {
-				return err
+				missing(p)
+				continue
 			}
 			heap.Push(q, pm)
 		}
 	}
 	return nil
-}
-
-// touches reports whether commit m changed path p, comparing only the
-// trees along p with its first parent's, and memoises the answer.
-func (h *history) touches(m *commitMeta, p string) (bool, error) {
-	memo := h.touched[p]
-	if memo == nil {
-		if len(h.touched) >= touchedPaths {
-			clear(h.touched)
-		}
-		memo = map[plumbing.Hash]bool{}
-		h.touched[p] = memo
-	}
-	if t, ok := memo[m.hash]; ok {
-		return t, nil
-	}
-	parentTree := emptyTree
-	if len(m.parents) > 0 {
-		pm, err := h.commit(m.parents[0])
-		if err != nil {
-			return false, err
-		}
-		parentTree = pm.tree
-	}
-	same, err := h.obj.samePath(m.tree, parentTree, p)
-	if err != nil {
-		return false, err
-	}
-	memo[m.hash] = !same
-	return !same, nil
 }
 
 // touchesPath reports whether a change concerns path p (a file, or a folder and
@@ -235,208 +316,103 @@ func touchesPath(d fileDiff, p string) bool {
 	return d.Path == p || strings.HasPrefix(d.Path, p+"/")
 }
 
-// Recent returns the n most recent commits (DefaultRecent when n <= 0),
-// newest first, with their file changes and line diffs. A non-empty path
-// keeps only the commits that touched that file (or anything under that
-// folder) and only those files in each commit, like `git log -p -- path`.
-func (r *Repo) Recent(ctx context.Context, n int, path string) ([]Commit, error) {
-	if n <= 0 {
-		n = DefaultRecent
-	}
-	n = min(n, maxRecent)
-	if path != "" {
-		p, err := cleanPath(path)
-		if err != nil {
-			return nil, err
-		}
-		path = p
-	}
+// historyHead returns the branch head for a history query.
+func (r *Repo) historyHead() (plumbing.Hash, error) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	head, err := r.refHash(r.branch)
-	r.mu.Unlock()
 	if err != nil {
-		return nil, r.scrub(err)
+		return plumbing.ZeroHash, r.scrub(err)
+	}
+	return head, nil
+}
+
+// withLineage runs fn with the history lock held and the lineage of the
+// current branch head.
+func (r *Repo) withLineage(ctx context.Context, fn func(h *history, l *lineage) error) error {
+	head, err := r.historyHead()
+	if err != nil {
+		return err
 	}
 	h := r.hist
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var out []Commit
-	err = h.walk(ctx, head, func(m *commitMeta) (bool, error) {
-		if path != "" && len(m.parents) > 1 {
-			return true, nil
-		}
-		if path != "" && !m.diffed {
-			// Cheap test first: most commits did not touch path.
-			touched, err := h.touches(m, path)
-			if err != nil || !touched {
-				return err == nil, err
-			}
-		}
-		var files []fileDiff
-		if len(m.parents) <= 1 {
-			all, err := h.changes(m)
-			if err != nil {
-				return false, err
-			}
-			files = all
-			if path != "" {
-				files = nil
-				for _, d := range all {
-					if touchesPath(d, path) {
-						files = append(files, d)
-					}
-				}
-				if len(files) == 0 {
-					return true, nil
-				}
-			}
-		}
-		c, err := h.render(m, files)
-		if err != nil {
-			return false, err
-		}
-		out = append(out, c)
-		return len(out) < n, nil
-	})
+	l, err := h.lineageFor(ctx, head)
 	if err != nil {
-		return nil, fmt.Errorf("history: %w", r.scrub(err))
+		return fmt.Errorf("history: %w", r.scrub(err))
 	}
-	return out, nil
+	return fn(h, l)
 }
 
-// render turns a cached commit and its changed files into a Commit with
-// line diffs; an added and a deleted file with the same content are a
-// rename.
-func (h *history) render(m *commitMeta, files []fileDiff) (Commit, error) {
-	c := Commit{
-		Hash: short(m.hash), FullHash: m.hash.String(), Time: m.author, Author: m.name,
-		Message: m.message, Merge: len(m.parents) > 1,
+// endNotices explains where the history stops short.
+func endNotices(l *lineage) []string {
+	if len(l.ends) == 0 {
+		return nil
 	}
-	deleted := map[plumbing.Hash][]int{}
-	for i, d := range files {
-		if d.To.Hash.IsZero() {
-			deleted[d.From.Hash] = append(deleted[d.From.Hash], i)
-		}
-	}
-	renamedFrom := map[int]bool{}
-	for i, d := range files {
-		if !d.From.Hash.IsZero() || d.To.Hash.IsZero() {
-			continue
-		}
-		if olds := deleted[d.To.Hash]; len(olds) > 0 {
-			j := olds[0]
-			deleted[d.To.Hash] = olds[1:]
-			renamedFrom[j] = true
-			files[i].From = files[j].From
-			files[i].From.Path = files[j].Path
-		}
-	}
-	for i, d := range files {
-		if renamedFrom[i] {
-			continue
-		}
-		fc, err := h.fileChange(d)
-		if err != nil {
-			return Commit{}, err
-		}
-		c.Files = append(c.Files, fc)
-	}
-	sort.SliceStable(c.Files, func(i, j int) bool { return c.Files[i].Path < c.Files[j].Path })
-	return c, nil
+	return []string{fmt.Sprintf("The history stops at %d place(s) because older commits cannot be read (a shallow or partial clone, or a lost object), e.g. %s.",
+		len(l.ends), short(l.ends[0]))}
 }
 
-// fileChange computes the kind and line diff of one changed file.
-func (h *history) fileChange(d fileDiff) (FileChange, error) {
-	fc := FileChange{Path: d.Path}
-	switch {
-	case d.From.Hash.IsZero():
-		fc.Kind = Added
-	case d.To.Hash.IsZero():
-		fc.Kind = Deleted
-	case d.From.Path != "" && d.From.Path != d.Path:
-		fc.Kind, fc.OldPath = Renamed, d.From.Path
-		if d.From.Hash == d.To.Hash {
-			return fc, nil
-		}
-	default:
-		fc.Kind = Modified
-	}
-	if d.From.Mode == filemode.Submodule || d.To.Mode == filemode.Submodule {
-		return fc, nil
-	}
-	var old, cur []byte
-	var err error
-	if !d.From.Hash.IsZero() {
-		if old, err = h.obj.blob(d.From.Hash); err != nil {
-			return fc, err
-		}
-	}
-	if !d.To.Hash.IsZero() {
-		if cur, err = h.obj.blob(d.To.Hash); err != nil {
-			return fc, err
-		}
-	}
-	if isBinary(old) || isBinary(cur) || len(old) > maxDiffBytes || len(cur) > maxDiffBytes {
-		fc.Binary = true
-		return fc, nil
-	}
-	fc.Lines, fc.Truncated = diffLines(string(old), string(cur), MaxDiffLines)
-	return fc, nil
-}
+// isMissing reports whether err says a git object is absent.
+func isMissing(err error) bool { return errors.Is(err, plumbing.ErrObjectNotFound) }
 
-// diffLines returns the removed and added lines from a to b, prefixed with
-// "-" and "+", keeping at most limit of them and counting the rest.
-func diffLines(a, b string, limit int) (lines []string, cut int) {
-	add := func(prefix string, text string) {
-		for _, l := range splitLines(text) {
-			if len(lines) < limit {
-				lines = append(lines, prefix+strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r"))
-			} else {
-				cut++
-			}
-		}
-	}
-	switch {
-	case a == "":
-		add("+", b)
-		return lines, cut
-	case b == "":
-		add("-", a)
-		return lines, cut
-	}
-	for _, d := range lineDiff(a, b) {
-		switch d.Type {
-		case diffmatchpatch.DiffDelete:
-			add("-", d.Text)
-		case diffmatchpatch.DiffInsert:
-			add("+", d.Text)
-		}
-	}
-	return lines, cut
-}
-
-// warmHistory fills the history cache (commit metadata and changed paths) for the
-// whole history, so that the first path-filtered Recent does not pay for
-// it. Start runs it in the background; it holds only the history lock, in
-// short stretches.
+// warmHistory fills the history cache (commit metadata, changed paths and
+// the lineage's path index) for the whole history, so the first
+// path-filtered query does not pay for it, then keeps the lineage in step
+// with the branch as our commits and pulls move it. Start runs it in the
+// background; it holds only the history lock, in short stretches.
 func (r *Repo) warmHistory(ctx context.Context) {
-	r.mu.Lock()
-	head, err := r.refHash(r.branch)
-	r.mu.Unlock()
-	if err != nil || head.IsZero() {
+	head, err := r.historyHead()
+	if err != nil {
 		return
 	}
+	if !head.IsZero() {
+		r.warmFrom(ctx, head)
+	}
+	t := time.NewTicker(historyFollow)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		head, err := r.historyHead()
+		if err != nil {
+			continue
+		}
+		h := r.hist
+		h.mu.Lock()
+		if ctx.Err() != nil { // Close may have closed the storage meanwhile
+			h.mu.Unlock()
+			return
+		}
+		if h.lin == nil || h.lin.head != head {
+			if _, err := h.lineageFor(ctx, head); err != nil && ctx.Err() == nil {
+				r.log.Debug("updating the history cache", "err", err)
+			}
+		}
+		h.mu.Unlock()
+	}
+}
+
+// historyFollow is how often the warm history looks for a moved branch.
+// Queries never depend on it: each one brings the lineage up to date
+// itself; this only moves that cost (a pull's new diffs) off the query.
+const historyFollow = 2 * time.Second
+
+// warmFrom computes the changes of every commit reachable from head in
+// stretches (letting queries in between), then builds the lineage.
+func (r *Repo) warmFrom(ctx context.Context, head plumbing.Hash) {
 	const stretch = 200
 	h := r.hist
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	count := 0
-	err = h.walk(ctx, head, func(m *commitMeta) (bool, error) {
-		if _, err := h.changes(m); err != nil {
-			return false, err
-		}
+	err := h.walk(ctx, head, func(m *commitMeta) {
+		h.changes(m)
 		count++
 		if count%stretch == 0 {
-			// Let queries in between.
 			h.mu.Unlock()
 			select {
 			case <-ctx.Done():
@@ -444,9 +420,10 @@ func (r *Repo) warmHistory(ctx context.Context) {
 			}
 			h.mu.Lock()
 		}
-		return ctx.Err() == nil, nil
-	})
-	h.mu.Unlock()
+	}, func(plumbing.Hash) {})
+	if err == nil {
+		_, err = h.lineageFor(ctx, head)
+	}
 	if err != nil && ctx.Err() == nil {
 		r.log.Debug("warming the history cache", "err", err)
 	}

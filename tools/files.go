@@ -36,7 +36,7 @@ func ReadFile(d Deps) server.ServerTool {
 		mcp.WithInteger("limit", mcp.Min(1), mcp.Description("Most lines to return (default: as many as fit in a page)")),
 		annotate("Read file", true, false, true),
 	)
-	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a ReadArgs) (*mcp.CallToolResult, error) {
+	return withVersion(d, server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a ReadArgs) (*mcp.CallToolResult, error) {
 		f, info, err := d.Vault.OpenFile(a.Path)
 		if err != nil {
 			return nil, err
@@ -50,7 +50,7 @@ func ReadFile(d Deps) server.ServerTool {
 			return nil, fmt.Errorf("read %s: %w", a.Path, err)
 		}
 		return textResult(renderPage(info.Path.Rel, pg)), nil
-	})}
+	})})
 }
 
 // renderPage is read_file's text for one page.

@@ -2,91 +2,493 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"vaultmcp/gitsync"
+	"vaultmcp/vault"
 )
 
-type recentArgs struct {
-	Count *int   `json:"count"`
-	Path  string `json:"path"`
+// DefaultHistoryBytes is the answer budget of get_recent_changes and
+// get_diff: about 5k tokens, enough for ten ordinary commits with their
+// diffs, small enough that one bulk import cannot flood a model's context.
+const DefaultHistoryBytes = 20 << 10
+
+// historyBytes is the answer budget of the history tools: the default,
+// or less when the server's ceiling on every answer is lower.
+func (d Deps) historyBytes() int { return min(DefaultHistoryBytes, d.pageBytes()) }
+
+// historyTimeLayout shows a commit's time in its author's zone, as git
+// log does.
+const historyTimeLayout = "2006-01-02 15:04:05 -0700"
+
+// hiddenPath reports whether a path lies in a hidden folder (.git,
+// .claude): history answers leave those files out without a trace, as
+// every listing does.
+func hiddenPath(v *vault.Vault) func(string) bool {
+	return func(p string) bool {
+		for _, part := range strings.Split(p, "/") {
+			if v.Hidden(part) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// skipPaths leaves out of history answers what scans leave out: dotfiles
+// and dot-folders (.obsidian's workspace, which obsidian-git commits with
+// every backup), unless the client's path names one. They are counted.
+func skipPaths(v *vault.Vault, named string) func(string) bool {
+	for _, part := range strings.Split(named, "/") {
+		if part != "" && v.Skipped(part) {
+			return nil
+		}
+	}
+	return func(p string) bool {
+		for _, part := range strings.Split(p, "/") {
+			if v.Skipped(part) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// errNoHistory is the answer of a history function called without a
+// repository (the MCP tools are only offered with one; other callers may
+// not know).
+var errNoHistory = errors.New("this vault has no git history")
+
+// parseSince parses a since argument ("" is no filter).
+func parseSince(s string) (time.Time, error) {
+	t, err := gitsync.ParseTime(s, time.Now(), time.Local)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("since: %w", err)
+	}
+	return t, nil
+}
+
+// RecentChangesArgs are get_recent_changes' arguments.
+type RecentChangesArgs struct {
+	Count     *int   `json:"count"`
+	Offset    int    `json:"offset"`
+	Path      string `json:"path"`
+	Since     string `json:"since"`
+	Author    string `json:"author"`
+	FilesOnly bool   `json:"files_only"`
+}
+
+// RecentChangesResult is get_recent_changes' answer.
+type RecentChangesResult struct {
+	Log gitsync.Log
+	// Path is the filter as the client gave it.
+	Path      string
+	FilesOnly bool
+	Filtered  bool // since or author was given
+	// Budget is the answer budget the files were listed within.
+	Budget int
+}
+
+// RecentChanges is get_recent_changes' work: a page of the history with
+// per-file diffs (or file lists), within the answer budget.
+func RecentChanges(ctx context.Context, d Deps, a RecentChangesArgs) (RecentChangesResult, error) {
+	if d.Git == nil {
+		return RecentChangesResult{}, errNoHistory
+	}
+	n := gitsync.DefaultRecent
+	if a.Count != nil {
+		n = *a.Count
+	}
+	opts := gitsync.LogOptions{Count: n, Offset: a.Offset, Author: a.Author, FilesOnly: a.FilesOnly, MaxBytes: d.historyBytes()}
+	if a.Path != "" {
+		p, err := d.Vault.Resolve(a.Path)
+		if err != nil {
+			return RecentChangesResult{}, err
+		}
+		opts.Path = p.Rel
+	}
+	opts.Hide, opts.Skip = hiddenPath(d.Vault), skipPaths(d.Vault, opts.Path)
+	var err error
+	if opts.Since, err = parseSince(a.Since); err != nil {
+		return RecentChangesResult{}, err
+	}
+	l, err := d.Git.Log(ctx, opts)
+	if err != nil {
+		return RecentChangesResult{}, fmt.Errorf("read history: %w", err)
+	}
+	return RecentChangesResult{Log: l, Path: a.Path, FilesOnly: a.FilesOnly, Filtered: a.Since != "" || a.Author != "", Budget: opts.MaxBytes}, nil
+}
+
+// Text renders the answer in the numbered format of get_recent_changes.
+func (r RecentChangesResult) Text() string {
+	l := r.Log
+	if len(l.Commits) == 0 {
+		switch {
+		case l.Total > 0:
+			return fmt.Sprintf("No changes at offset %d: there are %d matching commits.", l.Offset, l.Total) + historyNotices(l.Notices)
+		case r.Filtered && r.Path != "":
+			return "No changes to " + r.Path + " match the since/author filters." + historyNotices(l.Notices)
+		case r.Filtered:
+			return "No changes in the history match the since/author filters." + historyNotices(l.Notices)
+		case r.Path != "":
+			return "No changes to " + r.Path + " in the history." + historyNotices(l.Notices)
+		}
+		return "No changes in the history yet." + historyNotices(l.Notices)
+	}
+	var b strings.Builder
+	hidden := 0
+	for i, c := range l.Commits {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%d. %s · %s · %s <%s>\n", l.Offset+i+1, c.Time.Format(historyTimeLayout), c.Hash, c.Author, c.Email)
+		for _, line := range strings.Split(strings.TrimSpace(c.Message), "\n") {
+			fmt.Fprintf(&b, "   %s\n", line)
+		}
+		if c.Merge && len(c.Files) == 0 {
+			b.WriteString("   (merge commit)\n")
+		}
+		if c.Notice != "" {
+			fmt.Fprintf(&b, "   (%s)\n", c.Notice)
+		}
+		for _, f := range c.Files {
+			writeFileChange(&b, f, r.FilesOnly)
+		}
+		if c.Skipped > 0 {
+			fmt.Fprintf(&b, "   (%d file(s) in dot-folders such as .obsidian not listed; give their path to see them)\n", c.Skipped)
+		}
+		if more := c.FileCount - len(c.Files); more > 0 {
+			hidden += more
+			see := fmt.Sprintf("get_diff(from=\"%s~1\", to=\"%s\") or files_only=true", c.Hash, c.Hash)
+			if c.Root {
+				see = "files_only=true or a path filter"
+			}
+			fmt.Fprintf(&b, "   [... %d more file(s) not shown: answer budget of %s reached; see them with %s ...]\n",
+				more, humanBytes(int64(r.Budget)), see)
+		}
+	}
+	b.WriteString("\n")
+	b.WriteString(historyPage("commits", l.Offset, len(l.Commits), l.Total))
+	if hidden > 0 {
+		fmt.Fprintf(&b, " %d more file(s) not shown.", hidden)
+	}
+	b.WriteString(historyNotices(l.Notices))
+	return b.String()
+}
+
+// writeFileChange renders one file of a commit: the kind line, then its
+// -/+ lines (or only its line counts).
+func writeFileChange(b *strings.Builder, f gitsync.FileChange, countsOnly bool) {
+	name := f.Path
+	if f.Kind == gitsync.Renamed {
+		name = f.OldPath + " -> " + f.Path
+	}
+	fmt.Fprintf(b, "   [%s] %s", f.Kind, name)
+	if countsOnly && (f.Added > 0 || f.Removed > 0) {
+		fmt.Fprintf(b, " (+%d -%d)", f.Added, f.Removed)
+	}
+	b.WriteString("\n")
+	switch {
+	case f.Notice != "":
+		fmt.Fprintf(b, "  (%s)\n", f.Notice)
+		return
+	case f.Binary:
+		b.WriteString("  (binary file, no line diff)\n")
+		return
+	case countsOnly:
+		return
+	}
+	for _, line := range f.Lines {
+		fmt.Fprintf(b, "  %s\n", line)
+	}
+	if f.Truncated > 0 {
+		fmt.Fprintf(b, "  [... %d more diff lines not shown (%d per file) ...]\n", f.Truncated, gitsync.MaxDiffLines)
+	}
+}
+
+// historyPage states which part of a list an answer shows and how to get
+// the next part.
+func historyPage(what string, offset, shown, total int) string {
+	if shown == 0 {
+		return fmt.Sprintf("No %s at offset %d (%d in total).", what, offset, total)
+	}
+	s := fmt.Sprintf("Showing %s %d–%d of %d", what, offset+1, offset+shown, total)
+	if next := offset + shown; next < total {
+		return s + fmt.Sprintf("; next page: offset=%d.", next)
+	}
+	return s + "."
+}
+
+func historyNotices(ns []string) string {
+	var b strings.Builder
+	for _, n := range ns {
+		b.WriteString("\nNote: " + n)
+	}
+	return b.String()
 }
 
 // GetRecentChanges is get_recent_changes (seed 003): recent commits with
 // their per-file diffs, as numbered text.
 func GetRecentChanges(d Deps) server.ServerTool {
 	tool := mcp.NewTool("get_recent_changes",
-		mcp.WithDescription("Show the vault's recent changes from its git history: each commit's date and message and, per file, "+
-			"[added]/[modified]/[deleted]/[renamed] with the removed (-) and added (+) lines, at most 80 diff lines per file. "+
-			"Changes made by people (Obsidian, other devices) are included. Give path to see only the commits that touched one note or folder."),
+		mcp.WithDescription("Show the vault's recent changes from its git history, newest first: each commit's date (with time zone), short hash, author and message and, per file, "+
+			"[added]/[modified]/[deleted]/[renamed] with the removed (-) and added (+) lines, at most 80 diff lines per file and about 20 KB in all. "+
+			"Changes made by people (Obsidian, other devices) are included. Filter by path, since or author; files_only lists files with line counts."),
 		mcp.WithInteger("count", mcp.Min(1), mcp.Max(20), mcp.DefaultNumber(gitsync.DefaultRecent), mcp.Description("Number of recent changes (1–20)")),
+		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Skip this many newer matching commits (for the next page)")),
 		mcp.WithString("path", mcp.Description("Only changes to this file or folder, relative to the vault root")),
+		mcp.WithString("since", mcp.Description("Only commits made at or after this time: an ISO date (2024-05-01), date-time (2024-05-01T14:30, optionally with Z or +02:00) or a span back from now (90m, 36h, 7d, 2w)")),
+		mcp.WithString("author", mcp.Description("Only commits whose author name or email contains this text (case-insensitive), e.g. \"vaultmcp\" for the agent's own changes")),
+		mcp.WithBoolean("files_only", mcp.DefaultBool(false), mcp.Description("List the changed files with +added -removed line counts instead of their diffs")),
 		annotate("Get recent changes", true, false, true),
 	)
-	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a recentArgs) (*mcp.CallToolResult, error) {
-		n := gitsync.DefaultRecent
-		if a.Count != nil {
-			n = *a.Count
-		}
-		rel := ""
-		if a.Path != "" {
-			p, err := d.Vault.Resolve(a.Path)
-			if err != nil {
-				return nil, err
-			}
-			rel = p.Rel
-		}
-		commits, err := d.Git.Recent(ctx, n, rel)
+	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a RecentChangesArgs) (*mcp.CallToolResult, error) {
+		res, err := RecentChanges(ctx, d, a)
 		if err != nil {
-			return nil, fmt.Errorf("read history: %w", err)
+			return nil, err
 		}
-		if len(commits) == 0 {
-			if a.Path != "" {
-				return textResult("No changes to " + a.Path + " in the history."), nil
-			}
-			return textResult("No changes in the history yet."), nil
-		}
-		return textResult(formatCommits(commits)), nil
+		return textResult(res.Text()), nil
 	})}
 }
 
-// formatCommits renders commits in seed 003's numbered format.
-func formatCommits(commits []gitsync.Commit) string {
+// NoteHistoryArgs are get_note_history's arguments.
+type NoteHistoryArgs struct {
+	Path   string `json:"path"`
+	Limit  int    `json:"limit"`
+	Offset int    `json:"offset"`
+	Since  string `json:"since"`
+	Author string `json:"author"`
+}
+
+// NoteHistoryResult is get_note_history's answer.
+type NoteHistoryResult struct {
+	History gitsync.NoteHistory
+	// Given is the path as the client gave it.
+	Given    string
+	Filtered bool
+}
+
+// NoteHistory is get_note_history's work: a page of the commits that
+// changed one note, following renames.
+func NoteHistory(ctx context.Context, d Deps, a NoteHistoryArgs) (NoteHistoryResult, error) {
+	if d.Git == nil {
+		return NoteHistoryResult{}, errNoHistory
+	}
+	p, err := d.Vault.ResolveFile(a.Path)
+	if err != nil {
+		return NoteHistoryResult{}, err
+	}
+	t, err := parseSince(a.Since)
+	if err != nil {
+		return NoteHistoryResult{}, err
+	}
+	h, err := d.Git.NoteHistory(ctx, gitsync.NoteHistoryOptions{Path: p.Rel, Limit: a.Limit, Offset: a.Offset, Since: t, Author: a.Author})
+	if err != nil {
+		return NoteHistoryResult{}, fmt.Errorf("read history: %w", err)
+	}
+	return NoteHistoryResult{History: h, Given: a.Path, Filtered: a.Since != "" || a.Author != ""}, nil
+}
+
+// Text renders the history as a numbered list.
+func (r NoteHistoryResult) Text() string {
+	h := r.History
+	if h.Total == 0 {
+		msg := "No commits changed " + h.Path
+		if r.Filtered {
+			msg += " that match the since/author filters"
+		} else {
+			msg += " (it is not in the history: never committed, or the name is wrong)"
+		}
+		return msg + "." + historyNotices(h.Notices)
+	}
 	var b strings.Builder
-	for i, c := range commits {
-		if i > 0 {
-			b.WriteString("\n")
+	fmt.Fprintf(&b, "History of %s, newest first (renames followed):\n", h.Path)
+	for i, v := range h.Versions {
+		what := string(v.Kind)
+		switch {
+		case v.Kind == gitsync.Renamed:
+			what = "renamed " + v.OldPath + " -> " + v.Path
+		case v.Path != h.Path:
+			what += " as " + v.Path
 		}
-		fmt.Fprintf(&b, "%d. %s\n", i+1, c.Time.Format("2006-01-02 15:04:05"))
-		msg := strings.Split(strings.TrimSpace(c.Message), "\n")
-		for _, line := range msg {
-			fmt.Fprintf(&b, "   %s\n", line)
+		fmt.Fprintf(&b, "%d. %s · %s · %s <%s> · %s", h.Offset+i+1, v.Time.Format(historyTimeLayout), v.Hash, v.Author, v.Email, what)
+		if v.Added > 0 || v.Removed > 0 {
+			fmt.Fprintf(&b, " (+%d -%d)", v.Added, v.Removed)
 		}
-		if c.Merge {
-			b.WriteString("   (merge commit)\n")
-		}
-		for _, f := range c.Files {
-			switch f.Kind {
-			case gitsync.Renamed:
-				fmt.Fprintf(&b, "   [%s] %s -> %s\n", f.Kind, f.OldPath, f.Path)
-			default:
-				fmt.Fprintf(&b, "   [%s] %s\n", f.Kind, f.Path)
-			}
-			if f.Binary {
-				b.WriteString("  (binary file, no line diff)\n")
-				continue
-			}
-			for _, line := range f.Lines {
-				fmt.Fprintf(&b, "  %s\n", line)
-			}
-			if f.Truncated > 0 {
-				fmt.Fprintf(&b, "  [... %d more diff lines not shown ...]\n", f.Truncated)
-			}
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "   %s\n", subjectLine(v.Message))
+		if v.Notice != "" {
+			fmt.Fprintf(&b, "   (%s)\n", v.Notice)
 		}
 	}
+	b.WriteString("\n" + historyPage("commits", h.Offset, len(h.Versions), h.Total))
+	b.WriteString(" Read a version with read_file(path, version=<hash>); compare versions with get_diff; undo one with revert_change.")
+	b.WriteString(historyNotices(h.Notices))
+	return b.String()
+}
+
+func subjectLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}
+
+// GetNoteHistory is get_note_history: the commits that changed one note.
+func GetNoteHistory(d Deps) server.ServerTool {
+	tool := mcp.NewTool("get_note_history",
+		mcp.WithDescription("List the commits that changed one note, newest first, following it across renames and moves: "+
+			"each with date, short hash, author, message, what happened to the note and the lines added/removed. Paginated."),
+		mcp.WithString("path", mcp.Required(), mcp.Description("The note's path relative to the vault root (its current name, or the name it had when deleted)")),
+		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(gitsync.MaxHistoryLimit), mcp.DefaultNumber(gitsync.DefaultHistoryLimit), mcp.Description("Commits per page")),
+		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Skip this many newer commits (for the next page)")),
+		mcp.WithString("since", mcp.Description("Only commits made at or after this time (ISO date or date-time, or 90m, 36h, 7d, 2w back from now)")),
+		mcp.WithString("author", mcp.Description("Only commits whose author name or email contains this text (case-insensitive)")),
+		annotate("Get note history", true, false, true),
+	)
+	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a NoteHistoryArgs) (*mcp.CallToolResult, error) {
+		res, err := NoteHistory(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		return textResult(res.Text()), nil
+	})}
+}
+
+// DiffArgs are get_diff's arguments.
+type DiffArgs struct {
+	Path   string `json:"path"`
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Limit  int    `json:"limit"`
+	Offset int    `json:"offset"`
+}
+
+// DiffResult is get_diff's answer.
+type DiffResult struct {
+	Diff gitsync.Diff
+	// Given is the path as the client gave it ("" for the whole vault).
+	Given string
+	// Budget is the answer budget the files were listed within.
+	Budget int
+}
+
+// Diff is get_diff's work: a unified diff of one note between two
+// versions (following renames), or of the whole vault between two commits.
+func Diff(ctx context.Context, d Deps, a DiffArgs) (DiffResult, error) {
+	if d.Git == nil {
+		return DiffResult{}, errNoHistory
+	}
+	opts := gitsync.DiffOptions{From: a.From, To: a.To, Limit: a.Limit, Offset: a.Offset,
+		MaxBytes: d.historyBytes(), Hide: hiddenPath(d.Vault), Skip: skipPaths(d.Vault, "")}
+	if a.Path != "" {
+		p, err := d.Vault.ResolveFile(a.Path)
+		if err != nil {
+			return DiffResult{}, err
+		}
+		opts.Path = p.Rel
+	}
+	df, err := d.Git.Diff(ctx, opts)
+	if err != nil {
+		return DiffResult{}, err
+	}
+	return DiffResult{Diff: df, Given: a.Path, Budget: opts.MaxBytes}, nil
+}
+
+// describeVersion names a resolved version for an answer.
+func describeVersion(v gitsync.Version) string {
+	s := v.Hash
+	if v.Head {
+		s += " (HEAD)"
+	}
+	return fmt.Sprintf("%s, %s, %q", s, v.Time.Format(historyTimeLayout), subjectLine(v.Message))
+}
+
+// Text renders the diff.
+func (r DiffResult) Text() string {
+	df := r.Diff
+	var b strings.Builder
+	span := fmt.Sprintf("from %s to %s", describeVersion(df.From), describeVersion(df.To))
+	if r.Given != "" {
+		if len(df.Files) == 0 {
+			return fmt.Sprintf("No changes to %s %s.", df.Path, span) + historyNotices(df.Notices)
+		}
+		fmt.Fprintf(&b, "Diff of %s %s", df.Path, span)
+		if df.FromPath != df.Path {
+			fmt.Fprintf(&b, " (it was %s then)", df.FromPath)
+		}
+		b.WriteString(":\n")
+	} else {
+		skipped := ""
+		if df.Skipped > 0 {
+			skipped = fmt.Sprintf(" (%d more in dot-folders such as .obsidian not listed; give a path to see one)", df.Skipped)
+		}
+		if df.Total == 0 {
+			return "No changes in the vault " + span + skipped + "." + historyNotices(df.Notices)
+		}
+		fmt.Fprintf(&b, "Diff of the vault %s: %d file(s) changed%s.\n", span, df.Total, skipped)
+	}
+	for _, f := range df.Files {
+		writePatch(&b, f)
+	}
+	if r.Given == "" {
+		b.WriteString("\n" + historyPage("files", df.Offset, len(df.Files), df.Total))
+		if next := df.Offset + len(df.Files); next < df.Total {
+			fmt.Fprintf(&b, " (%d per file at most; about %s per answer)", gitsync.MaxDiffLines, humanBytes(int64(r.Budget)))
+		}
+	}
+	b.WriteString(historyNotices(df.Notices))
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// writePatch renders one file's unified diff.
+func writePatch(b *strings.Builder, f gitsync.FilePatch) {
+	name := f.Path
+	if f.Kind == gitsync.Renamed {
+		name = f.OldPath + " -> " + f.Path
+	}
+	fmt.Fprintf(b, "\n[%s] %s", f.Kind, name)
+	if f.Added > 0 || f.Removed > 0 {
+		fmt.Fprintf(b, " (+%d -%d)", f.Added, f.Removed)
+	}
+	b.WriteString("\n")
+	switch {
+	case f.Notice != "":
+		fmt.Fprintf(b, "(%s)\n", f.Notice)
+		return
+	case f.Binary:
+		b.WriteString("(binary file, no line diff)\n")
+		return
+	}
+	for _, line := range f.Lines {
+		b.WriteString(line + "\n")
+	}
+	if f.Truncated > 0 {
+		fmt.Fprintf(b, "[... %d more diff lines not shown (%d per file); read the versions with read_file(path, version) ...]\n", f.Truncated, gitsync.MaxDiffLines)
+	}
+}
+
+// GetDiff is get_diff: a unified diff between two versions.
+func GetDiff(d Deps) server.ServerTool {
+	tool := mcp.NewTool("get_diff",
+		mcp.WithDescription("Show a unified diff between two versions: of one note (followed across renames) when path is given, else of the whole vault (paginated by file). "+
+			"Versions are a commit hash or its first 4+ digits, HEAD, HEAD~N, or an ISO date meaning \"as of\". At most 80 diff lines per file."),
+		mcp.WithString("path", mcp.Description("One note, relative to the vault root; leave out for every file that changed")),
+		mcp.WithString("from", mcp.Required(), mcp.Description("The older version: commit hash or prefix, HEAD~N, or ISO date (2024-05-01, 2024-05-01T14:30)")),
+		mcp.WithString("to", mcp.Description("The newer version (same forms); default HEAD, the current version")),
+		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(gitsync.MaxDiffFiles), mcp.DefaultNumber(gitsync.DefaultDiffFiles), mcp.Description("Files per page (whole-vault diffs)")),
+		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Skip this many files (for the next page)")),
+		annotate("Get diff", true, false, true),
+	)
+	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a DiffArgs) (*mcp.CallToolResult, error) {
+		res, err := Diff(ctx, d, a)
+		if err != nil {
+			return nil, err
+		}
+		return textResult(res.Text()), nil
+	})}
 }

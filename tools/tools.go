@@ -45,6 +45,9 @@ type Deps struct {
 	// SyncStatus reports git sync for get_vault_info; nil means Git's
 	// Status when Git is set, else no sync section.
 	SyncStatus func() gitsync.SyncStatus
+	// ServerVersion is the version get_statistics reports; mcpserver.New
+	// fills it in when empty.
+	ServerVersion string
 	// MaxReadBytes caps one read_file answer; 0 means DefaultMaxReadBytes.
 	MaxReadBytes int64
 	// MaxResultBytes caps every tool's answer (see ResultLimit); 0 means
@@ -116,10 +119,20 @@ func All(d Deps) []server.ServerTool {
 			GetBrokenLinks(d),
 			FindLinks(d),
 			GetTags(d),
+			GetConcept(d),
+			ExpandContext(d),
+			SearchConcepts(d),
+			GetConceptPath(d),
+			GetStatistics(d),
 		)
 	}
 	if d.Git != nil {
-		all = append(all, GetRecentChanges(d))
+		all = append(all,
+			GetRecentChanges(d),
+			GetNoteHistory(d),
+			GetDiff(d),
+			RevertChange(d),
+		)
 	}
 	return all
 }

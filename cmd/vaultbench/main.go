@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	vaultbench [--notes 10000] [--only section,section] [--keep]
+//	vaultbench [--notes 10000] [--commits 2000] [--only section,section] [--keep]
 package main
 
 import (
@@ -25,10 +25,11 @@ import (
 // env is what every section gets: a generated vault (read-only: sections
 // that write make their own) and the built server binary.
 type env struct {
-	notes int
-	vault *vaultgen.Vault
-	bin   string
-	tmp   string // scratch space, removed at exit unless --keep
+	notes   int
+	commits int // history length of the history section
+	vault   *vaultgen.Vault
+	bin     string
+	tmp     string // scratch space, removed at exit unless --keep
 }
 
 // section measures one area of the budget.
@@ -42,21 +43,24 @@ var sections = []section{
 	{"startup", benchStartup},
 	{"index", benchIndex},
 	{"git", benchGit},
+	{"history", benchHistory},
 	{"search", benchSearch},
+	{"concepts", benchConcepts},
 }
 
 func main() {
 	notes := flag.Int("notes", 10000, "notes in the generated vault")
+	commits := flag.Int("commits", 2000, "commits in the history section's generated history")
 	only := flag.String("only", "", "comma-separated sections to run (default all)")
 	keep := flag.Bool("keep", false, "keep the generated vaults")
 	flag.Parse()
-	if err := run(*notes, *only, *keep); err != nil {
+	if err := run(*notes, *commits, *only, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "vaultbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(notes int, only string, keep bool) error {
+func run(notes, commits int, only string, keep bool) error {
 	ctx := context.Background()
 	tmp, err := os.MkdirTemp("", "vaultbench-")
 	if err != nil {
@@ -79,7 +83,7 @@ func run(notes int, only string, keep bool) error {
 		return err
 	}
 	fmt.Printf("generated %d notes (%.1f MB) in %s\n\n", len(v.Paths), float64(v.Bytes)/(1<<20), time.Since(start).Round(time.Millisecond))
-	e := &env{notes: notes, vault: v, bin: bin, tmp: tmp}
+	e := &env{notes: notes, commits: commits, vault: v, bin: bin, tmp: tmp}
 
 	var want []string
 	if only != "" {

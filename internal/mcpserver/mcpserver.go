@@ -52,6 +52,9 @@ func New(d tools.Deps, version string, opts ...Option) (*server.MCPServer, error
 	if drain == nil {
 		drain = &Drain{}
 	}
+	if d.ServerVersion == "" {
+		d.ServerVersion = version
+	}
 	all := tools.All(d)
 	drain.init(all)
 	validator, err := newArgValidator(all)

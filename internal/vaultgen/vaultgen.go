@@ -1,7 +1,8 @@
 // Package vaultgen writes synthetic Obsidian vaults for benchmarks and
 // load tests: notes of realistic size and shape (frontmatter, headings,
 // wikilinks in every form, tags, a code block now and then), spread over
-// nested folders, deterministic for a given seed.
+// nested folders, deterministic for a given seed. Some notes can be SKOS
+// concept notes forming a knowledge graph (Options.Concepts).
 package vaultgen
 
 import (
@@ -18,6 +19,13 @@ type Options struct {
 	Seed  uint64 // same seed, same vault
 	// LinksPerNote is the average number of wikilinks; 0 means 8.
 	LinksPerNote int
+	// Concepts is how many of the notes are concept notes, spread evenly
+	// (see concepts.go); 0 means none.
+	Concepts int
+	// ConceptsInert writes the concept notes with their prefLabel key
+	// misspelt, so the same bytes make no concept: a control vault for
+	// measuring what the concept graph costs.
+	ConceptsInert bool
 }
 
 // Vault describes what Generate wrote.
@@ -56,6 +64,9 @@ func Generate(dir string, opts Options) (*Vault, error) {
 	for i := 0; i < n; i++ {
 		rel := Path(i)
 		content := note(r, i, n, links)
+		if k, ok := conceptIndex(i, n, opts.Concepts); ok {
+			content = withConcept(content, k, n, opts)
+		}
 		abs := filepath.Join(dir, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 			return nil, fmt.Errorf("generate %s: %w", rel, err)

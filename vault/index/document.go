@@ -1,6 +1,10 @@
 package index
 
 import (
+	"path"
+	"strings"
+
+	"vaultmcp/vault/concept"
 	"vaultmcp/vault/markdown"
 )
 
@@ -10,6 +14,9 @@ type document struct {
 	links   []docLink
 	tags    []string // as spelled, without '#'
 	tagKeys []string // key(tags[i]), folded once at parse time
+
+	concept *concept.Concept // nil unless the note is a concept
+	body    int              // where the body starts, after the frontmatter
 }
 
 // docLink is one link of a note.
@@ -20,14 +27,20 @@ type docLink struct {
 	line   int32  // 1-based line the link is on, for get_backlinks
 }
 
-// parse extracts a document from a note's bytes. Keys are folded here,
-// on the parallel part of a build, not under the index's lock.
-func parse(content []byte) document {
+// parse extracts a document from the bytes of the note at rel. Keys are
+// folded and concepts extracted here, on the parallel part of a build, not
+// under the index's lock.
+func parse(rel string, content []byte) document {
 	n := markdown.Parse(content)
 	d := document{
 		links:   make([]docLink, len(n.Links)),
 		tags:    make([]string, len(n.Tags)),
 		tagKeys: make([]string, len(n.Tags)),
+		body:    n.BodyOffset,
+	}
+	if concept.IsConcept(n.Frontmatter) {
+		name := path.Base(rel)
+		d.concept = concept.Extract(n.Properties(), strings.TrimSuffix(name, path.Ext(name)))
 	}
 	for i, l := range n.Links {
 		d.links[i] = docLink{raw: l.Raw, target: l.Target, line: int32(l.Line)}

@@ -54,6 +54,7 @@ type Index struct {
 	backlinks map[string]map[string]int      // target rel -> source rel -> link count
 	tags      map[string]*tagStat            // key(tag) -> counts
 	broken    int                            // notes with at least one broken link
+	concepts  conceptGraph                   // the SKOS concept graph (concepts.go)
 	gen       uint64                         // bumped by every change, for caches
 
 	cacheMu     sync.Mutex
@@ -200,6 +201,7 @@ func (ix *Index) Build(ctx context.Context) error {
 		ix.log.Warn("notes too large to index: their links and tags are left out (grep still reads them)",
 			"count", len(tooLarge), "limit_bytes", ix.maxNote, "first", tooLarge[:min(len(tooLarge), 10)])
 	}
+	ix.concepts.settle(&ix.names)
 	ix.log.Info("index built", "notes", len(ix.notes), "files", len(ix.files), "took", time.Since(start).Round(time.Millisecond))
 	return nil
 }
@@ -299,7 +301,7 @@ func (ix *Index) loadAt(rel, abs string) (n *note) {
 }
 
 // parse parses one note, turning a parser panic (a bug the note's text
-// triggers) into a logged error and a note without links or tags.
+// triggers) into a logged error and a note without links, tags or concept.
 func (ix *Index) parse(rel string, content []byte) (d document) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -307,7 +309,7 @@ func (ix *Index) parse(rel string, content []byte) (d document) {
 			d = document{}
 		}
 	}()
-	return parse(content)
+	return parse(rel, content)
 }
 
 func readFull(f *os.File, buf []byte) (int, error) {
@@ -503,6 +505,7 @@ func (ix *Index) removeFile(rel string) {
 // after a file of that name appeared or vanished. Caller holds mu.
 func (ix *Index) reresolve(k string) {
 	ix.gen++
+	ix.concepts.touchFile(k)
 	for src := range ix.linkers[k] {
 		n := ix.notes[src]
 		if n == nil {
@@ -545,6 +548,7 @@ func (ix *Index) addContributions(n *note) {
 		}
 	}
 	ix.adjustBroken(false, n.brokenCount() > 0)
+	ix.addConcept(n)
 	seen := map[string]bool{}
 	for j, t := range n.doc.tags {
 		k := n.doc.tagKeys[j]
@@ -566,6 +570,7 @@ func (ix *Index) addContributions(n *note) {
 func (ix *Index) removeContributions(n *note) {
 	ix.gen++
 	ix.adjustBroken(n.brokenCount() > 0, false)
+	ix.removeConcept(n)
 	for i, l := range n.doc.links {
 		ix.unlink(n.rel, n.out[i])
 		if l.target != "" {

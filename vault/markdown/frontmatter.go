@@ -139,6 +139,9 @@ func (p *parser) readYAML(text []byte, firstLine int) {
 		}
 	}
 	n.Frontmatter = m
+	if m != nil {
+		n.props = root
+	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		key, value := root.Content[i], root.Content[i+1]
 		if key.Kind != yaml.ScalarNode {

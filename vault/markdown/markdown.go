@@ -18,7 +18,11 @@
 // that copy alive as long as any of its strings is referenced.
 package markdown
 
-import "bytes"
+import (
+	"bytes"
+
+	"gopkg.in/yaml.v3"
+)
 
 // Note is what one Markdown file says about itself and about other notes.
 type Note struct {
@@ -45,6 +49,10 @@ type Note struct {
 	Headings []Heading
 	// BlockIDs are the ^ids that end paragraphs and list items, without '^'.
 	BlockIDs []string
+
+	// props is the frontmatter's YAML mapping node, kept for Properties;
+	// nil when Frontmatter is nil.
+	props *yaml.Node
 }
 
 // Style says how a link is written, so a rewrite can keep it.

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"vaultmcp/internal/vaultgen"
+	"vaultmcp/tools"
+	"vaultmcp/vault"
+	"vaultmcp/vault/index"
+)
+
+// conceptBudget is DESIGN.md's budget for the concept tools (expand depth
+// 3, search, path), warm.
+const conceptBudget = 5 * time.Millisecond
+
+// benchConcepts measures the concept tools on a generated vault of 50,000
+// notes, 5,000 of them concept notes: in process (the typed functions the
+// REST API calls) and through the running server (what an MCP client
+// sees), plus what the concept graph adds to the index's heap, measured
+// against a control vault of the same bytes whose concept notes lack
+// prefLabel.
+func benchConcepts(ctx context.Context, e *env) ([]figure, error) {
+	const notes, concepts = 50000, 5000
+	opts := vaultgen.Options{Notes: notes, Concepts: concepts, Seed: 4}
+	dir := filepath.Join(e.tmp, "vault-concepts")
+	if _, err := vaultgen.Generate(dir, opts); err != nil {
+		return nil, err
+	}
+	opts.ConceptsInert = true
+	control := filepath.Join(e.tmp, "vault-concepts-control")
+	if _, err := vaultgen.Generate(control, opts); err != nil {
+		return nil, err
+	}
+	var figs []figure
+	took, heap, err := coldBuild(ctx, dir)
+	if err != nil {
+		return figs, err
+	}
+	tookControl, heapControl, err := coldBuild(ctx, control)
+	if err != nil {
+		return figs, err
+	}
+	extra := uint64(0)
+	if heap > heapControl {
+		extra = heap - heapControl
+	}
+	figs = append(figs,
+		figure{name: "index built, 50000 notes, 5000 concepts", got: took},
+		figure{name: "  same bytes, no concepts (control)", got: tookControl},
+		figure{name: "index heap for the 5000 concepts", gotBytes: extra},
+	)
+
+	v, err := vault.Open(dir, vault.Options{})
+	if err != nil {
+		return figs, err
+	}
+	ix := index.New(v, slog.New(slog.DiscardHandler))
+	if err := ix.Build(ctx); err != nil {
+		return figs, err
+	}
+	d := tools.Deps{Vault: v, Index: ix, ServerVersion: "bench"}
+	// Concept 5 sits near the top of the tree (fan-out 4): depth 3 reaches
+	// its descendants, ancestors and related concepts of related ones.
+	focus := vaultgen.ConceptID(5, notes, concepts)
+	from, to := vaultgen.ConceptID(concepts-1, notes, concepts), vaultgen.ConceptID(concepts/2+1, notes, concepts)
+	depth := 3
+	expand := tools.ExpandContextArgs{ConceptID: focus, MaxDepth: &depth}
+	search := tools.SearchConceptsArgs{Query: "memory graph"}
+	path := tools.GetConceptPathArgs{FromConcept: from, ToConcept: to}
+
+	// One call each first, to describe the work in the figures' names.
+	ex, err := tools.ExpandConcept(ctx, d, expand)
+	if err != nil {
+		return figs, err
+	}
+	se, err := tools.FindConcepts(ctx, d, search)
+	if err != nil {
+		return figs, err
+	}
+	pa, err := tools.ConceptPath(ctx, d, path)
+	if err != nil {
+		return figs, err
+	}
+	if pa.Length == nil {
+		return figs, fmt.Errorf("no path from %s to %s", from, to)
+	}
+	names := []string{
+		fmt.Sprintf("expand_context depth 3 + text, %d of %d (in process)", len(ex.ContextNotes), ex.Total),
+		fmt.Sprintf("search_concepts, %d of %d matches (in process)", se.Count, se.Total),
+		fmt.Sprintf("get_concept_path, %d edges (in process)", *pa.Length),
+	}
+	calls := []func() error{
+		func() error { _, err := tools.ExpandConcept(ctx, d, expand); return err },
+		func() error { _, err := tools.FindConcepts(ctx, d, search); return err },
+		func() error { _, err := tools.ConceptPath(ctx, d, path); return err },
+	}
+	for i, fn := range calls {
+		d, err := timeIt(50, fn)
+		if err != nil {
+			return figs, err
+		}
+		figs = append(figs, figure{name: names[i], got: d, budget: conceptBudget})
+	}
+
+	s, err := startServer(ctx, e, dir)
+	if err != nil {
+		return figs, err
+	}
+	defer s.close()
+	toolCalls := []struct {
+		name, tool string
+		args       map[string]any
+	}{
+		{"expand_context depth 3 + text (tool call, warm)", "expand_context", map[string]any{"concept_id": focus, "max_depth": 3}},
+		{"search_concepts (tool call, warm)", "search_concepts", map[string]any{"query": search.Query}},
+		{"get_concept_path (tool call, warm)", "get_concept_path", map[string]any{"from_concept": from, "to_concept": to}},
+	}
+	for _, tc := range toolCalls {
+		if _, err := s.call(ctx, tc.tool, tc.args); err != nil { // waits for the build
+			return figs, err
+		}
+		d, err := timeIt(30, func() error { _, err := s.call(ctx, tc.tool, tc.args); return err })
+		if err != nil {
+			return figs, err
+		}
+		figs = append(figs, figure{name: tc.name, got: d, budget: conceptBudget})
+	}
+	return figs, nil
+}

@@ -1,0 +1,187 @@
+package gitsync
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLogRenameWithSmallEditIsARename(t *testing.T) {
+	r, dir := clockRepo(t)
+	ctx := context.Background()
+	record(t, r, "write old.md", "old.md", noteLines(30, "note"))
+	// Moved and edited in one commit, as Obsidian plus obsidian-git do.
+	os.Remove(filepath.Join(dir, "old.md"))
+	writeFile(t, dir, "new/name.md", strings.Replace(noteLines(30, "note"), "note line 7", "note line seven", 1))
+	cliCommit(t, dir, "vault backup", clockStart.Add(time.Hour))
+	l, err := r.Log(ctx, LogOptions{Count: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := l.Commits[0]
+	if len(c.Files) != 1 || c.FileCount != 1 {
+		t.Fatalf("files: %+v", c.Files)
+	}
+	f := c.Files[0]
+	if f.Kind != Renamed || f.OldPath != "old.md" || f.Path != "new/name.md" ||
+		strings.Join(f.Lines, "|") != "-note line 7|+note line seven" || f.Added != 1 || f.Removed != 1 {
+		t.Errorf("rename with an edit: %+v", f)
+	}
+	if st := git(t, dir, "show", "-M", "--name-status", "--format=", "HEAD"); !strings.HasPrefix(st, "R0") && !strings.HasPrefix(st, "R9") {
+		t.Errorf("git sees %q", st)
+	}
+	// A wholly different file is not a rename.
+	os.Remove(filepath.Join(dir, "new/name.md"))
+	writeFile(t, dir, "unrelated.md", noteLines(30, "other text entirely"))
+	cliCommit(t, dir, "replace", clockStart.Add(2*time.Hour))
+	l, _ = r.Log(ctx, LogOptions{Count: 1})
+	if fs := l.Commits[0].Files; len(fs) != 2 || fs[0].Kind != Deleted || fs[1].Kind != Added {
+		t.Errorf("unrelated add and delete: %+v", fs)
+	}
+}
+
+func TestLogFiltersPagesAndBudget(t *testing.T) {
+	r, dir := clockRepo(t)
+	ctx := context.Background()
+	for i := 0; i < 6; i++ {
+		record(t, r, fmt.Sprintf("write n%d.md", i), fmt.Sprintf("n%d.md", i), noteLines(5, fmt.Sprint("n", i)))
+	}
+	writeFile(t, dir, "laptop.md", "from the laptop\n")
+	cliCommit(t, dir, "laptop edit", clockStart.Add(3*time.Hour))
+	for i := 0; i < 3; i++ {
+		record(t, r, fmt.Sprintf("edit n%d.md", i), fmt.Sprintf("n%d.md", i), "changed\n")
+	}
+
+	all, err := r.Log(ctx, LogOptions{Count: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Total != 10 || len(all.Commits) != 3 || all.Commits[0].Message != "MCP: edit n2.md" {
+		t.Errorf("first page: total %d, %d commits", all.Total, len(all.Commits))
+	}
+	c := all.Commits[0]
+	if c.Email != "vaultmcp@localhost" || c.Author != "vaultmcp" || c.Time.Location() == nil {
+		t.Errorf("author fields: %+v", c)
+	}
+	next, _ := r.Log(ctx, LogOptions{Count: 3, Offset: 3})
+	if next.Total != 10 || next.Offset != 3 || next.Commits[0].Message != "laptop edit" {
+		t.Errorf("second page: %+v", next.Commits[0])
+	}
+	if past, _ := r.Log(ctx, LogOptions{Count: 3, Offset: 20}); past.Total != 10 || len(past.Commits) != 0 {
+		t.Errorf("past the end: %+v", past)
+	}
+	byLaptop, _ := r.Log(ctx, LogOptions{Author: "laptop@EXAMPLE"})
+	if byLaptop.Total != 1 || byLaptop.Commits[0].Author != "Laptop" {
+		t.Errorf("author filter: %+v", byLaptop)
+	}
+	since, _ := r.Log(ctx, LogOptions{Since: clockStart.Add(2 * time.Hour)})
+	if since.Total != 1 {
+		t.Errorf("since filter: %d commits, want the laptop's (ours are dated minutes after the start)", since.Total)
+	}
+	pathAndAuthor, _ := r.Log(ctx, LogOptions{Path: "n1.md", Author: "vaultmcp"})
+	if pathAndAuthor.Total != 2 {
+		t.Errorf("path and author: %d", pathAndAuthor.Total)
+	}
+	filesOnly, _ := r.Log(ctx, LogOptions{Count: 1, FilesOnly: true})
+	if f := filesOnly.Commits[0].Files[0]; len(f.Lines) != 0 || f.Added != 1 || f.Removed != 5 {
+		t.Errorf("files only: %+v", f)
+	}
+
+	// One commit of many files: the budget lists what fits and counts the rest.
+	for i := 0; i < 50; i++ {
+		writeFile(t, dir, fmt.Sprintf("import/%02d.md", i), noteLines(40, fmt.Sprint("imported ", i)))
+	}
+	cliCommit(t, dir, "import", clockStart.Add(4*time.Hour))
+	l, _ := r.Log(ctx, LogOptions{Count: 2, MaxBytes: 8000})
+	imp := l.Commits[0]
+	if imp.FileCount != 50 || len(imp.Files) == 0 || len(imp.Files) >= 50 {
+		t.Errorf("budget: %d of %d files listed", len(imp.Files), imp.FileCount)
+	}
+	if len(l.Commits) != 2 || len(l.Commits[1].Files) != 0 || l.Commits[1].FileCount != 1 {
+		t.Errorf("the commit after the spent budget: %+v", l.Commits[1])
+	}
+}
+
+// A history with objects that cannot be read (a partial clone, a lost
+// loose object, a shallow clone) still answers, with notices.
+func TestHistoryWithUnreadableObjects(t *testing.T) {
+	r, dir := clockRepo(t)
+	ctx := context.Background()
+	record(t, r, "write a.md", "a.md", "first version of a\n")
+	record(t, r, "write b.md", "b.md", "b\n")
+	record(t, r, "edit a.md", "a.md", "second version of a\n")
+	lost := git(t, dir, "rev-parse", "HEAD~2:a.md")
+	obj := filepath.Join(dir, ".git", "objects", lost[:2], lost[2:])
+	os.Chmod(obj, 0o644)
+	if err := os.Remove(obj); err != nil {
+		t.Fatal(err)
+	}
+
+	l, err := r.Log(ctx, LogOptions{})
+	if err != nil {
+		t.Fatalf("log with a lost blob: %v", err)
+	}
+	if len(l.Commits) != 3 {
+		t.Fatalf("%d commits", len(l.Commits))
+	}
+	edit, write := l.Commits[0].Files[0], l.Commits[2].Files[0]
+	if edit.Notice == "" || len(edit.Lines) != 0 || write.Notice == "" {
+		t.Errorf("no notice for the lost blob: %+v / %+v", edit, write)
+	}
+	if b := l.Commits[1].Files[0]; b.Notice != "" || len(b.Lines) != 1 {
+		t.Errorf("an intact file lost its diff: %+v", b)
+	}
+	if !strings.Contains(edit.Notice, "missing") || strings.Contains(edit.Notice, dir) {
+		t.Errorf("notice %q", edit.Notice)
+	}
+	h, err := r.NoteHistory(ctx, NoteHistoryOptions{Path: "a.md"})
+	if err != nil || h.Total != 2 || h.Versions[0].Notice == "" {
+		t.Errorf("note history: %+v %v", h, err)
+	}
+	d, err := r.Diff(ctx, DiffOptions{From: "HEAD~2"})
+	if err != nil || d.Files[0].Notice == "" {
+		t.Errorf("diff: %+v %v", d, err)
+	}
+	if _, err := r.FileAt(ctx, "HEAD~2", "a.md", 0); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("reading the lost version: %v", err)
+	}
+
+	// A lost tree: that commit is listed without files.
+	tree := git(t, dir, "rev-parse", "HEAD~1^{tree}")
+	os.Remove(filepath.Join(dir, ".git", "objects", tree[:2], tree[2:]))
+	fresh := openRepo(t, Options{Dir: dir}) // a cold cache
+	l, err = fresh.Log(ctx, LogOptions{})
+	if err != nil {
+		t.Fatalf("log with a lost tree: %v", err)
+	}
+	if l.Commits[1].Notice == "" {
+		t.Errorf("no notice for the lost tree: %+v", l.Commits[1])
+	}
+
+	// A shallow clone: the history stops, with a notice.
+	shallow := filepath.Join(t.TempDir(), "shallow")
+	src := t.TempDir()
+	for i := 0; i < 5; i++ {
+		writeFile(t, src, "n.md", fmt.Sprintf("v%d\n", i))
+		if i == 0 {
+			git(t, src, "init", "-q", "-b", "main")
+		}
+		cliCommit(t, src, fmt.Sprint("c", i), clockStart.Add(time.Duration(i)*time.Hour))
+	}
+	git(t, "", "clone", "-q", "--depth", "2", "file://"+src, shallow)
+	sr := openRepo(t, Options{Dir: shallow})
+	l, err = sr.Log(ctx, LogOptions{})
+	if err != nil {
+		t.Fatalf("shallow log: %v", err)
+	}
+	if l.Total != 2 || len(l.Notices) != 1 || !strings.Contains(l.Notices[0], "stops") {
+		t.Errorf("shallow: %d commits, notices %q", l.Total, l.Notices)
+	}
+	if _, err := sr.ResolveVersion(ctx, "HEAD~3"); err == nil || !strings.Contains(err.Error(), "shallow") {
+		t.Errorf("HEAD~3 in a shallow clone: %v", err)
+	}
+}

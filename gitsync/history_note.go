@@ -1,0 +1,183 @@
+package gitsync
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Paging of NoteHistory.
+const (
+	// DefaultHistoryLimit is the page size when Limit <= 0.
+	DefaultHistoryLimit = 20
+	// MaxHistoryLimit caps Limit.
+	MaxHistoryLimit = 500
+)
+
+// NoteHistoryOptions select a page of one note's history.
+type NoteHistoryOptions struct {
+	// Path is the note's vault-relative path (now, or when it was deleted).
+	Path string
+	// Limit is the page size (DefaultHistoryLimit when <= 0, at most
+	// MaxHistoryLimit); Offset skips that many entries, newest first.
+	Limit, Offset int
+	// Since and Author filter as in LogOptions.
+	Since  time.Time
+	Author string
+}
+
+// NoteHistory is a page of the commits that changed one note, newest
+// first, following it across renames.
+type NoteHistory struct {
+	Path     string
+	Versions []NoteVersion
+	// Total is the number of matching commits; Offset where this page
+	// starts.
+	Total, Offset int
+	Notices       []string
+}
+
+// NoteVersion is one commit in a note's history.
+type NoteVersion struct {
+	Hash, FullHash string
+	Time           time.Time // author time, in the author's time zone
+	Author, Email  string
+	Message        string
+	// Path is where the note was after the commit (where it was before,
+	// for a deletion); OldPath where it came from when the commit moved it.
+	Path, OldPath  string
+	Kind           ChangeKind
+	Added, Removed int
+	// Notice says why the line counts or a rename are unknown.
+	Notice string
+}
+
+// noteStep is one commit of a followed history.
+type noteStep struct {
+	pos     int32
+	d       fileDiff // the change of path in that commit (d.Path == path)
+	path    string
+	oldPath string // set when the commit renamed oldPath to path
+	notice  string
+}
+
+// follow returns the commits at or below position from that changed the
+// note called path there, newest first, switching to the old name at each
+// rename (our "rename a -> b" commits and git's rename detection), as
+// `git log --follow` does.
+func (h *history) follow(l *lineage, path string, from int32) []noteStep {
+	var steps []noteStep
+	name, limit := path, from
+	for renamed := true; renamed; {
+		renamed = false
+		ps := l.byPath[name]
+		i := sort.Search(len(ps), func(i int) bool { return ps[i] > limit }) - 1
+		for ; i >= 0; i-- {
+			p := ps[i]
+			m := l.order[p]
+			d, ok := h.change(m, name)
+			if !ok {
+				continue
+			}
+			st := noteStep{pos: p, d: d, path: name}
+			if d.From.Hash.IsZero() {
+				rs := h.renameFrom(m, name)
+				st.notice = rs.notice
+				if rs.from != "" {
+					st.oldPath = rs.from
+					if old, ok := h.change(m, rs.from); ok {
+						st.d.From = old.From
+					}
+					steps = append(steps, st)
+					name, limit, renamed = rs.from, p-1, true
+					break
+				}
+			}
+			steps = append(steps, st)
+		}
+	}
+	return steps
+}
+
+// nameAt returns the note's path at position q, given its followed
+// history from a newer position: every rename newer than q is undone.
+func nameAt(steps []noteStep, path string, q int32) string {
+	for _, st := range steps {
+		if st.pos <= q {
+			break
+		}
+		if st.oldPath != "" {
+			path = st.oldPath
+		}
+	}
+	return path
+}
+
+// NoteHistory returns a page of the commits that changed one note, newest
+// first, following renames, each with its line counts. It answers from
+// the path index of the history cache: a walk over the note's own
+// commits, not over the whole history.
+func (r *Repo) NoteHistory(ctx context.Context, opts NoteHistoryOptions) (NoteHistory, error) {
+	p, err := cleanPath(opts.Path)
+	if err != nil {
+		return NoteHistory{}, err
+	}
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = DefaultHistoryLimit
+	}
+	limit = min(limit, MaxHistoryLimit)
+	out := NoteHistory{Path: p, Offset: max(opts.Offset, 0)}
+	author := strings.ToLower(opts.Author)
+	err = r.withLineage(ctx, func(h *history, l *lineage) error {
+		out.Notices = endNotices(l)
+		for _, st := range h.follow(l, p, l.top()) {
+			m := l.order[st.pos]
+			if !opts.Since.IsZero() && m.when.Before(opts.Since) {
+				continue
+			}
+			if author != "" && !strings.Contains(strings.ToLower(m.name+" <"+m.email+">"), author) {
+				continue
+			}
+			out.Total++
+			if out.Total <= out.Offset || len(out.Versions) >= limit {
+				continue
+			}
+			out.Versions = append(out.Versions, h.noteVersion(m, st))
+		}
+		return ctx.Err()
+	})
+	if err != nil {
+		return NoteHistory{}, err
+	}
+	return out, nil
+}
+
+// noteVersion renders one step of a note's history.
+func (h *history) noteVersion(m *commitMeta, st noteStep) NoteVersion {
+	v := NoteVersion{
+		Hash: short(m.hash), FullHash: m.hash.String(), Time: m.author, Author: m.name, Email: m.email,
+		Message: m.message, Path: st.path, OldPath: st.oldPath, Notice: st.notice,
+	}
+	switch {
+	case st.oldPath != "":
+		v.Kind = Renamed
+	case st.d.From.Hash.IsZero():
+		v.Kind = Added
+	case st.d.To.Hash.IsZero():
+		v.Kind = Deleted
+	default:
+		v.Kind = Modified
+	}
+	if st.d.From.Hash == st.d.To.Hash {
+		return v
+	}
+	s, err := h.blobStats(st.d.From.Hash, st.d.To.Hash)
+	if err != nil {
+		v.Notice = unreadable("line counts not shown", err)
+		return v
+	}
+	v.Added, v.Removed = s.added, s.removed
+	return v
+}

@@ -1,0 +1,190 @@
+package concept
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Rank is how well a concept matches a query; lower ranks first.
+type Rank uint8
+
+// Ranks, best first.
+const (
+	// ExactLabel: the prefLabel (or the id) is the query.
+	ExactLabel Rank = iota
+	// ExactAltLabel: an altLabel (or the notation) is the query.
+	ExactAltLabel
+	// LabelPrefix: the prefLabel starts with the query.
+	LabelPrefix
+	// LabelWords: every query word starts a word of the prefLabel.
+	LabelWords
+	// AltLabelWords: an altLabel starts with the query, or every query
+	// word starts a word of one altLabel.
+	AltLabelWords
+	// DefinitionWords: every query word starts a word of the definition.
+	DefinitionWords
+)
+
+var rankNames = [...]string{"exact_label", "exact_alt_label", "label_prefix", "label_words", "alt_label", "definition"}
+
+// String names the rank in answers ("label_words").
+func (r Rank) String() string {
+	if int(r) < len(rankNames) {
+		return rankNames[r]
+	}
+	return "unknown"
+}
+
+// Query is a search query, folded once.
+type Query struct {
+	text  string   // folded, spaces collapsed
+	id    string   // text in id form
+	words []string // the letter-and-digit runs of text
+	mask  uint64   // wordMask(text): bits a concept's mask must have
+}
+
+// NewQuery prepares s for matching: folded (case, Unicode form) with runs
+// of spaces collapsed, and split into words at anything that is not a
+// letter or a digit.
+func NewQuery(s string) Query {
+	text := strings.Join(strings.Fields(Fold(s)), " ")
+	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	return Query{text: text, id: idOf(text), words: words, mask: wordMask(text)}
+}
+
+// Empty reports whether the query has nothing to match.
+func (q Query) Empty() bool { return q.text == "" }
+
+// Match ranks concept c, whose id is id, against the query; ok is false
+// when it does not match at all.
+func (q Query) Match(c *Concept, id string) (r Rank, ok bool) {
+	if q.text == "" {
+		return 0, false
+	}
+	if id == q.text || id == q.id {
+		return ExactLabel, true
+	}
+	// Every other rank needs each query word to start a word of the
+	// labels, notation or definition, so most concepts are ruled out by
+	// one test of their word mask.
+	if c.mask&q.mask != q.mask {
+		return 0, false
+	}
+	switch {
+	case c.label == q.text:
+		return ExactLabel, true
+	case c.Notation != "" && strings.EqualFold(c.Notation, q.text):
+		return ExactAltLabel, true
+	}
+	for _, a := range c.alts {
+		if a == q.text {
+			return ExactAltLabel, true
+		}
+	}
+	if strings.HasPrefix(c.label, q.text) {
+		return LabelPrefix, true
+	}
+	if len(q.words) == 0 {
+		return 0, false // only punctuation: nothing to match word by word
+	}
+	if allWords(c.label, q.words) {
+		return LabelWords, true
+	}
+	for _, a := range c.alts {
+		if strings.HasPrefix(a, q.text) || allWords(a, q.words) {
+			return AltLabelWords, true
+		}
+	}
+	if allWords(c.definition, q.words) {
+		return DefinitionWords, true
+	}
+	return 0, false
+}
+
+// allWords reports whether each word starts a word of text.
+func allWords(text string, words []string) bool {
+	for _, w := range words {
+		if !startsWord(text, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// startsWord reports whether w occurs in text at the start of a word.
+func startsWord(text, w string) bool {
+	for off := 0; off <= len(text); {
+		i := strings.Index(text[off:], w)
+		if i < 0 {
+			return false
+		}
+		i += off
+		if i == 0 {
+			return true
+		}
+		prev, _ := utf8.DecodeLastRuneInString(text[:i])
+		if !unicode.IsLetter(prev) && !unicode.IsDigit(prev) {
+			return true
+		}
+		_, size := utf8.DecodeRuneInString(text[i:])
+		off = i + size
+	}
+	return false
+}
+
+// wordMask sets, for every word of the texts (runs of letters and
+// digits) with two runes or more, a bit chosen by its first two runes. A
+// word that starts a word of a text has its bit set in the text's mask;
+// words of one rune set none, since any word may start with them.
+func wordMask(texts ...string) uint64 {
+	var m uint64
+	for _, t := range texts {
+		start := true
+		for i, r := range t {
+			in := unicode.IsLetter(r) || unicode.IsDigit(r)
+			if in && start {
+				_, size := utf8.DecodeRuneInString(t[i:])
+				if r2, _ := utf8.DecodeRuneInString(t[i+size:]); i+size < len(t) && (unicode.IsLetter(r2) || unicode.IsDigit(r2)) {
+					m |= 1 << ((uint32(r)*31 + uint32(r2)) % 64)
+				}
+			}
+			start = !in
+		}
+	}
+	return m
+}
+
+// Label is the concept's folded prefLabel, the order ties are broken in.
+func (c *Concept) Label() string { return c.label }
+
+// Distance is the edit distance between a and b in runes (insertions,
+// deletions, substitutions), or max+1 as soon as it must exceed max.
+func Distance(a, b string, max int) int {
+	ra, rb := []rune(a), []rune(b)
+	if d := len(ra) - len(rb); d > max || -d > max {
+		return max + 1
+	}
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		best := cur[0]
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			best = min(best, cur[j])
+		}
+		if best > max {
+			return max + 1
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

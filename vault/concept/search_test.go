@@ -1,0 +1,72 @@
+package concept_test
+
+import (
+	"testing"
+
+	"vaultmcp/vault/concept"
+)
+
+func TestQueryMatch(t *testing.T) {
+	nn := extract(t, "prefLabel: Neural Network\naltLabel: [ANN, Artificial neural net]\ndefinition: Computing system inspired by biological neural networks\nnotation: ML.NN.001")
+	cnn := extract(t, "prefLabel: Convolutional Neural Network\ndefinition: Neural network with convolutional layers")
+	dl := extract(t, "prefLabel: Deep Learning\naltLabel: Deep neural networks\ndefinition: Learning with many layers")
+	reg := extract(t, "prefLabel: Régression Analysis\ndefinition: Statistical method")
+	tests := []struct {
+		query string
+		c     *concept.Concept
+		id    string
+		rank  concept.Rank
+		ok    bool
+	}{
+		{"neural network", nn, "neural_network", concept.ExactLabel, true},
+		{"  NEURAL   network ", nn, "neural_network", concept.ExactLabel, true},
+		{"neural_network", nn, "neural_network", concept.ExactLabel, true}, // the id
+		{"ann", nn, "neural_network", concept.ExactAltLabel, true},
+		{"ml.nn.001", nn, "neural_network", concept.ExactAltLabel, true}, // the notation
+		{"neural", nn, "neural_network", concept.LabelPrefix, true},
+		{"network neural", nn, "neural_network", concept.LabelWords, true},
+		{"neural network", cnn, "cnn", concept.LabelWords, true},
+		{"neural net", dl, "deep_learning", concept.AltLabelWords, true},
+		{"artificial", nn, "neural_network", concept.AltLabelWords, true},
+		{"biological", nn, "neural_network", concept.DefinitionWords, true},
+		{"layers", dl, "deep_learning", concept.DefinitionWords, true},
+		{"ayers", dl, "deep_learning", 0, false}, // words match at their start only
+		{"neural network", reg, "regression", 0, false},
+		{"régression", reg, "regression", concept.LabelPrefix, true},
+		{"RÉGRESSION ANALYSIS", reg, "regression", concept.ExactLabel, true},
+		{"re\u0301gression", reg, "regression", concept.LabelPrefix, true}, // NFD query
+		{"---", nn, "neural_network", 0, false},
+		{"", nn, "neural_network", 0, false},
+	}
+	for _, tc := range tests {
+		q := concept.NewQuery(tc.query)
+		rank, ok := q.Match(tc.c, tc.id)
+		if ok != tc.ok || (ok && rank != tc.rank) {
+			t.Errorf("%q on %q: %v %v, want %v %v", tc.query, tc.c.PrefLabel, rank, ok, tc.rank, tc.ok)
+		}
+	}
+	if !concept.NewQuery(" \t").Empty() || concept.NewQuery("x").Empty() {
+		t.Error("Empty is wrong")
+	}
+}
+
+func TestDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		max  int
+		want int
+	}{
+		{"regression", "regression", 3, 0},
+		{"regresion", "regression", 3, 1},
+		{"regression", "regressoin", 3, 2},
+		{"linear", "lineal", 3, 1},
+		{"ab", "abcdefgh", 3, 4},
+		{"é", "e", 3, 1},
+		{"", "abc", 3, 3},
+	}
+	for _, tc := range tests {
+		if got := concept.Distance(tc.a, tc.b, tc.max); got != tc.want {
+			t.Errorf("Distance(%q, %q, %d) = %d, want %d", tc.a, tc.b, tc.max, got, tc.want)
+		}
+	}
+}
