@@ -219,3 +219,28 @@ func TestTempNamesRefused(t *testing.T) {
 		checkClientError(t, err, ErrInvalidPath, given, root)
 	}
 }
+
+// ModifyFile and CreateFile (the editing tools' writes) keep to the cap
+// too, and never read a file over it.
+func TestWriteCapModifyCreate(t *testing.T) {
+	v, root := newTestVault(t, Options{MaxWriteBytes: 100})
+	mkfile(t, root, "big.md", strings.Repeat("x", 150))
+	mkfile(t, root, "small.md", "abc")
+	before := snapshot(t, root)
+	called := false
+	_, err := v.ModifyFile(t.Context(), "big.md", func(rel string) string { return "patch " + rel }, func(src []byte) ([]byte, error) {
+		called = true
+		return src, nil
+	})
+	checkClientError(t, err, ErrTooLarge, "big.md", root)
+	if called {
+		t.Error("the file over the cap was read")
+	}
+	_, err = v.ModifyFile(t.Context(), "small.md", func(rel string) string { return "patch " + rel }, func(src []byte) ([]byte, error) {
+		return []byte(strings.Repeat("y", 101)), nil
+	})
+	checkClientError(t, err, ErrTooLarge, "small.md", root)
+	_, err = v.CreateFile(t.Context(), "new.md", func(rel string) string { return "create " + rel }, []byte(strings.Repeat("z", 101)))
+	checkClientError(t, err, ErrTooLarge, "new.md", root)
+	sameSnapshot(t, before, snapshot(t, root))
+}

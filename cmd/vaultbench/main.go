@@ -45,6 +45,7 @@ var sections = []section{
 	{"git", benchGit},
 	{"history", benchHistory},
 	{"search", benchSearch},
+	{"notes", benchNotes},
 	{"concepts", benchConcepts},
 }
 

@@ -16,7 +16,9 @@ import (
 	"vaultmcp/internal/stdio"
 	"vaultmcp/tools"
 	"vaultmcp/vault"
+	"vaultmcp/vault/changes"
 	"vaultmcp/vault/index"
+	"vaultmcp/vault/rank"
 	"vaultmcp/vault/watch"
 )
 
@@ -25,7 +27,9 @@ import (
 // requests already received finish (a write in flight is completed and
 // committed), gives pending pushes a bounded last chance, and returns.
 func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, stderr io.Writer) error {
-	logger := newLogger(stderr, cfg.Log.Level)
+	// Server logs also reach the clients that ask (logging/setLevel).
+	clientLog := mcpserver.NewClientLog(newLogger(stderr, cfg.Log.Level).Handler())
+	logger := slog.New(clientLog)
 
 	dir := cfg.Vault.Path
 	if dir == "" {
@@ -45,19 +49,24 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 		return err
 	}
 
-	// The core (index, sync, watcher) lives until serve returns, not until
-	// ctx ends: a signal stops the transport, and the requests it lets
-	// finish still need the index and git.
+	// The core (index, sync, watcher, ranked search) lives until serve
+	// returns, not until ctx ends: a signal stops the transport, and the
+	// requests it lets finish still need the index and git.
 	core, stopCore := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopCore()
+
+	// One fan-out announces every change — our writes, pulls, outside
+	// edits — to the index first, then the caches and subscriptions.
+	feed := &changes.Feed{Logger: logger}
+	v.Observe(feed.Publish)
 
 	// The index builds in the background: initialize is answered at once,
 	// and queries that need the index wait for it.
 	ix := index.New(v, logger)
 	ix.SetMaxNoteBytes(cfg.Limits.MaxNoteBytes)
-	v.Observe(ix.Refresh)
+	feed.Listen(ix.Refresh)
 
-	repo, err := gitsync.Open(core, gitOptions(cfg, v, ix, logger))
+	repo, err := gitsync.Open(core, gitOptions(cfg, v, feed, logger))
 	if err != nil {
 		return fmt.Errorf("git: %w", err)
 	}
@@ -65,15 +74,19 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	ix.Start(core)
 	repo.Start(core)
 	defer repo.Close() // last: its final push gets the commits of the drained requests
-	w := watch.New(v, ix.Refresh, watch.Options{Logger: logger})
+	w := watch.New(v, feed.Publish, watch.Options{Logger: logger})
 	if err := w.Start(core); err != nil {
 		return fmt.Errorf("watch vault: %w", err)
 	}
 	defer w.Close()
 
-	deps := tools.Deps{Vault: v, Index: ix, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, MaxResultBytes: cfg.Limits.MaxResultBytes, Logger: logger}
+	// The ranked search builds in the background once the index is ready.
+	ranked := rank.New(ix, logger)
+	ranked.Start(core)
+
+	deps := tools.Deps{Vault: v, Index: ix, Ranked: ranked, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, MaxResultBytes: cfg.Limits.MaxResultBytes, Logger: logger, Changes: feed}
 	drain := &mcpserver.Drain{}
-	s, err := mcpserver.New(deps, version, mcpserver.WithDrain(drain))
+	s, err := mcpserver.New(deps, version, mcpserver.WithClientLog(clientLog), mcpserver.WithDrain(drain))
 	if err != nil {
 		return err
 	}
@@ -102,7 +115,7 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 var _ vault.Recorder = (*gitsync.Repo)(nil)
 
 // gitOptions maps the configuration onto gitsync.
-func gitOptions(cfg *config.Config, v *vault.Vault, ix *index.Index, logger *slog.Logger) gitsync.Options {
+func gitOptions(cfg *config.Config, v *vault.Vault, feed *changes.Feed, logger *slog.Logger) gitsync.Options {
 	interval := cfg.Git.SyncInterval
 	if interval == 0 {
 		interval = -1 // configured as "never"; gitsync reads 0 as its default
@@ -127,7 +140,7 @@ func gitOptions(cfg *config.Config, v *vault.Vault, ix *index.Index, logger *slo
 		SyncInterval: interval,
 		NoPush:       !cfg.Git.Push,
 		Locker:       v.Locker(),
-		Changed:      ix.Refresh,
+		Changed:      feed.Publish,
 		Logger:       logger,
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"vaultmcp/vault"
@@ -56,6 +57,7 @@ type Index struct {
 	broken    int                            // notes with at least one broken link
 	concepts  conceptGraph                   // the SKOS concept graph (concepts.go)
 	gen       uint64                         // bumped by every change, for caches
+	seq       atomic.Uint64                  // numbers the notes read, for NoteMeta.Seq
 
 	cacheMu     sync.Mutex
 	brokenGen   uint64
@@ -74,6 +76,7 @@ type note struct {
 	modTime time.Time
 	doc     document
 	out     []string // resolved target of each doc.links[i]; "" when broken
+	seq     uint64   // a new number each time the note is read
 	// tooLarge: the note is bigger than the index reads; it is known by
 	// name (links to it resolve) but its own links and tags are not.
 	tooLarge bool
@@ -291,13 +294,13 @@ func (ix *Index) loadAt(rel, abs string) (n *note) {
 	}
 	defer f.Close()
 	if fi.Size() > ix.maxNote {
-		return &note{rel: rel, size: fi.Size(), modTime: fi.ModTime(), tooLarge: true}
+		return &note{rel: rel, size: fi.Size(), modTime: fi.ModTime(), tooLarge: true, seq: ix.seq.Add(1)}
 	}
 	content := make([]byte, fi.Size())
 	if _, err := readFull(f, content); err != nil {
 		return nil
 	}
-	return &note{rel: rel, content: content, size: fi.Size(), modTime: fi.ModTime(), doc: ix.parse(rel, content)}
+	return &note{rel: rel, content: content, size: fi.Size(), modTime: fi.ModTime(), doc: ix.parse(rel, content), seq: ix.seq.Add(1)}
 }
 
 // parse parses one note, turning a parser panic (a bug the note's text
