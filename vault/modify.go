@@ -19,10 +19,16 @@ func (v *Vault) ModifyFile(ctx context.Context, given string, summary func(rel s
 	var p Path
 	var out []byte
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
-		if p, _, err = v.statFile(ctx, given); err != nil {
+		var fi fs.FileInfo
+		if p, fi, err = v.statFile(ctx, given); err != nil {
 			return err
 		}
-		src, err := os.ReadFile(p.Abs)
+		// Checked before reading: a change must not pull a huge file
+		// into memory.
+		if err := v.checkSize(given, "The file", fi.Size()); err != nil {
+			return err
+		}
+		src, err := readRegular(p.Abs)
 		if err != nil {
 			return osError(given, err)
 		}
@@ -31,6 +37,9 @@ func (v *Vault) ModifyFile(ctx context.Context, given string, summary func(rel s
 		}
 		if bytes.Equal(out, src) {
 			return nil
+		}
+		if err := v.checkSize(given, "The changed file", int64(len(out))); err != nil {
+			return err
 		}
 		tx.Summarize("%s", summary(p.Rel))
 		return tx.WriteFile(p, out)
@@ -45,6 +54,9 @@ func (v *Vault) ModifyFile(ctx context.Context, given string, summary func(rel s
 // (missing parent folders are created). The change is recorded with the
 // summary made from the file's vault-relative path.
 func (v *Vault) CreateFile(ctx context.Context, given string, summary func(rel string) string, data []byte) (Written, error) {
+	if err := v.checkSize(given, "The content", int64(len(data))); err != nil {
+		return Written{}, err
+	}
 	var p Path
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
 		if p, err = v.ResolveFile(ctx, given); err != nil {

@@ -10,11 +10,13 @@ import (
 // returned File has no Data. The caller closes the *os.File. A path ctx's
 // access scope hides is refused.
 func (v *Vault) OpenFile(ctx context.Context, given string) (*os.File, File, error) {
-	p, fi, err := v.statFile(ctx, given)
+	p, _, err := v.statFile(ctx, given)
 	if err != nil {
-		return nil, File{}, err
+		return nil, File{}, v.explain(err)
 	}
-	f, err := os.Open(p.Abs)
+	// Non-blocking and checked: a FIFO swapped in after the stat is
+	// refused, not waited on.
+	f, fi, err := OpenRegular(p.Abs)
 	if err != nil {
 		return nil, File{}, osError(given, err)
 	}

@@ -67,21 +67,33 @@ func (v *Vault) EditFile(ctx context.Context, given, oldText, newText string) (W
 	if oldText == "" {
 		return Written{}, newError(ErrInvalidInput, given, "old_text is empty: give the exact text to replace")
 	}
+	if err := v.checkSize(given, "new_text", int64(len(newText))); err != nil {
+		return Written{}, err
+	}
 	var p Path
 	var out []byte
 	unchanged, before := false, 0
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
-		if p, _, err = v.statFile(ctx, given); err != nil {
+		var fi fs.FileInfo
+		if p, fi, err = v.statFile(ctx, given); err != nil {
+			return err
+		}
+		// Checked before reading: an edit must not pull a huge file
+		// into memory.
+		if err := v.checkSize(given, "The file", fi.Size()); err != nil {
 			return err
 		}
 		tx.Summarize("edit %s", p.Rel)
 		// Read under the write lock so a concurrent edit is not lost.
-		src, err := os.ReadFile(p.Abs)
+		src, err := readRegular(p.Abs)
 		if err != nil {
 			return osError(given, err)
 		}
 		out, err = replaceOnce(given, src, oldText, newText)
 		if err != nil {
+			return err
+		}
+		if err := v.checkSize(given, "The edited file", int64(len(out))); err != nil {
 			return err
 		}
 		before = len(src)
@@ -249,6 +261,9 @@ func (v *Vault) CreateDirectory(ctx context.Context, given string) (Path, bool, 
 			break
 		}
 	}
+	if err := v.CheckRoot(); err != nil {
+		return Path{}, false, err // MkdirAll would recreate it, empty
+	}
 	if err := os.MkdirAll(p.Abs, 0o755); err != nil {
 		return Path{}, false, osError(given, err)
 	}
@@ -267,11 +282,11 @@ type File struct {
 // ReadFile reads the file at given, at most limit bytes of it (limit <= 0
 // means no limit), if ctx's access scope lets the client see it.
 func (v *Vault) ReadFile(ctx context.Context, given string, limit int64) (File, error) {
-	p, fi, err := v.statFile(ctx, given)
+	p, _, err := v.statFile(ctx, given)
 	if err != nil {
-		return File{}, err
+		return File{}, v.explain(err)
 	}
-	f, err := os.Open(p.Abs)
+	f, fi, err := OpenRegular(p.Abs)
 	if err != nil {
 		return File{}, osError(given, err)
 	}
@@ -293,6 +308,19 @@ func (v *Vault) ReadFile(ctx context.Context, given string, limit int64) (File, 
 	}, nil
 }
 
+// readRegular reads the whole regular file at abs; anything else is
+// refused without being read.
+func readRegular(abs string) ([]byte, error) {
+	f, fi, err := OpenRegular(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	_, err = buf.ReadFrom(f)
+	return buf.Bytes(), err
+}
+
 // Stat resolves given under ctx's access scope and returns its file info.
 func (v *Vault) Stat(ctx context.Context, given string) (Path, fs.FileInfo, error) {
 	p, err := v.ResolveFor(ctx, given)
@@ -302,7 +330,7 @@ func (v *Vault) Stat(ctx context.Context, given string) (Path, fs.FileInfo, erro
 	fi, err := os.Stat(p.Abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return Path{}, nil, newError(ErrNotFound, given, "Not found: %s", given)
+			return Path{}, nil, v.explain(newError(ErrNotFound, given, "Not found: %s", given))
 		}
 		return Path{}, nil, osError(given, err)
 	}

@@ -29,8 +29,8 @@ type Entry struct {
 var ErrStop = errors.New("stop walking")
 
 // Walk calls fn for every file and folder under dir (a resolved Path),
-// in lexical order, leaving out hidden and skipped folders and the vault's
-// temporary files. Symbolic links are reported but never followed, so a
+// in lexical order, leaving out hidden and skipped folders, the vault's
+// temporary files and special files (FIFOs, sockets, devices). Symbolic links are reported but never followed, so a
 // walk cannot leave the vault or loop. fn may return fs.SkipDir for a
 // folder, or ErrStop to end the walk.
 func (v *Vault) Walk(dir Path, fn func(rel string, d fs.DirEntry) error) error {
@@ -57,6 +57,9 @@ func (v *Vault) Walk(dir Path, fn func(rel string, d fs.DirEntry) error) error {
 			}
 			return nil
 		}
+		if IsSpecial(d.Type()) {
+			return nil // a FIFO, socket or device: never reported, never opened
+		}
 		rel, ok := v.relInside(abs)
 		if !ok {
 			return nil
@@ -71,8 +74,9 @@ func (v *Vault) Walk(dir Path, fn func(rel string, d fs.DirEntry) error) error {
 
 // List returns the entries under given, down to maxDepth levels (1 = only
 // direct children), folders and files sorted together by name, each
-// folder's content right after it. Hidden and skipped folders are left
-// out, and so is whatever ctx's access scope hides.
+// folder's content right after it. Hidden and skipped folders, special
+// files (FIFOs, sockets, devices) and whatever ctx's access scope hides
+// are left out.
 func (v *Vault) List(ctx context.Context, given string, maxDepth int) ([]Entry, error) {
 	p, err := v.Resolve(given)
 	if err != nil {
@@ -82,7 +86,7 @@ func (v *Vault) List(ctx context.Context, given string, maxDepth int) ([]Entry, 
 	fi, err := os.Stat(p.Abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, newError(ErrNotFound, given, "Directory not found: %s", given)
+			return nil, v.explain(newError(ErrNotFound, given, "Directory not found: %s", given))
 		}
 		return nil, osError(given, err)
 	}
@@ -115,7 +119,7 @@ func (v *Vault) list(scope *access.Scope, abs, rel string, depth, maxDepth int, 
 	})
 	for _, e := range entries {
 		name := e.Name()
-		if v.Skipped(name) {
+		if v.Skipped(name) || IsSpecial(e.Type()) {
 			continue
 		}
 		childAbs := filepath.Join(abs, name)
@@ -138,6 +142,9 @@ func (v *Vault) list(scope *access.Scope, abs, rel string, depth, maxDepth int, 
 			}
 		}
 		if fi, err := os.Stat(childAbs); err == nil {
+			if IsSpecial(fi.Mode()) {
+				continue // a link to a FIFO, socket or device
+			}
 			isDir = fi.IsDir()
 			size, mod = fi.Size(), fi.ModTime()
 		}

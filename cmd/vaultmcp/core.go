@@ -33,7 +33,9 @@ type core struct {
 
 // openCore opens the configured vault (creating the local default vault
 // when none is configured), starts the index build, git sync and the
-// watcher. Close stops them again.
+// watcher. Close stops them again. ctx is the core's own lifetime, longer
+// than any transport's: requests still being answered after a signal need
+// the index and git.
 func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *core, err error) {
 	dir := cfg.Vault.Path
 	if dir == "" {
@@ -48,7 +50,7 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 			logger.Info("no vault configured: using the local default vault", "path", dir)
 		}
 	}
-	v, err := vault.Open(dir, vault.Options{Hidden: cfg.Vault.Hidden, Skip: cfg.Vault.Skip})
+	v, err := vault.Open(dir, vault.Options{Hidden: cfg.Vault.Hidden, Skip: cfg.Vault.Skip, MaxWriteBytes: cfg.Limits.MaxWriteBytes})
 	if err != nil {
 		return nil, err
 	}
@@ -61,6 +63,7 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 	// The index builds in the background: initialize is answered at once,
 	// and queries that need the index wait for it.
 	ix := index.New(v, logger)
+	ix.SetMaxNoteBytes(cfg.Limits.MaxNoteBytes)
 	feed.Listen(ix.Refresh)
 
 	repo, err := gitsync.Open(ctx, gitOptions(cfg, v, feed, logger))

@@ -8,6 +8,7 @@ import (
 
 	"vaultmcp/internal/config"
 	"vaultmcp/internal/mcpserver"
+	"vaultmcp/internal/stdio"
 	"vaultmcp/vault/access"
 )
 
@@ -15,8 +16,11 @@ import (
 const serverScope = "this server (access.read_only)"
 
 // serve builds the core once and attaches the configured transport: stdio
-// (the default) until the client closes stdin or ctx ends, or HTTP when an
-// address is configured.
+// (the default) until the client closes stdin or ctx ends (SIGINT,
+// SIGTERM), or HTTP when an address is configured, until ctx ends. Either
+// way it then stops taking requests, lets the ones already received
+// finish (a write in flight is completed and committed), gives pending
+// pushes a bounded last chance, and returns.
 func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, stderr io.Writer) error {
 	// Server logs also reach the clients that ask (logging/setLevel).
 	clientLog := mcpserver.NewClientLog(newLogger(stderr, cfg.Log.Level).Handler())
@@ -31,19 +35,39 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 			return err
 		}
 	}
-	c, err := openCore(ctx, cfg, logger)
+
+	// The core (index, sync, watcher, ranked search) lives until serve
+	// returns, not until ctx ends: a signal stops the transport, and the
+	// requests it lets finish still need the index and git.
+	coreCtx, stopCore := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopCore()
+	c, err := openCore(coreCtx, cfg, logger)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	defer c.Close() // last: the final push gets the commits of the drained requests
 
-	s, err := mcpserver.New(c.deps, version, mcpserver.WithClientLog(clientLog))
+	drain := &mcpserver.Drain{}
+	s, err := mcpserver.New(c.deps, version, mcpserver.WithClientLog(clientLog), mcpserver.WithDrain(drain))
 	if err != nil {
 		return err
 	}
 	if wb != nil {
-		return wb.serve(ctx, c, s)
+		err = wb.serve(ctx, c, s)
+	} else {
+		// Every request on stdio runs under the server's own scope.
+		err = serveStdio(access.With(ctx, scope), c, s, cfg, stdin, stdout)
 	}
-	// Every request on stdio runs under the server's own scope.
-	return serveStdio(access.With(ctx, scope), c, s, stdin, stdout, stderr)
+	// The transport answered every request it received; a call it had to
+	// abandon (drain timeout) still may not have returned.
+	waitCtx, cancel := context.WithTimeout(coreCtx, stdio.DefaultDrainTimeout)
+	defer cancel()
+	if derr := drain.Close(waitCtx); derr != nil {
+		logger.Warn("tool calls still running at exit", "count", drain.Active())
+	}
+	if err != nil {
+		return err
+	}
+	logger.Info("stopped: every request received was answered")
+	return nil
 }

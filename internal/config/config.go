@@ -67,11 +67,21 @@ type Git struct {
 	Username string `mapstructure:"username"`
 }
 
-// Limits bound what one tool answer may cost a client.
+// Limits bound what one client, one tool answer, or one file in the vault
+// can make the server do.
 type Limits struct {
 	// MaxResultBytes is the largest answer any tool returns: the last
 	// guard behind every tool's own paging.
 	MaxResultBytes int `mapstructure:"max_result_bytes"`
+	// MaxWriteBytes caps the content write_file and edit_file may leave
+	// in a file.
+	MaxWriteBytes int64 `mapstructure:"max_write_bytes"`
+	// MaxMessageBytes caps one JSON-RPC message from a client; a longer
+	// one is refused unread and the session goes on.
+	MaxMessageBytes int64 `mapstructure:"max_message_bytes"`
+	// MaxNoteBytes is the largest note the index reads; larger notes are
+	// known by name only (their links and tags are left out).
+	MaxNoteBytes int64 `mapstructure:"max_note_bytes"`
 }
 
 // Log configures logging (to stderr: stdout carries the MCP stream).
@@ -171,6 +181,9 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("git.ssh_key_passphrase", "")
 	v.SetDefault("git.known_hosts", "")
 	v.SetDefault("log.level", "info")
+	v.SetDefault("limits.max_write_bytes", 10<<20)
+	v.SetDefault("limits.max_message_bytes", 10<<20)
+	v.SetDefault("limits.max_note_bytes", 10<<20)
 	setHTTPDefaults(v)
 }
 
@@ -215,6 +228,18 @@ func (c *Config) Validate() error {
 	}
 	if c.Limits.MaxResultBytes <= 0 {
 		errs = append(errs, fmt.Errorf("limits.max_result_bytes must be positive, got %d", c.Limits.MaxResultBytes))
+	}
+	for _, l := range []struct {
+		key string
+		n   int64
+	}{
+		{"limits.max_write_bytes", c.Limits.MaxWriteBytes},
+		{"limits.max_message_bytes", c.Limits.MaxMessageBytes},
+		{"limits.max_note_bytes", c.Limits.MaxNoteBytes},
+	} {
+		if l.n <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive, got %d", l.key, l.n))
+		}
 	}
 	if c.Git.SyncInterval < 0 {
 		errs = append(errs, fmt.Errorf("git.sync_interval must not be negative, got %s", c.Git.SyncInterval))

@@ -36,6 +36,7 @@ type Option func(*options)
 type options struct {
 	log            *ClientLog
 	validateOutput bool
+	drain          *Drain
 }
 
 // WithClientLog forwards the records of l (the server's logger) to
@@ -55,7 +56,9 @@ func WithOutputValidation() Option {
 
 // New returns an MCP server over d: every tool tools.All offers, the
 // prompts, and — when d.Index is set — the vault's files as resources.
-// version is the server version reported at initialize.
+// version is the server version reported at initialize. Tools that
+// change the vault run detached from their request's cancellation (see
+// Drain), with or without WithDrain.
 func New(d tools.Deps, version string, opts ...Option) (*server.MCPServer, error) {
 	s, _, err := assemble(d, version, opts...)
 	return s, err
@@ -67,6 +70,10 @@ func assemble(d tools.Deps, version string, opts ...Option) (*server.MCPServer, 
 	var o options
 	for _, opt := range opts {
 		opt(&o)
+	}
+	drain := o.drain
+	if drain == nil {
+		drain = &Drain{}
 	}
 	if d.Logger == nil {
 		d.Logger = slog.Default()
@@ -80,6 +87,7 @@ func assemble(d tools.Deps, version string, opts ...Option) (*server.MCPServer, 
 		d.ServerVersion = version
 	}
 	all := tools.All(d)
+	drain.init(all)
 	validator, err := newArgValidator(all)
 	if err != nil {
 		return nil, nil, err
@@ -117,6 +125,7 @@ func assemble(d tools.Deps, version string, opts ...Option) (*server.MCPServer, 
 		server.WithPromptCapabilities(false),
 		server.WithCompletions(),
 		server.WithStrictInputSchemaDefault(),
+		server.WithToolHandlerMiddleware(drain.middleware),
 		server.WithToolHandlerMiddleware(auditNote),
 		server.WithToolHandlerMiddleware(readOnlyGuard(all)),
 		server.WithToolHandlerMiddleware(validator.middleware),

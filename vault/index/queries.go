@@ -394,6 +394,9 @@ func under(rel, dir string) bool {
 // Stats counts what the index holds.
 type Stats struct {
 	Notes, Files, Links, BrokenNotes, Tags int
+	// TooLarge counts the notes over the size the index reads: known by
+	// name, their own links and tags left out.
+	TooLarge int
 }
 
 // Stats returns counts over the index.
@@ -426,6 +429,9 @@ func (ix *Index) Stats(ctx context.Context) (Stats, error) {
 	s := Stats{Notes: len(ix.notes), Files: len(ix.files), BrokenNotes: ix.broken, Tags: len(ix.tags)}
 	for _, n := range ix.notes {
 		s.Links += len(n.doc.links)
+		if n.tooLarge {
+			s.TooLarge++
+		}
 	}
 	return s, nil
 }

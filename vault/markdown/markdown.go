@@ -178,6 +178,7 @@ type parser struct {
 	indent                       int
 	indented, blank              bool
 	partiallyConsumedTab         bool
+	ns                           nonspaceRun
 	allClosed                    bool
 	lastMatched                  int
 	emptyItemBlank               bool // goldmark: a blank line followed an empty list item

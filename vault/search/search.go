@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"os"
 	"runtime"
 	"strings"
@@ -66,6 +67,9 @@ type Options struct {
 	CacheBytes int64
 	// Workers is how many files are searched at once; 0 means GOMAXPROCS.
 	Workers int
+	// Logger receives panics recovered in search workers; nil means
+	// slog.Default().
+	Logger *slog.Logger
 }
 
 // DefaultCacheBytes is the default cap of the content cache: a
@@ -79,6 +83,7 @@ type Engine struct {
 	files   Files // texts as Files, when it is one
 	workers int
 	content *contentCache
+	log     *slog.Logger
 }
 
 // New returns an engine over v.
@@ -95,7 +100,12 @@ func New(v *vault.Vault, opts Options) *Engine {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	files, _ := opts.Texts.(Files)
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
 	return &Engine{
+		log:     logger,
 		v:       v,
 		texts:   opts.Texts,
 		files:   files,
@@ -162,16 +172,13 @@ func (e *Engine) memory(ctx context.Context, dir vault.Path, fn func(rel string,
 }
 
 // memoryFiles is memory for the Files source: every file, not only the
-// texts held.
-func (e *Engine) memoryFiles(ctx context.Context, dir vault.Path, fn func(rel string)) bool {
+// texts held, until fn returns false.
+func (e *Engine) memoryFiles(ctx context.Context, dir vault.Path, fn func(rel string) bool) bool {
 	if e.files == nil || e.inSkipped(dir.Rel) {
 		return false
 	}
 	scope := access.From(ctx)
 	return e.files.Files(dir.Rel, func(rel string) bool {
-		if scope.Visible(rel) {
-			fn(rel)
-		}
-		return true
+		return !scope.Visible(rel) || fn(rel)
 	})
 }

@@ -36,9 +36,11 @@ const walkBatch = 64
 // for every folder below dir. Like vault.Walk it leaves out hidden and
 // skipped folders and the vault's temporary files, and it never follows
 // a symbolic link (a link is neither listed nor read), so a scan cannot
-// leave the vault. Unreadable folders below dir are passed over, and so
-// is whatever ctx's access scope hides.
-func walkFiles(ctx context.Context, v *vault.Vault, dir vault.Path, workers int,
+// leave the vault. Unreadable folders below dir, special files (FIFOs,
+// sockets, devices) and whatever ctx's access scope hides are passed
+// over. A panic in onFile or onDir is caught by g and ends the walk with
+// its error.
+func walkFiles(ctx context.Context, g *guard, v *vault.Vault, dir vault.Path, workers int,
 	onDir func(rel string), onFile func(f fileRef)) error {
 	if workers < 1 {
 		workers = 1
@@ -55,12 +57,15 @@ func walkFiles(ctx context.Context, v *vault.Vault, dir vault.Path, workers int,
 		go func() {
 			defer files.Done()
 			for batch := range batches {
-				for _, f := range batch {
-					if ctx.Err() != nil {
-						break
+				func() {
+					defer g.catch()
+					for _, f := range batch {
+						if ctx.Err() != nil {
+							break
+						}
+						onFile(f)
 					}
-					onFile(f)
-				}
+				}()
 			}
 		}()
 	}
@@ -90,6 +95,7 @@ func walkFiles(ctx context.Context, v *vault.Vault, dir vault.Path, workers int,
 				dirs.Add(1)
 				go func() {
 					defer dirs.Done()
+					defer g.catch()
 					if ctx.Err() != nil {
 						return
 					}
@@ -116,9 +122,15 @@ func walkFiles(ctx context.Context, v *vault.Vault, dir vault.Path, workers int,
 			batches <- batch
 		}
 	}
-	list(dir.Abs, dir.Rel, root)
+	func() {
+		defer g.catch()
+		list(dir.Abs, dir.Rel, root)
+	}()
 	dirs.Wait()
 	close(batches)
 	files.Wait()
+	if err := g.failed(); err != nil {
+		return err
+	}
 	return ctx.Err()
 }
