@@ -284,6 +284,9 @@ type serverConfig struct {
 	env   []string // the complete environment
 	dir   string   // working directory (an empty temp dir)
 	dirty bool     // start on the vault as it is, without committing it first
+	// protocol pins the MCP protocol version the client asks for; "" lets
+	// mcp-go's client choose.
+	protocol string
 }
 
 // serverOption changes how a server is started.
@@ -305,6 +308,12 @@ func withArgs(args ...string) serverOption {
 // changes.
 func withDirtyVault() serverOption {
 	return func(c *serverConfig) { c.dirty = true }
+}
+
+// withProtocol makes the client ask for one protocol version (e.g.
+// "2025-11-25" for the initialize handshake and resources/subscribe).
+func withProtocol(version string) serverOption {
+	return func(c *serverConfig) { c.protocol = version }
 }
 
 // newServerConfig isolates the server from the developer's machine: no
@@ -407,8 +416,15 @@ func startSession(t testing.TB, v *testVault, opts ...serverOption) *session {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
+	// The transport is already running; Start wires the client's
+	// notification handlers to it (without it, OnNotification hears
+	// nothing).
+	if err := c.Start(ctx); err != nil {
+		t.Fatalf("start client: %v", err)
+	}
 	var req mcp.InitializeRequest
 	req.Params.ClientInfo = mcp.Implementation{Name: "vaultmcp-e2e", Version: "1.0.0"}
+	req.Params.ProtocolVersion = cfg.protocol
 	res, err := c.Initialize(ctx, req)
 	if err != nil {
 		t.Fatalf("initialize: %v\nserver log:\n%s", err, stderr.String())

@@ -334,6 +334,9 @@ func (r *Repo) stagePath(s *stage, idx *index.Index, baseTree plumbing.Hash, ig 
 			}
 			return nil
 		}
+		if !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
+			return nil // a FIFO, socket or device is never read: as if absent
+		}
 		onDisk[rel] = true
 		return r.stageFile(s, idx, baseTree, ig, rel)
 	})
@@ -425,15 +428,11 @@ func readWorktreeFile(full string) ([]byte, os.FileInfo, error) {
 		}
 		return []byte(filepath.ToSlash(target)), fi, nil
 	}
-	f, err := os.Open(full)
+	f, fi, err := openRegular(full)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	fi, err = f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
 	var buf bytes.Buffer
 	buf.Grow(int(fi.Size()) + 1)
 	if _, err := buf.ReadFrom(f); err != nil {

@@ -2,7 +2,6 @@ package gitsync
 
 import (
 	"bufio"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -67,7 +66,7 @@ func (ig *ignorer) match(parts []string, isDir bool) bool {
 
 // readPatterns parses one ignore file; a missing file has no patterns.
 func readPatterns(file string, domain []string) []gitignore.Pattern {
-	f, err := os.Open(file)
+	f, _, err := openRegular(file)
 	if err != nil {
 		return nil
 	}

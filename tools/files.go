@@ -37,7 +37,7 @@ func ReadFile(d Deps) server.ServerTool {
 		annotate("Read file", true, false, true),
 	)
 	return withVersion(d, server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a ReadArgs) (*mcp.CallToolResult, error) {
-		f, info, err := d.Vault.OpenFile(a.Path)
+		f, info, err := d.Vault.OpenFile(ctx, a.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -203,6 +203,11 @@ func RenameFile(d Deps) server.ServerTool {
 		var links, notes int
 		var extra func(tx *vault.Tx, from, to vault.Path) error
 		if update {
+			// Plan from a complete index: one still building may not have
+			// seen the file, or its backlinks, before it moves.
+			if err := d.Index.Wait(ctx); err != nil {
+				return nil, fmt.Errorf("the link index is not ready yet, nothing was renamed: %w", err)
+			}
 			extra = func(tx *vault.Tx, from, to vault.Path) (err error) {
 				links, notes, err = d.Index.FollowRename(ctx, tx, from.Rel, to.Rel)
 				return err
@@ -213,8 +218,11 @@ func RenameFile(d Deps) server.ServerTool {
 			return nil, err
 		}
 		msg := fmt.Sprintf("Renamed %s -> %s%s", w.From.Rel, w.Path.Rel, parenthesize(commitNote(w.Commit)))
-		if links > 0 {
+		switch {
+		case update:
 			msg += fmt.Sprintf("; updated %d link(s) in %d note(s)", links, notes)
+		case d.Index != nil:
+			msg += "; links to it were not updated (update_links is false)"
 		}
 		return textResult(msg), nil
 	})}

@@ -29,7 +29,7 @@ func newSearch(d Deps) *search.Engine {
 	if d.Index != nil {
 		texts = d.Index
 	}
-	return search.New(d.Vault, search.Options{Texts: texts})
+	return search.New(d.Vault, search.Options{Texts: texts, Logger: d.logger()})
 }
 
 func (d Deps) search() *search.Engine {

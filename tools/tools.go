@@ -11,7 +11,11 @@ import (
 
 	"vaultmcp/gitsync"
 	"vaultmcp/vault"
+	"vaultmcp/vault/changes"
+	"vaultmcp/vault/guidance"
 	"vaultmcp/vault/index"
+	"vaultmcp/vault/query"
+	"vaultmcp/vault/rank"
 	"vaultmcp/vault/search"
 )
 
@@ -42,6 +46,11 @@ type Deps struct {
 	// Search runs search_files, grep, find_files and get_vault_info's
 	// counts; nil means All builds one, over Index's texts when set.
 	Search *search.Engine
+	// Ranked answers search_notes; nil means All builds one over Index
+	// (started by the first search).
+	Ranked *rank.Searcher
+	// Queries answers query_notes; nil means All builds one over Index.
+	Queries *query.Table
 	// SyncStatus reports git sync for get_vault_info; nil means Git's
 	// Status when Git is set, else no sync section.
 	SyncStatus func() gitsync.SyncStatus
@@ -55,6 +64,13 @@ type Deps struct {
 	MaxResultBytes int
 	// Logger receives unexpected failures; nil means slog.Default().
 	Logger *slog.Logger
+	// Changes announces every change to the vault's files (our writes,
+	// pulls, outside edits); caches and resource subscriptions listen to
+	// it. nil means nothing is cached.
+	Changes *changes.Feed
+	// Guidance reads CLAUDE.md files and the vault's own guides; nil
+	// means All builds one over Vault, cached when Changes is set.
+	Guidance *guidance.Files
 }
 
 // readBytes is the most one read_file page holds: MaxReadBytes, within
@@ -97,8 +113,17 @@ func All(d Deps) []server.ServerTool {
 	if d.Search == nil {
 		d.Search = newSearch(d)
 	}
+	if d.Ranked == nil && d.Index != nil {
+		d.Ranked = rank.New(d.Index, d.Logger)
+	}
+	if d.Queries == nil && d.Index != nil {
+		d.Queries = query.NewTable(d.Index)
+	}
 	if d.SyncStatus == nil && d.Git != nil {
 		d.SyncStatus = d.Git.Status
+	}
+	if d.Guidance == nil {
+		d.Guidance = guidance.New(d.Vault, guidance.Options{Changes: d.Changes})
 	}
 	all := []server.ServerTool{
 		ReadFile(d),
@@ -112,6 +137,13 @@ func All(d Deps) []server.ServerTool {
 		Grep(d),
 		FindFiles(d),
 		GetVaultInfo(d),
+		PatchNote(d),
+		GetProperties(d),
+		SetProperties(d),
+		GetDailyNote(d),
+		CreateDailyNote(d),
+		GetClaudeContext(d),
+		GetObsidianGuide(d),
 	}
 	if d.Index != nil {
 		all = append(all,
@@ -119,6 +151,8 @@ func All(d Deps) []server.ServerTool {
 			GetBrokenLinks(d),
 			FindLinks(d),
 			GetTags(d),
+			QueryNotes(d),
+			SearchNotes(d),
 			GetConcept(d),
 			ExpandContext(d),
 			SearchConcepts(d),

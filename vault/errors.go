@@ -22,6 +22,7 @@ var (
 	ErrAmbiguous    = errors.New("text matches more than once")
 	ErrInvalidInput = errors.New("invalid input")
 	ErrVaultMissing = errors.New("vault not found")
+	ErrTooLarge     = errors.New("too large")
 )
 
 // Error is a failed vault operation, phrased for the client. Path is the
@@ -50,6 +51,10 @@ func osError(given string, err error) error {
 	var ve *Error
 	if errors.As(err, &ve) {
 		return ve
+	}
+	var nr errNotRegular
+	if errors.As(err, &nr) {
+		return notRegularError(given, nr.mode)
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

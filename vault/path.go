@@ -133,6 +133,13 @@ func (v *Vault) lexical(given string) (string, error) {
 	if err := v.checkHidden(given, p); err != nil {
 		return "", err
 	}
+	for _, part := range strings.Split(p, "/") {
+		if IsTemp(part) {
+			// Scans never show these, and an interrupted write's leftovers
+			// are removed at start: a note by such a name would vanish.
+			return "", newError(ErrInvalidPath, given, "Names starting with %q are reserved for the server's temporary files: %s", tempPrefix, given)
+		}
+	}
 	return p, nil
 }
 

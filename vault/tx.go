@@ -3,22 +3,28 @@ package vault
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"vaultmcp/vault/access"
 )
 
 // Tx is one change in progress. Every file operation it performs is
 // undoable until the change is recorded; see Vault.Update.
 type Tx struct {
 	v       *Vault
+	scope   *access.Scope // the request's; every path changed must be in it
 	summary string
 	touched []string
 	undo    []func() error
+	backups []string // copies kept for undo, removed when the change is done
 }
 
 // Summarize sets the history message of the change, e.g.
@@ -34,8 +40,12 @@ func (tx *Tx) touch(rel string) {
 }
 
 // WriteFile replaces p's content atomically, keeping its mode, creating
-// missing parent folders.
+// missing parent folders. A file whose write permission is off is refused:
+// the user made it read-only on purpose.
 func (tx *Tx) WriteFile(p Path, data []byte) error {
+	if err := tx.allowed(p); err != nil {
+		return err
+	}
 	if p.IsRoot() {
 		return newError(ErrIsDir, p.Given, "Is a directory, not a file: %s", displayDir(p.Given))
 	}
@@ -47,14 +57,15 @@ func (tx *Tx) WriteFile(p Path, data []byte) error {
 			return newError(ErrIsDir, p.Given, "Is a directory, not a file: %s", p.Given)
 		}
 		if !old.Mode().IsRegular() {
-			return newError(ErrInvalidInput, p.Given, "Not a regular file: %s", p.Given)
+			return notRegularError(p.Given, old.Mode())
 		}
 		perm = old.Mode().Perm()
-		prev, err := os.ReadFile(p.Abs)
-		if err != nil {
-			return osError(p.Given, err)
+		if perm&0o200 == 0 {
+			return newError(ErrPermission, p.Given, "%s is read-only (its write permission is off); nothing was changed. Make it writable to change it", p.Given)
 		}
-		tx.undo = append(tx.undo, func() error { return writeAtomic(p.Abs, prev, perm) })
+		if err := tx.keep(p, false); err != nil {
+			return err
+		}
 	case errors.Is(err, fs.ErrNotExist):
 		if err := tx.mkdirAll(p, path.Dir(p.Rel)); err != nil {
 			return err
@@ -63,15 +74,69 @@ func (tx *Tx) WriteFile(p Path, data []byte) error {
 	default:
 		return osError(p.Given, err)
 	}
-	if err := writeAtomic(p.Abs, data, perm); err != nil {
+	if err := tx.v.writeAtomic(p.Abs, data, perm); err != nil {
 		return osError(p.Given, err)
 	}
 	tx.touch(p.Rel)
 	return nil
 }
 
+// keep sets the current content of the regular file p aside so a rollback
+// can put it back, and moves it aside too when move is set (a deletion).
+// The copy is a hard link in the same folder: it costs no disk space and
+// a rollback is a rename, so a change undone on a full disk is undone
+// whole. Where hard links are not supported, the content is kept in
+// memory instead.
+func (tx *Tx) keep(p Path, move bool) error {
+	backup, err := tx.v.backupName(p.Abs)
+	if err == nil {
+		if move {
+			err = os.Rename(p.Abs, backup)
+		} else {
+			err = os.Link(p.Abs, backup)
+		}
+	}
+	if err == nil {
+		tx.undo = append(tx.undo, func() error { return os.Rename(backup, p.Abs) })
+		tx.backups = append(tx.backups, backup)
+		return nil
+	}
+	f, fi, err := OpenRegular(p.Abs)
+	if err != nil {
+		return osError(p.Given, err)
+	}
+	prev, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return osError(p.Given, err)
+	}
+	perm := fi.Mode().Perm()
+	if move {
+		if err := os.Remove(p.Abs); err != nil {
+			return osError(p.Given, err)
+		}
+	}
+	tx.undo = append(tx.undo, func() error { return tx.v.writeAtomic(p.Abs, prev, perm) })
+	return nil
+}
+
+// backupName returns an unused name for a backup of abs, beside it.
+func (v *Vault) backupName(abs string) (string, error) {
+	dir, base := filepath.Split(abs)
+	for range 10 {
+		name := filepath.Join(dir, fmt.Sprintf("%s%s-%d.bak", tempPrefix, base, rand.Uint64()))
+		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			return name, nil
+		}
+	}
+	return "", errors.New("no free backup name")
+}
+
 // Remove deletes the regular file p.
 func (tx *Tx) Remove(p Path) error {
+	if err := tx.allowed(p); err != nil {
+		return err
+	}
 	fi, err := os.Lstat(p.Abs)
 	if err != nil {
 		return osError(p.Given, err)
@@ -91,15 +156,12 @@ func (tx *Tx) Remove(p Path) error {
 		tx.touch(p.Rel)
 		return nil
 	}
-	prev, err := os.ReadFile(p.Abs)
-	if err != nil {
-		return osError(p.Given, err)
+	if !fi.Mode().IsRegular() {
+		return notRegularError(p.Given, fi.Mode())
 	}
-	perm := fi.Mode().Perm()
-	if err := os.Remove(p.Abs); err != nil {
-		return osError(p.Given, err)
+	if err := tx.keep(p, true); err != nil {
+		return err
 	}
-	tx.undo = append(tx.undo, func() error { return writeAtomic(p.Abs, prev, perm) })
 	tx.touch(p.Rel)
 	return nil
 }
@@ -107,6 +169,12 @@ func (tx *Tx) Remove(p Path) error {
 // Rename moves the file from to the path to, which must not exist yet;
 // missing parent folders of to are created.
 func (tx *Tx) Rename(from, to Path) error {
+	if err := tx.allowed(from); err != nil {
+		return err
+	}
+	if err := tx.allowed(to); err != nil {
+		return err
+	}
 	fi, err := os.Lstat(from.Abs)
 	if err != nil {
 		return osError(from.Given, err)
@@ -180,13 +248,27 @@ func (tx *Tx) rollback() error {
 	tx.undo = nil
 	tx.touched = nil
 	if len(errs) > 0 {
+		tx.backups = nil // what could not be put back stays beside it
 		// Rollback errors carry absolute paths; say what happened without them.
 		return fmt.Errorf("rolling back failed for %d file(s); check the vault with git status", len(errs))
 	}
+	tx.dropBackups()
 	return nil
 }
 
-func (tx *Tx) finish() { tx.undo = nil }
+func (tx *Tx) finish() {
+	tx.undo = nil
+	tx.dropBackups()
+}
+
+// dropBackups removes the copies kept for undo. A backup a rollback
+// could not put back stays, so nothing is lost.
+func (tx *Tx) dropBackups() {
+	for _, b := range tx.backups {
+		_ = removeIfExists(b)
+	}
+	tx.backups = nil
+}
 
 func removeIfExists(abs string) error {
 	err := os.Remove(abs)
@@ -215,8 +297,9 @@ func tempName(base string) string {
 
 // writeAtomic replaces abs with data so that readers see the old or the new
 // content, never a mix: a temporary file in the same folder is written,
-// synced and renamed over the target.
-func writeAtomic(abs string, data []byte, perm fs.FileMode) (err error) {
+// synced and renamed over the target. On any failure (a full disk, say)
+// the temporary file is removed and abs is untouched.
+func (v *Vault) writeAtomic(abs string, data []byte, perm fs.FileMode) (err error) {
 	dir, base := filepath.Split(abs)
 	f, err := os.CreateTemp(dir, tempName(base))
 	if err != nil {
@@ -229,7 +312,12 @@ func writeAtomic(abs string, data []byte, perm fs.FileMode) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	if v.writeFault != nil {
+		err = v.writeFault(f, data)
+	} else {
+		_, err = f.Write(data)
+	}
+	if err != nil {
 		return err
 	}
 	if err = f.Chmod(perm); err != nil {

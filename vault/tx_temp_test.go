@@ -25,7 +25,7 @@ func TestTempNameCarriesThePidAndFits(t *testing.T) {
 	}
 	dir := t.TempDir()
 	long := filepath.Join(dir, strings.Repeat("n", 250)+".md")
-	if err := writeAtomic(long, []byte("x"), 0o644); err != nil {
+	if err := (&Vault{}).writeAtomic(long, []byte("x"), 0o644); err != nil {
 		t.Errorf("writeAtomic on a 253-byte name: %v", err)
 	}
 }

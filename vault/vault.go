@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"vaultmcp/vault/access"
 )
 
 // DefaultHidden are the directories refused in any path and left out of
@@ -45,7 +47,15 @@ type Options struct {
 	Hidden []string
 	// Skip names directories that scans leave out. Nil means DefaultSkip.
 	Skip []string
+	// MaxWriteBytes caps the content of one write or edit; 0 means
+	// DefaultMaxWriteBytes, negative means no cap.
+	MaxWriteBytes int64
 }
+
+// DefaultMaxWriteBytes is the largest content a write or an edit may
+// leave in a file: far above any real note, far below what would strain
+// the server's memory.
+const DefaultMaxWriteBytes = 10 << 20
 
 // Vault is an Obsidian vault rooted at a directory. Reads run
 // concurrently; changes are serialised by one write lock.
@@ -54,10 +64,15 @@ type Vault struct {
 	givenRoot string // absolute as configured, for clients echoing paths
 	hidden    map[string]struct{}
 	skip      map[string]struct{}
+	maxWrite  int64 // <= 0: no cap
 
 	mu        sync.Mutex // the write lock
 	recorder  Recorder
 	observers []func(paths []string)
+
+	// writeFault, when set (by tests), writes the data of an atomic write
+	// in place of f.Write, so a full disk can be simulated.
+	writeFault func(f *os.File, data []byte) error
 }
 
 // Open returns the vault rooted at dir, which must be an existing
@@ -93,11 +108,16 @@ func Open(dir string, opts Options) (*Vault, error) {
 	// could write .git/hooks or .git/config could run code on the
 	// user's machine at their next git command.
 	hidden = append(slices.Clone(hidden), ".git")
+	maxWrite := opts.MaxWriteBytes
+	if maxWrite == 0 {
+		maxWrite = DefaultMaxWriteBytes
+	}
 	v := &Vault{
 		root:      root,
 		givenRoot: filepath.Clean(givenRoot),
 		hidden:    nameSet(hidden),
 		skip:      nameSet(skip),
+		maxWrite:  maxWrite,
 	}
 	return v, nil
 }
@@ -108,6 +128,33 @@ func nameSet(names []string) map[string]struct{} {
 		set[foldName(n)] = struct{}{}
 	}
 	return set
+}
+
+// MaxWriteBytes returns the cap on one write's content (<= 0: none).
+func (v *Vault) MaxWriteBytes() int64 { return v.maxWrite }
+
+// checkSize refuses content of n bytes when it is over the write cap.
+// what says what is too large ("content", "the edited file").
+func (v *Vault) checkSize(given, what string, n int64) error {
+	if v.maxWrite <= 0 || n <= v.maxWrite {
+		return nil
+	}
+	return newError(ErrTooLarge, given, "%s of %s is %s, more than the server's limit of %s per write (limits.max_write_bytes); nothing was changed",
+		what, given, HumanBytes(n), HumanBytes(v.maxWrite))
+}
+
+// HumanBytes renders a byte count for people: "512 bytes", "3.2 KB",
+// "10.0 MB".
+func HumanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // Root returns the vault's absolute root directory. It is for wiring and
@@ -160,11 +207,20 @@ func IsTemp(name string) bool { return strings.HasPrefix(name, tempPrefix) }
 // recorded as a single history entry, or, if fn or the recorder fails,
 // rolled back so the vault is as it was. It returns the recorder's commit
 // id ("" without a recorder or when nothing changed).
+//
+// Under a read-only access scope (see package access) Update refuses at
+// once, before fn reads anything; otherwise every path the Tx changes
+// must lie within ctx's scope.
 func (v *Vault) Update(ctx context.Context, fn func(tx *Tx) error) (commit string, err error) {
+	scope := access.From(ctx)
+	if scope.ReadOnly() {
+		return "", deniedError("", scope.CheckWrite("", ""))
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	tx := &Tx{v: v}
+	tx := &Tx{v: v, scope: scope}
 	if err := fn(tx); err != nil {
+		err = v.explain(err)
 		if rbErr := tx.rollback(); rbErr != nil {
 			return "", errors.Join(err, rbErr)
 		}
@@ -192,13 +248,41 @@ func (v *Vault) Update(ctx context.Context, fn func(tx *Tx) error) (commit strin
 
 func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
 
+// CheckRoot reports an ErrVaultMissing error when the vault folder itself
+// is gone: deleted, or moved away, while the server runs. Every path is
+// then "not found", which would mislead; callers check this on their
+// not-found paths. Nothing needs restarting when the folder comes back.
+func (v *Vault) CheckRoot() error {
+	fi, err := os.Stat(v.root)
+	if err == nil && fi.IsDir() {
+		return nil
+	}
+	return &Error{Kind: ErrVaultMissing, Msg: "The vault folder is missing: it was deleted or moved away while the server was running. " +
+		"Nothing was changed; the vault is served again as soon as its folder is back"}
+}
+
+// explain replaces a not-found error by CheckRoot's when the whole vault
+// folder is what is missing.
+func (v *Vault) explain(err error) error {
+	if err == nil || !(errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotDir) || errors.Is(err, fs.ErrNotExist)) {
+		return err
+	}
+	if rootErr := v.CheckRoot(); rootErr != nil {
+		return rootErr
+	}
+	return err
+}
+
 // statFile resolves a client path that must name an existing regular file.
-func (v *Vault) statFile(given string) (Path, fs.FileInfo, error) {
+func (v *Vault) statFile(ctx context.Context, given string) (Path, fs.FileInfo, error) {
 	if given == "" {
 		return Path{}, nil, newError(ErrInvalidPath, given, "Path is required")
 	}
 	p, err := v.Resolve(given)
 	if err != nil {
+		return Path{}, nil, err
+	}
+	if err := checkRead(ctx, given, p); err != nil {
 		return Path{}, nil, err
 	}
 	fi, err := os.Stat(p.Abs)
@@ -209,7 +293,7 @@ func (v *Vault) statFile(given string) (Path, fs.FileInfo, error) {
 		return Path{}, nil, newError(ErrIsDir, given, "Is a directory, not a file: %s", displayDir(given))
 	}
 	if !fi.Mode().IsRegular() {
-		return Path{}, nil, newError(ErrInvalidInput, given, "Not a regular file: %s", given)
+		return Path{}, nil, notRegularError(given, fi.Mode())
 	}
 	return p, fi, nil
 }
@@ -217,12 +301,15 @@ func (v *Vault) statFile(given string) (Path, fs.FileInfo, error) {
 // statEntry resolves a client path that must name an existing file or
 // symbolic link, for operations on the entry itself: a link is deleted or
 // moved as a link.
-func (v *Vault) statEntry(given string) (Path, error) {
+func (v *Vault) statEntry(ctx context.Context, given string) (Path, error) {
 	if given == "" {
 		return Path{}, newError(ErrInvalidPath, given, "Path is required")
 	}
 	p, err := v.ResolveEntry(given)
 	if err != nil {
+		return Path{}, err
+	}
+	if err := checkRead(ctx, given, p); err != nil {
 		return Path{}, err
 	}
 	fi, err := os.Lstat(p.Abs)
@@ -233,7 +320,7 @@ func (v *Vault) statEntry(given string) (Path, error) {
 	case fi.IsDir():
 		return Path{}, newError(ErrIsDir, given, "Is a directory, not a file: %s", displayDir(given))
 	case fi.Mode()&fs.ModeSymlink == 0 && !fi.Mode().IsRegular():
-		return Path{}, newError(ErrInvalidInput, given, "Not a regular file: %s", given)
+		return Path{}, notRegularError(given, fi.Mode())
 	}
 	return p, nil
 }

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"vaultmcp/vault/access"
 )
 
 // Entry is one file or folder in a listing.
@@ -26,8 +29,8 @@ type Entry struct {
 var ErrStop = errors.New("stop walking")
 
 // Walk calls fn for every file and folder under dir (a resolved Path),
-// in lexical order, leaving out hidden and skipped folders and the vault's
-// temporary files. Symbolic links are reported but never followed, so a
+// in lexical order, leaving out hidden and skipped folders, the vault's
+// temporary files and special files (FIFOs, sockets, devices). Symbolic links are reported but never followed, so a
 // walk cannot leave the vault or loop. fn may return fs.SkipDir for a
 // folder, or ErrStop to end the walk.
 func (v *Vault) Walk(dir Path, fn func(rel string, d fs.DirEntry) error) error {
@@ -54,6 +57,9 @@ func (v *Vault) Walk(dir Path, fn func(rel string, d fs.DirEntry) error) error {
 			}
 			return nil
 		}
+		if IsSpecial(d.Type()) {
+			return nil // a FIFO, socket or device: never reported, never opened
+		}
 		rel, ok := v.relInside(abs)
 		if !ok {
 			return nil
@@ -68,17 +74,19 @@ func (v *Vault) Walk(dir Path, fn func(rel string, d fs.DirEntry) error) error {
 
 // List returns the entries under given, down to maxDepth levels (1 = only
 // direct children), folders and files sorted together by name, each
-// folder's content right after it. Hidden and skipped folders are left
-// out.
-func (v *Vault) List(given string, maxDepth int) ([]Entry, error) {
+// folder's content right after it. Hidden and skipped folders, special
+// files (FIFOs, sockets, devices) and whatever ctx's access scope hides
+// are left out.
+func (v *Vault) List(ctx context.Context, given string, maxDepth int) ([]Entry, error) {
 	p, err := v.Resolve(given)
 	if err != nil {
 		return nil, err
 	}
+	scope := access.From(ctx)
 	fi, err := os.Stat(p.Abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, newError(ErrNotFound, given, "Directory not found: %s", given)
+			return nil, v.explain(newError(ErrNotFound, given, "Directory not found: %s", given))
 		}
 		return nil, osError(given, err)
 	}
@@ -88,14 +96,17 @@ func (v *Vault) List(given string, maxDepth int) ([]Entry, error) {
 	if maxDepth < 1 {
 		maxDepth = 1
 	}
+	if err := checkFolder(ctx, given, p); err != nil {
+		return nil, err
+	}
 	var out []Entry
-	if err := v.list(p.Abs, p.Rel, 1, maxDepth, &out); err != nil {
+	if err := v.list(scope, p.Abs, p.Rel, 1, maxDepth, &out); err != nil {
 		return nil, osError(given, err)
 	}
 	return out, nil
 }
 
-func (v *Vault) list(abs, rel string, depth, maxDepth int, out *[]Entry) error {
+func (v *Vault) list(scope *access.Scope, abs, rel string, depth, maxDepth int, out *[]Entry) error {
 	entries, err := os.ReadDir(abs)
 	if err != nil {
 		return err
@@ -108,7 +119,7 @@ func (v *Vault) list(abs, rel string, depth, maxDepth int, out *[]Entry) error {
 	})
 	for _, e := range entries {
 		name := e.Name()
-		if v.Skipped(name) {
+		if v.Skipped(name) || IsSpecial(e.Type()) {
 			continue
 		}
 		childAbs := filepath.Join(abs, name)
@@ -131,12 +142,18 @@ func (v *Vault) list(abs, rel string, depth, maxDepth int, out *[]Entry) error {
 			}
 		}
 		if fi, err := os.Stat(childAbs); err == nil {
+			if IsSpecial(fi.Mode()) {
+				continue // a link to a FIFO, socket or device
+			}
 			isDir = fi.IsDir()
 			size, mod = fi.Size(), fi.ModTime()
 		}
+		if isDir && !scope.Navigable(childRel) || !isDir && !scope.Visible(childRel) {
+			continue
+		}
 		*out = append(*out, Entry{Rel: childRel, Name: name, IsDir: isDir, Depth: depth, Size: size, ModTime: mod})
 		if isDir && depth < maxDepth && e.Type()&fs.ModeSymlink == 0 {
-			if err := v.list(childAbs, childRel, depth+1, maxDepth, out); err != nil && !errors.Is(err, fs.ErrPermission) {
+			if err := v.list(scope, childAbs, childRel, depth+1, maxDepth, out); err != nil && !errors.Is(err, fs.ErrPermission) {
 				return err
 			}
 		}

@@ -25,25 +25,47 @@ const (
 // recorded (Written.Unchanged). Appending starts on a new line and, on a
 // file with CRLF line ends, writes CRLF, as EditFile does.
 func (v *Vault) WriteFileMode(ctx context.Context, given string, data []byte, mode WriteMode) (Written, error) {
+	if err := v.checkSize(given, "The content", int64(len(data))); err != nil {
+		return Written{}, err
+	}
 	var w Written
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
-		if w.Path, err = v.ResolveFile(given); err != nil {
+		if w.Path, err = v.ResolveFile(ctx, given); err != nil {
 			return err
 		}
-		prev, exists, err := readExisting(w.Path)
+		fi, exists, err := statExisting(w.Path)
 		if err != nil {
 			return err
 		}
-		verb := "write"
-		switch {
-		case exists && mode == CreateOnly:
+		if exists && mode == CreateOnly {
 			return newError(ErrExists, given, "File already exists: %s (mode create never replaces a file)", given)
-		case exists && mode == Append:
+		}
+		var prev []byte
+		read := false
+		// The old content is read only to append to it or to compare it
+		// with data of the same size, and never past the write cap.
+		if exists && (mode == Append || fi.Size() == int64(len(data))) {
+			if err := v.checkSize(given, "The file", fi.Size()); err != nil {
+				return err
+			}
+			if prev, err = readRegular(w.Path.Abs); err != nil {
+				return osError(given, err)
+			}
+			read = true
+		}
+		verb := "write"
+		if exists && mode == Append {
 			data = appendText(prev, data)
 			verb = "append"
+			if err := v.checkSize(given, "The appended file", int64(len(data))); err != nil {
+				return err
+			}
 		}
-		w.Created, w.PrevBytes, w.Bytes = !exists, len(prev), len(data)
-		if exists && bytes.Equal(prev, data) {
+		w.Created, w.Bytes = !exists, len(data)
+		if exists {
+			w.PrevBytes = int(fi.Size())
+		}
+		if read && bytes.Equal(prev, data) {
 			w.Unchanged = true
 			return nil
 		}
@@ -57,11 +79,10 @@ func (v *Vault) WriteFileMode(ctx context.Context, given string, data []byte, mo
 	return w, nil
 }
 
-// readExisting returns the content of the regular file p, or exists=false
-// when there is none. A folder or a special file is an error, as
-// Tx.WriteFile would find.
-func readExisting(p Path) (data []byte, exists bool, err error) {
-	fi, err := os.Lstat(p.Abs)
+// statExisting reports whether the regular file p exists, with its info.
+// A folder or a special file is an error, as Tx.WriteFile would find.
+func statExisting(p Path) (fi fs.FileInfo, exists bool, err error) {
+	fi, err = os.Lstat(p.Abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, false, nil
@@ -73,13 +94,9 @@ func readExisting(p Path) (data []byte, exists bool, err error) {
 	case fi.IsDir():
 		return nil, false, newError(ErrIsDir, p.Given, "Is a directory, not a file: %s", displayDir(p.Given))
 	case !fi.Mode().IsRegular():
-		return nil, false, newError(ErrInvalidInput, p.Given, "Not a regular file: %s", p.Given)
+		return nil, false, notRegularError(p.Given, fi.Mode())
 	}
-	data, err = os.ReadFile(p.Abs)
-	if err != nil {
-		return nil, false, osError(p.Given, err)
-	}
-	return data, true, nil
+	return fi, true, nil
 }
 
 // appendText is prev with add after it, on a line of its own.

@@ -45,7 +45,9 @@ var sections = []section{
 	{"git", benchGit},
 	{"history", benchHistory},
 	{"search", benchSearch},
+	{"notes", benchNotes},
 	{"concepts", benchConcepts},
+	{"http", benchHTTP},
 }
 
 func main() {

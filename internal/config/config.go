@@ -22,6 +22,10 @@ type Config struct {
 	Git    Git    `mapstructure:"git"`
 	Log    Log    `mapstructure:"log"`
 	Limits Limits `mapstructure:"limits"`
+	// Access is the server's own access scope, for every transport.
+	Access Access `mapstructure:"access"`
+	// HTTP configures the HTTP transport (serve --http).
+	HTTP HTTP `mapstructure:"http"`
 	// File is the config file that was read, "" if none.
 	File string `mapstructure:"-"`
 }
@@ -77,11 +81,21 @@ type Git struct {
 	GCInterval time.Duration `mapstructure:"gc_interval"`
 }
 
-// Limits bound what one tool answer may cost a client.
+// Limits bound what one client, one tool answer, or one file in the vault
+// can make the server do.
 type Limits struct {
 	// MaxResultBytes is the largest answer any tool returns: the last
 	// guard behind every tool's own paging.
 	MaxResultBytes int `mapstructure:"max_result_bytes"`
+	// MaxWriteBytes caps the content write_file and edit_file may leave
+	// in a file.
+	MaxWriteBytes int64 `mapstructure:"max_write_bytes"`
+	// MaxMessageBytes caps one JSON-RPC message from a client; a longer
+	// one is refused unread and the session goes on.
+	MaxMessageBytes int64 `mapstructure:"max_message_bytes"`
+	// MaxNoteBytes is the largest note the index reads; larger notes are
+	// known by name only (their links and tags are left out).
+	MaxNoteBytes int64 `mapstructure:"max_note_bytes"`
 }
 
 // Log configures logging (to stderr: stdout carries the MCP stream).
@@ -95,12 +109,15 @@ func Flags(fs *pflag.FlagSet) {
 	fs.String("config", "", "config file (default: ./vaultmcp.yaml, then $XDG_CONFIG_HOME/vaultmcp/vaultmcp.yaml)")
 	fs.String("vault", "", "vault folder (env VAULTMCP_VAULT_PATH, OBSIDIAN_VAULT_PATH or VAULT_PATH)")
 	fs.String("log-level", "", "log level: debug, info, warn, error")
+	fs.String("http", "", "serve over HTTP on this address instead of stdio (bare --http: "+DefaultHTTPAddr+")")
+	fs.Lookup("http").NoOptDefVal = DefaultHTTPAddr
 }
 
 // flagKeys maps flags onto config keys.
 var flagKeys = map[string]string{
 	"vault":     "vault.path",
 	"log-level": "log.level",
+	"http":      "http.addr",
 }
 
 // Load reads the configuration. fs holds flags registered by Flags and
@@ -139,13 +156,16 @@ func Load(fs *pflag.FlagSet) (*Config, error) {
 	}
 
 	var c Config
-	if err := v.Unmarshal(&c); err != nil {
+	if err := v.Unmarshal(&c, viper.DecodeHook(decodeHook)); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	c.File = cfgFile
 	c.Vault.Path = expandHome(c.Vault.Path)
 	c.Git.SSHKey = expandHome(c.Git.SSHKey)
 	c.Git.KnownHosts = expandHome(c.Git.KnownHosts)
+	c.HTTP.TLSCert = expandHome(c.HTTP.TLSCert)
+	c.HTTP.TLSKey = expandHome(c.HTTP.TLSKey)
+	c.HTTP.AuditLog = expandHome(c.HTTP.AuditLog)
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -181,6 +201,10 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("git.allow_mass_deletion", false)
 	v.SetDefault("git.gc_interval", time.Hour)
 	v.SetDefault("log.level", "info")
+	v.SetDefault("limits.max_write_bytes", 10<<20)
+	v.SetDefault("limits.max_message_bytes", 10<<20)
+	v.SetDefault("limits.max_note_bytes", 10<<20)
+	setHTTPDefaults(v)
 }
 
 // readFile merges the config file: the one named, else the first found in
@@ -225,6 +249,18 @@ func (c *Config) Validate() error {
 	if c.Limits.MaxResultBytes <= 0 {
 		errs = append(errs, fmt.Errorf("limits.max_result_bytes must be positive, got %d", c.Limits.MaxResultBytes))
 	}
+	for _, l := range []struct {
+		key string
+		n   int64
+	}{
+		{"limits.max_write_bytes", c.Limits.MaxWriteBytes},
+		{"limits.max_message_bytes", c.Limits.MaxMessageBytes},
+		{"limits.max_note_bytes", c.Limits.MaxNoteBytes},
+	} {
+		if l.n <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive, got %d", l.key, l.n))
+		}
+	}
 	if c.Git.SyncInterval < 0 {
 		errs = append(errs, fmt.Errorf("git.sync_interval must not be negative, got %s", c.Git.SyncInterval))
 	}
@@ -245,6 +281,7 @@ func (c *Config) Validate() error {
 	if c.Git.GCInterval < 0 {
 		errs = append(errs, fmt.Errorf("git.gc_interval must not be negative, got %s", c.Git.GCInterval))
 	}
+	errs = append(errs, c.validateHTTP()...)
 	return errors.Join(errs...)
 }
 

@@ -69,6 +69,9 @@ func TestDefaults(t *testing.T) {
 		c.Git.MassDeletionFiles != 200 || c.Git.MassDeletionPercent != 20 || c.Git.AllowMassDeletion || c.Git.GCInterval != time.Hour {
 		t.Errorf("defaults: %+v", c)
 	}
+	if c.Limits != (Limits{MaxResultBytes: 4 << 20, MaxWriteBytes: 10 << 20, MaxMessageBytes: 10 << 20, MaxNoteBytes: 10 << 20}) {
+		t.Errorf("default limits: %+v", c.Limits)
+	}
 	// No flag set at all works too.
 	if _, err := Load(nil); err != nil {
 		t.Errorf("Load(nil): %v", err)
@@ -157,6 +160,10 @@ func TestFileValues(t *testing.T) {
   hidden: [.git, .claude, private]
   skip: [.obsidian]
   max_read_bytes: 1024
+limits:
+  max_write_bytes: 2048
+  max_message_bytes: 4096
+  max_note_bytes: 512
 git:
   remote: git@example.com:me/vault.git
   branch: trunk
@@ -175,6 +182,9 @@ git:
 	}
 	if !slices.Equal(c.Vault.Hidden, []string{".git", ".claude", "private"}) || !slices.Equal(c.Vault.Skip, []string{".obsidian"}) {
 		t.Errorf("hidden %q skip %q", c.Vault.Hidden, c.Vault.Skip)
+	}
+	if c.Limits != (Limits{MaxResultBytes: 4 << 20, MaxWriteBytes: 2048, MaxMessageBytes: 4096, MaxNoteBytes: 512}) {
+		t.Errorf("limits: %+v", c.Limits)
 	}
 	if c.Vault.MaxReadBytes != 1024 || c.Git.Branch != "trunk" || c.Git.Push || c.Git.Remote != "git@example.com:me/vault.git" {
 		t.Errorf("%+v", c)
@@ -208,6 +218,10 @@ func TestBadValues(t *testing.T) {
 			[]string{"git.mass_deletion_percent must be between 1 and 100", "150"}},
 		{"zero network timeout", map[string]string{"VAULTMCP_GIT_NETWORK_TIMEOUT": "0s"}, "", nil,
 			[]string{"git.network_timeout must be positive"}},
+		{"zero write limit", nil, "limits:\n  max_write_bytes: 0\n", nil,
+			[]string{"limits.max_write_bytes must be positive"}},
+		{"negative message limit", map[string]string{"VAULTMCP_LIMITS_MAX_MESSAGE_BYTES": "-1"}, "", nil,
+			[]string{"limits.max_message_bytes must be positive"}},
 		{"zero result limit", map[string]string{"VAULTMCP_LIMITS_MAX_RESULT_BYTES": "0"}, "", nil,
 			[]string{"limits.max_result_bytes must be positive"}},
 		{"several problems at once", map[string]string{"VAULTMCP_GIT_SYNC_INTERVAL": "-1m", "VAULTMCP_LOG_LEVEL": "x"}, "", nil,
@@ -288,6 +302,9 @@ func TestEveryKeyFromEnvironment(t *testing.T) {
 		{"VAULTMCP_GIT_TOKEN", "tok", func(c *Config) any { return c.Git.Token }, "tok"},
 		{"VAULTMCP_GIT_USERNAME", "me", func(c *Config) any { return c.Git.Username }, "me"},
 		{"VAULTMCP_LOG_LEVEL", "debug", func(c *Config) any { return c.Log.Level }, "debug"},
+		{"VAULTMCP_LIMITS_MAX_WRITE_BYTES", "11", func(c *Config) any { return c.Limits.MaxWriteBytes }, int64(11)},
+		{"VAULTMCP_LIMITS_MAX_MESSAGE_BYTES", "12", func(c *Config) any { return c.Limits.MaxMessageBytes }, int64(12)},
+		{"VAULTMCP_LIMITS_MAX_NOTE_BYTES", "13", func(c *Config) any { return c.Limits.MaxNoteBytes }, int64(13)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.env, func(t *testing.T) {

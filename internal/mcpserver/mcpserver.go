@@ -1,32 +1,48 @@
-// Package mcpserver assembles the MCP server: tools, instructions and the
-// server options every transport shares.
+// Package mcpserver assembles the MCP server every transport shares: the
+// tools, the prompts and their argument completion, the vault's files as
+// resources with per-session subscriptions, the initialize instructions,
+// and server logs forwarded to clients that ask for them.
+//
+// Nothing here assumes one session: subscriptions and log levels are kept
+// per session ID (and per subscriptions/listen stream), so stdio and HTTP
+// sessions are served alike. State that follows the vault (the
+// instructions, the CLAUDE.md cache, resource updates) listens to the
+// vault's one change feed, tools.Deps.Changes.
 package mcpserver
 
 import (
-	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"strings"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vaultmcp/guides"
+	"vaultmcp/prompts"
 	"vaultmcp/tools"
-	"vaultmcp/vault"
+	"vaultmcp/vault/guidance"
 )
 
 // Name is the server name reported at initialize.
 const Name = "vaultmcp"
 
-// defaultInstructions stand in for a vault without a root CLAUDE.md, so an
-// agent still learns what it is talking to.
-const defaultInstructions = `This server gives you an Obsidian vault: a folder of Markdown notes kept in git.
-Paths are relative to the vault root. Every write, edit, delete and rename is a git commit, pushed to the vault's remote.
-Notes link to each other with [[wikilinks]]; keep links intact when you move or rename notes.
-Read a note before you edit it, and prefer edit_file for small changes over rewriting a whole note with write_file.`
-
-// Option adjusts the server New builds.
+// Option changes how New assembles the server.
 type Option func(*options)
 
 type options struct {
+	log            *ClientLog
 	validateOutput bool
+	drain          *Drain
 }
+
+// WithClientLog forwards the records of l (the server's logger) to
+// connected clients: each session that sets a level with logging/setLevel
+// receives the records at or above it as notifications/message.
+func WithClientLog(l *ClientLog) Option { return func(o *options) { o.log = l } }
 
 // WithOutputValidation checks every structured answer against its tool's
 // output schema, turning a mismatch into an error result. Tests turn it
@@ -38,50 +54,148 @@ func WithOutputValidation() Option {
 	return func(o *options) { o.validateOutput = true }
 }
 
-// New returns an MCP server offering every tool over d. version is the
-// server version reported at initialize.
+// New returns an MCP server over d: every tool tools.All offers, the
+// prompts, and — when d.Index is set — the vault's files as resources.
+// version is the server version reported at initialize. Tools that
+// change the vault run detached from their request's cancellation (see
+// Drain), with or without WithDrain.
 func New(d tools.Deps, version string, opts ...Option) (*server.MCPServer, error) {
+	s, _, err := assemble(d, version, opts...)
+	return s, err
+}
+
+// assemble is New, also returning the resource server (nil without an
+// index) for tests.
+func assemble(d tools.Deps, version string, opts ...Option) (*server.MCPServer, *resources, error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
+	}
+	drain := o.drain
+	if drain == nil {
+		drain = &Drain{}
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	if d.Guidance == nil {
+		// One reader for the tools and the instructions, so one cache
+		// listens to the change feed.
+		d.Guidance = guidance.New(d.Vault, guidance.Options{Changes: d.Changes})
 	}
 	if d.ServerVersion == "" {
 		d.ServerVersion = version
 	}
 	all := tools.All(d)
+	drain.init(all)
 	validator, err := newArgValidator(all)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	names := make([]string, len(all))
+	for i, t := range all {
+		names[i] = t.Tool.Name
+	}
+	slices.Sort(names)
+	instr := &instructions{files: d.Guidance, fallback: defaultInstructions(names)}
+
+	hooks := &server.Hooks{}
+	accessHooks(hooks)
+	// The instructions are read at every initialize (and discover), so a
+	// root CLAUDE.md changed while the server runs reaches the next
+	// session; the guidance cache makes that a map lookup.
+	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
+		if res != nil {
+			res.Instructions = instr.text(d.Logger)
+		}
+	})
+	hooks.AddAfterDiscover(func(ctx context.Context, _ any, _ *mcp.DiscoverRequest, res *mcp.DiscoverResult) {
+		if res != nil {
+			res.Instructions = instr.text(d.Logger)
+		}
+	})
+
+	promptOpts := prompts.Options{
+		Guides: d.Guidance.Folder(guides.OverrideDir),
+		Logger: d.Logger,
 	}
 	serverOpts := []server.ServerOption{
-		server.WithInstructions(Instructions(d.Vault.Root())),
+		server.WithInstructions(instr.fallback),
 		server.WithToolCapabilities(false),
+		server.WithPromptCapabilities(false),
+		server.WithCompletions(),
 		server.WithStrictInputSchemaDefault(),
+		server.WithToolHandlerMiddleware(drain.middleware),
+		server.WithToolHandlerMiddleware(auditNote),
+		server.WithToolHandlerMiddleware(readOnlyGuard(all)),
 		server.WithToolHandlerMiddleware(validator.middleware),
 		server.WithToolHandlerMiddleware(resultCeiling(d.ResultLimit())),
 		server.WithRecovery(),
+		server.WithHooks(hooks),
 	}
 	if o.validateOutput {
 		serverOpts = append(serverOpts, server.WithOutputSchemaValidation())
 	}
+	var res *resources
+	if d.Index != nil {
+		res = newResources(d)
+		promptOpts.Notes, promptOpts.Folders, promptOpts.Tags = res.notes, res.folders, res.tags
+		serverOpts = append(serverOpts,
+			server.WithResourceCapabilities(true, true),
+			server.WithResourceCompletionProvider(res),
+		)
+	}
+	if o.log != nil {
+		serverOpts = append(serverOpts, server.WithLogging())
+	}
+	serverOpts = append(serverOpts, server.WithPromptCompletionProvider(prompts.NewCompleter(promptOpts)))
+
 	s := server.NewMCPServer(Name, version, serverOpts...)
 	s.AddTools(all...)
-	return s, nil
+	s.AddPrompts(prompts.All(promptOpts)...)
+	if res != nil {
+		res.attach(s, hooks)
+	}
+	if o.log != nil {
+		o.log.attach(s, hooks, d.Vault.Root())
+	}
+	return s, res, nil
 }
 
-// Instructions returns the vault's root CLAUDE.md, which seed 003 delivers
-// as the MCP instructions at initialize, or a short default without one.
-// The file is read through the vault boundary: a CLAUDE.md that is a
-// symlink out of the vault (git can carry one in with a pull) must not
-// hand a file from elsewhere on the server to every client.
-func Instructions(root string) string {
-	v, err := vault.Open(root, vault.Options{})
-	if err != nil {
-		return defaultInstructions
+// instructions are the MCP instructions: the vault's root CLAUDE.md, or a
+// short orientation when it has none.
+type instructions struct {
+	files    *guidance.Files
+	fallback string
+}
+
+func (in *instructions) text(logger *slog.Logger) (text string) {
+	defer func() {
+		if p := recover(); p != nil {
+			logger.Error("reading the instructions panicked", "panic", p, "stack", string(debug.Stack()))
+			text = in.fallback
+		}
+	}()
+	if root := in.files.Root(); root != "" {
+		return root
 	}
-	f, err := v.ReadFile("CLAUDE.md", 0)
-	if err != nil || len(bytes.TrimSpace(f.Data)) == 0 {
-		return defaultInstructions
+	return in.fallback
+}
+
+// defaultInstructions orient an agent in a vault without a root CLAUDE.md,
+// naming the tools it has.
+func defaultInstructions(tools []string) string {
+	var b strings.Builder
+	b.WriteString("This server gives you an Obsidian vault: a folder of Markdown notes kept in git. " +
+		"Paths are relative to the vault root. Every write, edit, delete and rename is a git commit, pushed to the vault's remote.\n")
+	b.WriteString("Notes link to each other with [[wikilinks]]; rename and move notes with rename_file so the links follow.\n")
+	b.WriteString("Read a note before you edit it, and prefer edit_file for small changes over rewriting a whole note with write_file.\n")
+	if slices.Contains(tools, "get_obsidian_guide") {
+		b.WriteString("Unsure about the vault's conventions, a note template or which search tool to use? Call get_obsidian_guide.\n")
 	}
-	return string(f.Data)
+	if slices.Contains(tools, "get_claude_context") {
+		b.WriteString("Before working in a folder, call get_claude_context with it for that folder's own rules.\n")
+	}
+	fmt.Fprintf(&b, "Tools: %s.\n", strings.Join(tools, ", "))
+	return b.String()
 }

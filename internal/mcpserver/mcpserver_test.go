@@ -67,21 +67,21 @@ func TestInstructions(t *testing.T) {
 	tests := []struct {
 		name  string
 		setup func(root string) error
-		want  string
+		want  string // "" = the default orientation
 	}{
 		{"root CLAUDE.md", func(root string) error {
 			return os.WriteFile(filepath.Join(root, "CLAUDE.md"), []byte("# My vault\nUse kebab-case.\n"), 0o644)
 		}, "# My vault\nUse kebab-case.\n"},
-		{"none", func(string) error { return nil }, defaultInstructions},
+		{"none", func(string) error { return nil }, ""},
 		{"blank", func(root string) error {
 			return os.WriteFile(filepath.Join(root, "CLAUDE.md"), []byte(" \n\t\n"), 0o644)
-		}, defaultInstructions},
+		}, ""},
 		{"folder named CLAUDE.md", func(root string) error {
 			return os.Mkdir(filepath.Join(root, "CLAUDE.md"), 0o755)
-		}, defaultInstructions},
+		}, ""},
 		{"symlink out of the vault", func(root string) error {
 			return os.Symlink(secret, filepath.Join(root, "CLAUDE.md"))
-		}, defaultInstructions},
+		}, ""},
 		{"symlink inside the vault", func(root string) error {
 			if err := os.WriteFile(filepath.Join(root, "README.md"), []byte("linked"), 0o644); err != nil {
 				return err
@@ -98,12 +98,13 @@ func TestInstructions(t *testing.T) {
 			if err := tt.setup(root); err != nil {
 				t.Fatal(err)
 			}
-			if got := Instructions(root); got != tt.want {
-				t.Errorf("Instructions = %q, want %q", got, tt.want)
-			}
 			res := initialize(t, newServer(t, root))
-			if res["instructions"] != tt.want {
-				t.Errorf("initialize instructions = %q, want %q", res["instructions"], tt.want)
+			got, _ := res["instructions"].(string)
+			if tt.want != "" && got != tt.want {
+				t.Errorf("initialize instructions = %q, want %q", got, tt.want)
+			}
+			if tt.want == "" && !contains(got, "Obsidian vault", "get_obsidian_guide", "get_claude_context", "Tools: ", "read_file, rename_file") {
+				t.Errorf("default instructions = %q", got)
 			}
 			info, _ := res["serverInfo"].(map[string]any)
 			if info["name"] != Name || info["version"] != "1.2.3" {
@@ -111,8 +112,67 @@ func TestInstructions(t *testing.T) {
 			}
 		})
 	}
-	if got := Instructions(filepath.Join(base, "missing")); got != defaultInstructions {
-		t.Errorf("missing vault: %q", got)
+}
+
+// A long-running server gives each new session the root CLAUDE.md as it
+// is now: the change feed drops the cached copy, over both the initialize
+// handshake and server/discover.
+func TestInstructionsFollowChanges(t *testing.T) {
+	r := newRig(t, map[string]string{"CLAUDE.md": "v1\n"})
+	for _, version := range []string{"2025-11-25", ""} {
+		r.write("CLAUDE.md", "v1\n")
+		r.publish("CLAUDE.md")
+		if got := r.connect(version).init.Instructions; got != "v1\n" {
+			t.Fatalf("%q: first session: %q", version, got)
+		}
+		r.write("CLAUDE.md", "v2\n")
+		if got := r.connect(version).init.Instructions; got != "v1\n" {
+			t.Errorf("%q: cached copy not used before a change notice: %q", version, got)
+		}
+		r.publish("CLAUDE.md")
+		if got := r.connect(version).init.Instructions; got != "v2\n" {
+			t.Errorf("%q: after the change: %q", version, got)
+		}
+		r.remove("CLAUDE.md")
+		r.publish("CLAUDE.md")
+		if got := r.connect(version).init.Instructions; !strings.HasPrefix(got, "This server gives you an Obsidian vault") {
+			t.Errorf("%q: after deleting CLAUDE.md: %q", version, got)
+		}
+	}
+}
+
+// The instructions are read with the vault's configured hidden folders: a
+// root CLAUDE.md that is a link into one is refused like any path there.
+func TestInstructionsHiddenFolders(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "private"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "private", "rules.md"), []byte("private rules\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("private/rules.md", filepath.Join(root, "CLAUDE.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		hidden []string
+		want   bool
+	}{{nil, true}, {[]string{".git", "private"}, false}} {
+		v, err := vault.Open(root, vault.Options{Hidden: tt.hidden})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := New(tools.Deps{Vault: v, Logger: quiet}, "1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := initialize(t, s)["instructions"].(string)
+		if (got == "private rules\n") != tt.want {
+			t.Errorf("hidden %v: instructions %q", tt.hidden, got)
+		}
 	}
 }
 

@@ -14,6 +14,7 @@ type document struct {
 	links   []docLink
 	tags    []string // as spelled, without '#'
 	tagKeys []string // key(tags[i]), folded once at parse time
+	props   []Property
 
 	concept *concept.Concept // nil unless the note is a concept
 	body    int              // where the body starts, after the frontmatter
@@ -36,6 +37,7 @@ func parse(rel string, content []byte) document {
 		links:   make([]docLink, len(n.Links)),
 		tags:    make([]string, len(n.Tags)),
 		tagKeys: make([]string, len(n.Tags)),
+		props:   properties(n.Frontmatter, content[:n.BodyOffset]),
 		body:    n.BodyOffset,
 	}
 	if concept.IsConcept(n.Frontmatter) {

@@ -16,8 +16,11 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"vaultmcp/vault"
@@ -27,8 +30,9 @@ import (
 // concurrent use; queries made before the first build finishes wait for
 // it.
 type Index struct {
-	v   *vault.Vault
-	log *slog.Logger
+	v       *vault.Vault
+	log     *slog.Logger
+	maxNote int64 // larger notes are not read; see SetMaxNoteBytes
 
 	ready     chan struct{}
 	readyOnce sync.Once
@@ -53,21 +57,35 @@ type Index struct {
 	broken    int                            // notes with at least one broken link
 	concepts  conceptGraph                   // the SKOS concept graph (concepts.go)
 	gen       uint64                         // bumped by every change, for caches
+	seq       atomic.Uint64                  // numbers the notes read, for NoteMeta.Seq
 
 	cacheMu     sync.Mutex
 	brokenGen   uint64
 	brokenCache []BrokenLinks
+
+	// walked, when set (by tests), runs in Build between the walk and
+	// reading the notes.
+	walked func()
 }
 
 // note is one Markdown note as the index holds it.
 type note struct {
 	rel     string
-	content []byte
+	content []byte // nil for a note too large to read
 	size    int64
 	modTime time.Time
 	doc     document
 	out     []string // resolved target of each doc.links[i]; "" when broken
+	seq     uint64   // a new number each time the note is read
+	// tooLarge: the note is bigger than the index reads; it is known by
+	// name (links to it resolve) but its own links and tags are not.
+	tooLarge bool
 }
+
+// DefaultMaxNoteBytes is the largest note the index reads and parses. A
+// larger one (a log dump, a multi-gigabyte file someone named .md) is
+// indexed by name only, so it cannot exhaust memory at start.
+const DefaultMaxNoteBytes = 10 << 20
 
 // tagStat counts one tag (case-folded) over the vault.
 type tagStat struct {
@@ -84,6 +102,7 @@ func New(v *vault.Vault, logger *slog.Logger) *Index {
 	return &Index{
 		v:         v,
 		log:       logger,
+		maxNote:   DefaultMaxNoteBytes,
 		ready:     make(chan struct{}),
 		notes:     map[string]*note{},
 		files:     map[string]struct{}{},
@@ -92,6 +111,17 @@ func New(v *vault.Vault, logger *slog.Logger) *Index {
 		backlinks: map[string]map[string]int{},
 		tags:      map[string]*tagStat{},
 	}
+}
+
+// SetMaxNoteBytes sets the largest note the index reads (n <= 0 means
+// DefaultMaxNoteBytes). Call it before Start. Larger notes are indexed by
+// name only: links to them resolve, their own links and tags are left
+// out, and grep reads them from disk.
+func (ix *Index) SetMaxNoteBytes(n int64) {
+	if n <= 0 {
+		n = DefaultMaxNoteBytes
+	}
+	ix.maxNote = n
 }
 
 // Build reads and parses the whole vault, using every core, and marks the
@@ -119,6 +149,9 @@ func (ix *Index) Build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if ix.walked != nil {
+		ix.walked()
+	}
 	loaded := make([]*note, len(mdPaths))
 	var wg sync.WaitGroup
 	work := make(chan int)
@@ -127,9 +160,12 @@ func (ix *Index) Build(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				// Walk vetted these paths: skip Resolve's per-component
-				// checks, a dozen system calls per file at start.
-				loaded[i] = ix.loadAt(mdPaths[i], filepath.Join(root.Abs, filepath.FromSlash(mdPaths[i])))
+				func() {
+					defer recoverLogged(ix.log, "index build of "+mdPaths[i])
+					// Walk vetted these paths: skip Resolve's per-component
+					// checks, a dozen system calls per file at start.
+					loaded[i] = ix.loadAt(mdPaths[i], filepath.Join(root.Abs, filepath.FromSlash(mdPaths[i])))
+				}()
 			}
 		}()
 	}
@@ -155,9 +191,18 @@ func (ix *Index) Build(ctx context.Context) error {
 	}
 	// Resolve only once every name is known: in parallel, since the
 	// name table is now read-only, then fold the results in.
-	resolveAll(loaded, &ix.names)
+	resolveAll(loaded, &ix.names, ix.log)
+	var tooLarge []string
 	for _, n := range ix.notes {
 		ix.addContributions(n)
+		if n.tooLarge {
+			tooLarge = append(tooLarge, n.rel)
+		}
+	}
+	if len(tooLarge) > 0 {
+		slices.Sort(tooLarge)
+		ix.log.Warn("notes too large to index: their links and tags are left out (grep still reads them)",
+			"count", len(tooLarge), "limit_bytes", ix.maxNote, "first", tooLarge[:min(len(tooLarge), 10)])
 	}
 	ix.concepts.settle(&ix.names)
 	ix.log.Info("index built", "notes", len(ix.notes), "files", len(ix.files), "took", time.Since(start).Round(time.Millisecond))
@@ -168,10 +213,22 @@ func (ix *Index) Build(ctx context.Context) error {
 // never kept waiting for it.
 func (ix *Index) Start(ctx context.Context) {
 	go func() {
+		// A panic ends the build, not the server: Build's deferred calls
+		// still mark the index ready, with what it holds.
+		defer recoverLogged(ix.log, "index build")
 		if err := ix.Build(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			ix.log.Error("index build failed", "err", err)
 		}
 	}()
+}
+
+// recoverLogged recovers a panic in a background goroutine and logs it
+// with its stack, so that one bad note cannot end the server. Use it as
+// `defer recoverLogged(log, what)`.
+func recoverLogged(log *slog.Logger, what string) {
+	if p := recover(); p != nil {
+		log.Error("recovered from a panic; the server goes on", "in", what, "panic", p, "stack", string(debug.Stack()))
+	}
 }
 
 // Wait blocks until the first build is done or ctx ends.
@@ -195,10 +252,10 @@ func (ix *Index) Ready() bool {
 }
 
 // isFile reports whether a walked entry is indexed as a file: a regular
-// file, or a symbolic link to a file inside the vault (not to a folder,
-// not leading out).
+// file, or a symbolic link to a regular file inside the vault (not to a
+// folder or a FIFO, not leading out).
 func (ix *Index) isFile(rel string, d fs.DirEntry) bool {
-	if d.IsDir() {
+	if d.IsDir() || vault.IsSpecial(d.Type()) {
 		return false
 	}
 	if d.Type()&fs.ModeSymlink == 0 {
@@ -209,7 +266,7 @@ func (ix *Index) isFile(rel string, d fs.DirEntry) bool {
 		return false
 	}
 	fi, err := os.Stat(p.Abs)
-	return err == nil && !fi.IsDir()
+	return err == nil && fi.Mode().IsRegular()
 }
 
 func isNote(rel string) bool {
@@ -228,22 +285,34 @@ func (ix *Index) load(rel string) *note {
 	return ix.loadAt(rel, p.Abs)
 }
 
-// loadAt reads and parses the note rel found at abs.
-func (ix *Index) loadAt(rel, abs string) *note {
-	f, err := os.Open(abs)
+// loadAt reads and parses the note rel found at abs. A FIFO or device is
+// never opened; a note over the size limit is not read (tooLarge).
+func (ix *Index) loadAt(rel, abs string) (n *note) {
+	f, fi, err := vault.OpenRegular(abs)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil
+	if fi.Size() > ix.maxNote {
+		return &note{rel: rel, size: fi.Size(), modTime: fi.ModTime(), tooLarge: true, seq: ix.seq.Add(1)}
 	}
 	content := make([]byte, fi.Size())
 	if _, err := readFull(f, content); err != nil {
 		return nil
 	}
-	return &note{rel: rel, content: content, size: fi.Size(), modTime: fi.ModTime(), doc: parse(rel, content)}
+	return &note{rel: rel, content: content, size: fi.Size(), modTime: fi.ModTime(), doc: ix.parse(rel, content), seq: ix.seq.Add(1)}
+}
+
+// parse parses one note, turning a parser panic (a bug the note's text
+// triggers) into a logged error and a note without links, tags or concept.
+func (ix *Index) parse(rel string, content []byte) (d document) {
+	defer func() {
+		if p := recover(); p != nil {
+			ix.log.Error("parsing a note panicked; it is indexed without links or tags", "path", rel, "panic", p, "stack", string(debug.Stack()))
+			d = document{}
+		}
+	}()
+	return parse(rel, content)
 }
 
 func readFull(f *os.File, buf []byte) (int, error) {
@@ -301,7 +370,7 @@ func (ix *Index) refreshOne(rel string) {
 	}
 	fi, err := os.Stat(p.Abs)
 	switch {
-	case err != nil:
+	case err != nil, vault.IsSpecial(fi.Mode()):
 		ix.forgetUnder(p.Rel)
 	case fi.IsDir():
 		_ = ix.v.Walk(p, func(child string, d fs.DirEntry) error {
@@ -360,6 +429,9 @@ func (ix *Index) refreshFile(rel string) {
 	if n == nil {
 		ix.removeFile(rel)
 		return
+	}
+	if old := ix.notes[rel]; n.tooLarge && (old == nil || !old.tooLarge) {
+		ix.log.Warn("note too large to index: its links and tags are left out (grep still reads it)", "path", rel, "bytes", n.size, "limit_bytes", ix.maxNote)
 	}
 	if old, ok := ix.notes[rel]; ok {
 		ix.removeContributions(old)
@@ -592,14 +664,16 @@ func (n *note) resolve(names *names) {
 }
 
 // resolveAll resolves the links of many notes on every core. names must
-// not change meanwhile.
-func resolveAll(notes []*note, names *names) {
+// not change meanwhile. A panic leaves the worker's remaining notes
+// unresolved (addContributions resolves them) and is logged.
+func resolveAll(notes []*note, names *names, log *slog.Logger) {
 	workers := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer recoverLogged(log, "index link resolution")
 			for i := w; i < len(notes); i += workers {
 				if n := notes[i]; n != nil {
 					n.resolve(names)

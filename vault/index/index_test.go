@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"unicode/utf8"
 
@@ -426,37 +425,29 @@ func TestRefreshSymlinkedNote(t *testing.T) {
 }
 
 // A change reported while the first build runs is not lost: the build's
-// walk may already have passed it. Two named pipes hold the build at known
-// points: the first proves the walk is over, the second keeps the build
-// from finishing until the write is done.
+// walk may already have passed it. A hook holds the build between its walk
+// and its end until the write is done.
 func TestRefreshDuringBuild(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "A.md", "")
-	for _, name := range []string{"p1.md", "p2.md"} {
-		if err := syscall.Mkfifo(filepath.Join(dir, name), 0o644); err != nil {
-			t.Skip("no named pipes:", err)
-		}
-	}
 	v, err := vault.Open(dir, vault.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ix := New(v, nil)
 	v.Observe(ix.Refresh)
+	walked, proceed := make(chan struct{}), make(chan struct{})
+	ix.walked = func() {
+		close(walked)
+		<-proceed
+	}
 	built := make(chan error, 1)
 	go func() { built <- ix.Build(ctx) }()
-	release := func(name string) {
-		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY, 0) // waits for the build to open it
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-	}
-	release("p1.md")
+	<-walked
 	if _, err := v.WriteFile(ctx, "B.md", []byte("[[A]]")); err != nil {
 		t.Fatal(err)
 	}
-	release("p2.md")
+	close(proceed)
 	if err := <-built; err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,8 @@ package index
 
 import (
 	"context"
-	"os"
+	"fmt"
+	"io"
 	"path"
 	"strings"
 
@@ -90,14 +91,18 @@ func (ix *Index) PlanRename(ctx context.Context, from, to string) ([]Rewrite, er
 // (or, for the moved note itself, at any file) so that they resolve the
 // same after the move. Caller holds mu.
 func (ix *Index) rewriteNote(n *note, from, to, newSrc string, after *names) ([]byte, int) {
-	src := n.content
-	fresh, err := ix.readNote(n.rel)
+	if n.tooLarge {
+		return nil, 0 // its links were never read
+	}
+	src, err := ix.readNote(n.rel)
 	if err != nil && n.rel == from {
 		// Called after the move (as rename_file does): the note is at to.
-		fresh, err = ix.readNote(to)
+		src, err = ix.readNote(to)
 	}
-	if err == nil {
-		src = fresh
+	if err != nil {
+		// Gone, or grown past what the index reads, since the index saw
+		// it: writing the index's copy back would undo that change.
+		return nil, 0
 	}
 	parsed := markdown.Parse(src)
 	var b strings.Builder
@@ -181,12 +186,22 @@ func relPath(dir, target string) string {
 	return strings.Join(parts, "/")
 }
 
+// readNote reads a note from disk for a rewrite: a regular file no larger
+// than the index reads.
 func (ix *Index) readNote(rel string) ([]byte, error) {
 	p, err := ix.v.Resolve(rel)
 	if err != nil {
 		return nil, err
 	}
-	return os.ReadFile(p.Abs)
+	f, fi, err := vault.OpenRegular(p.Abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi.Size() > ix.maxNote {
+		return nil, fmt.Errorf("%s: larger than %d bytes", rel, ix.maxNote)
+	}
+	return io.ReadAll(io.LimitReader(f, ix.maxNote+1))
 }
 
 func (n *names) clone() names {

@@ -100,18 +100,29 @@ func (p *parser) blocks(start, firstLine int) {
 }
 
 func (p *parser) findNextNonspace() {
-	i, cols := p.offset, p.column
-	for i < p.lineEnd {
-		c := p.src[i]
-		if c == ' ' {
-			i++
-			cols++
-		} else if c == '\t' {
-			i++
-			cols += 4 - cols%4
-		} else {
-			break
+	var i, cols int
+	if p.ns.valid && p.ns.from <= p.offset && p.offset <= p.ns.at {
+		// Still in the run of spaces scanned before: a line indented
+		// 2,000 columns under 1,000 nested list items would otherwise be
+		// rescanned once per container, cubic in the nesting depth.
+		// Columns are absolute within the line, so the run's end keeps
+		// its column whatever offset the scan starts from.
+		i, cols = p.ns.at, p.ns.col
+	} else {
+		i, cols = p.offset, p.column
+		for i < p.lineEnd {
+			c := p.src[i]
+			if c == ' ' {
+				i++
+				cols++
+			} else if c == '\t' {
+				i++
+				cols += 4 - cols%4
+			} else {
+				break
+			}
 		}
+		p.ns = nonspaceRun{valid: true, from: p.offset, at: i, col: cols}
 	}
 	p.blank = i == p.lineEnd || (p.src[i] == '\r' && isBlank(p.src[i:p.lineEnd]))
 	p.nextNonspace, p.nextNonspaceColumn = i, cols
@@ -153,7 +164,16 @@ func (p *parser) advanceOffset(count int, columns bool) {
 	}
 }
 
+// nonspaceRun caches findNextNonspace's scan of the current line: from
+// offset from, the first non-space byte is at, in column col.
+type nonspaceRun struct {
+	valid    bool
+	from, at int
+	col      int
+}
+
 func (p *parser) incorporateLine() {
+	p.ns.valid = false
 	p.offset, p.column = p.lineStart, 0
 	p.blank, p.partiallyConsumedTab = false, false
 

@@ -140,6 +140,20 @@ func checkNote(t *testing.T, src []byte) {
 			t.Fatalf("heading %+v: goldmark has level %d (%v) on that line", h, lvl, ok)
 		}
 	}
+	if len(n.BlockLines) != len(n.BlockIDs) || len(n.BlockStarts) != len(n.BlockIDs) {
+		t.Fatalf("%d block ids but %d block lines and %d starts", len(n.BlockIDs), len(n.BlockLines), len(n.BlockStarts))
+	}
+	for i := range n.BlockStarts {
+		if n.BlockStarts[i] > n.BlockLines[i] || n.BlockStarts[i] < 1 {
+			t.Fatalf("block %q starts on line %d, after its id on line %d", n.BlockIDs[i], n.BlockStarts[i], n.BlockLines[i])
+		}
+	}
+	lines := bytes.Split(src, []byte("\n"))
+	for i, id := range n.BlockIDs {
+		if l := n.BlockLines[i]; l < 1 || l > len(lines) || !bytes.Contains(lines[l-1], []byte("^"+id)) {
+			t.Fatalf("block id %q: line %d does not hold it", id, l)
+		}
+	}
 }
 
 func FuzzParse(f *testing.F) {

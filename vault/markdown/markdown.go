@@ -49,6 +49,10 @@ type Note struct {
 	Headings []Heading
 	// BlockIDs are the ^ids that end paragraphs and list items, without '^'.
 	BlockIDs []string
+	// BlockLines holds the 1-based line where each of BlockIDs is written,
+	// and BlockStarts the line where the paragraph it ends begins, so an
+	// editor can find the block an id marks.
+	BlockLines, BlockStarts []int
 
 	// props is the frontmatter's YAML mapping node, kept for Properties;
 	// nil when Frontmatter is nil.
@@ -174,6 +178,7 @@ type parser struct {
 	indent                       int
 	indented, blank              bool
 	partiallyConsumedTab         bool
+	ns                           nonspaceRun
 	allClosed                    bool
 	lastMatched                  int
 	emptyItemBlank               bool // goldmark: a blank line followed an empty list item

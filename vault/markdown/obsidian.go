@@ -103,6 +103,9 @@ func (p *parser) pass2(lf *leaf, b []byte) {
 		case '^':
 			if i == idPos {
 				p.note.BlockIDs = append(p.note.BlockIDs, p.substr(b, i+1, i+1+len(id)))
+				_, line := p.srcPos(i)
+				p.note.BlockLines = append(p.note.BlockLines, line)
+				p.note.BlockStarts = append(p.note.BlockStarts, p.segs[lf.first].line)
 			}
 			i++
 		}

@@ -40,20 +40,27 @@ func (e *Engine) Glob(ctx context.Context, q GlobQuery) (*GlobResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := e.folder(q.Path)
+	dir, err := e.folder(ctx, q.Path)
 	if err != nil {
 		return nil, err
 	}
 	var paths []string
-	fromMemory := e.files != nil && !e.inSkipped(dir.Rel) && e.files.Files(dir.Rel, func(rel string) bool {
+	n := 0
+	fromMemory := e.memoryFiles(ctx, dir, func(rel string) bool {
+		if n++; n%256 == 0 && ctx.Err() != nil {
+			return false
+		}
 		if g.match(within(dir.Rel, rel)) {
 			paths = append(paths, rel)
 		}
 		return true
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if !fromMemory {
 		var mu sync.Mutex
-		err = walkFiles(ctx, e.v, dir, e.workers, nil, func(f fileRef) {
+		err = walkFiles(ctx, e.newGuard(), e.v, dir, e.workers, nil, func(f fileRef) {
 			if g.match(within(dir.Rel, f.rel)) {
 				mu.Lock()
 				paths = append(paths, f.rel)
@@ -106,7 +113,7 @@ type FindResult struct {
 
 // Find lists the files under a folder that pass every filter.
 func (e *Engine) Find(ctx context.Context, q FindQuery) (*FindResult, error) {
-	dir, err := e.folder(q.Path)
+	dir, err := e.folder(ctx, q.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +142,7 @@ func (e *Engine) Find(ctx context.Context, q FindQuery) (*FindResult, error) {
 	}
 	var mu sync.Mutex
 	var found []FoundFile
-	err = walkFiles(ctx, e.v, dir, e.workers, nil, func(f fileRef) {
+	err = walkFiles(ctx, e.newGuard(), e.v, dir, e.workers, nil, func(f fileRef) {
 		if name != nil && !name(path.Base(f.rel)) {
 			return
 		}
@@ -213,7 +220,7 @@ func (e *Engine) Stats(ctx context.Context) (*Stats, error) {
 	var mu sync.Mutex
 	s := &Stats{}
 	top := map[string]int{}
-	err = walkFiles(ctx, e.v, root, e.workers, func(rel string) {
+	err = walkFiles(ctx, e.newGuard(), e.v, root, e.workers, func(rel string) {
 		mu.Lock()
 		defer mu.Unlock()
 		s.Folders++

@@ -18,6 +18,18 @@ type glob struct {
 	fold     bool // case-insensitive
 }
 
+const (
+	// maxPatternBytes caps a glob's length. Real patterns are short; a long
+	// one is a mistake or an attack on the matcher.
+	maxPatternBytes = 1024
+	// maxAlternatives caps the names a pattern's braces expand to. The
+	// matcher tries each expansion against each name by backtracking, so
+	// "{?,??}" written 22 times (4 million expansions) takes seconds per
+	// file name; 128 keeps the worst case near 40 µs per name, while
+	// "*.{md,png,jpg}" or "{2024,2025}-{01,02,…,12}*" stay well inside.
+	maxAlternatives = 128
+)
+
 // compileGlob validates and prepares a pattern. what names the argument
 // in errors ("pattern", "include_pattern").
 func compileGlob(what, pattern string, caseInsensitive bool) (*glob, error) {
@@ -26,6 +38,9 @@ func compileGlob(what, pattern string, caseInsensitive bool) (*glob, error) {
 	}
 	if strings.ContainsRune(pattern, 0) {
 		return nil, invalidInput("%s contains a NUL byte", what)
+	}
+	if len(pattern) > maxPatternBytes {
+		return nil, invalidInput("%s is %d bytes long, more than the %d allowed: use a shorter glob", what, len(pattern), maxPatternBytes)
 	}
 	p := pattern
 	g := &glob{fold: caseInsensitive}
@@ -46,6 +61,9 @@ func compileGlob(what, pattern string, caseInsensitive bool) (*glob, error) {
 	}
 	if !doublestar.ValidatePattern(p) {
 		return nil, invalidInput("invalid %s %q: check for an unclosed '[' or '{', or a trailing '\\'", what, pattern)
+	}
+	if n := expansions(p, maxAlternatives); n > maxAlternatives {
+		return nil, invalidInput("%s %q has too many {…} alternatives (more than %d names once expanded): use fewer braces, or several searches", what, pattern, maxAlternatives)
 	}
 	g.baseOnly = !anchored && !strings.Contains(p, "/")
 	if caseInsensitive {
@@ -97,4 +115,60 @@ func comparePaths(a, b string) int {
 		return 1
 	}
 	return len(a) - len(b)
+}
+
+// expansions counts the patterns the brace groups of a valid pattern
+// expand to ("{a,b}{c,d,e}" is 6), stopping once the count passes limit.
+// Escapes and character classes are skipped as the matcher skips them.
+func expansions(p string, limit int) int {
+	n, _ := braceSeq(p, 0, false, limit)
+	return n
+}
+
+// braceSeq counts the expansions of the sequence starting at p[i], up to
+// the end (or, inside braces, up to the ',' or '}' that ends it), and
+// returns where it stopped.
+func braceSeq(p string, i int, inside bool, limit int) (int, int) {
+	n := 1
+	for i < len(p) {
+		switch p[i] {
+		case '\\':
+			i += 2
+		case '[':
+			j := strings.IndexByte(p[i+1:], ']')
+			if j < 0 {
+				return n, len(p)
+			}
+			i += j + 2
+		case '{':
+			alts, next := braceAlts(p, i+1, limit)
+			n = min(n*alts, limit+1)
+			i = next
+		case ',', '}':
+			if inside {
+				return n, i
+			}
+			i++
+		default:
+			i++
+		}
+	}
+	return n, i
+}
+
+// braceAlts sums the expansions of the alternatives of the brace group
+// whose content starts at p[i], returning the index after its '}'.
+func braceAlts(p string, i, limit int) (int, int) {
+	total := 0
+	for {
+		n, next := braceSeq(p, i, true, limit)
+		total = min(total+n, limit+1)
+		if next >= len(p) {
+			return total, next
+		}
+		if p[next] == '}' {
+			return total, next + 1
+		}
+		i = next + 1 // past ','
+	}
 }

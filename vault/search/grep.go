@@ -95,9 +95,13 @@ func (e *Engine) Grep(ctx context.Context, q GrepQuery) (*GrepResult, error) {
 			return nil, err
 		}
 	}
-	p, fi, err := e.stat(q.Path)
+	p, fi, err := e.stat(ctx, q.Path)
 	if err != nil {
 		return nil, err
+	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return nil, &vault.Error{Kind: vault.ErrInvalidInput, Path: q.Path,
+			Msg: q.Path + " is not a regular file or a folder (a FIFO, socket or device is never read)"}
 	}
 	limit := q.Limit
 	if limit <= 0 {
@@ -106,6 +110,7 @@ func (e *Engine) Grep(ctx context.Context, q GrepQuery) (*GrepResult, error) {
 	offset := max(q.Offset, 0)
 	r := &grepRun{e: e, m: m, context: min(max(q.Context, 0), MaxContext),
 		out: collector{limit: offset + limit, offset: offset, countOnly: q.FilesOnly}}
+	g := e.newGuard()
 	dir := p.Rel
 	if !fi.IsDir() {
 		dir = path.Dir(p.Rel)
@@ -123,10 +128,10 @@ func (e *Engine) Grep(ctx context.Context, q GrepQuery) (*GrepResult, error) {
 		if wanted(p.Rel) {
 			r.fromDisk(fileRef{rel: p.Rel, abs: p.Abs})
 		}
-	case e.memoryGrep(ctx, r, p, wanted):
+	case e.memoryGrep(ctx, g, r, p, wanted):
 		res.FromMemory = true
 	default:
-		err := walkFiles(ctx, e.v, p, e.workers, nil, func(f fileRef) {
+		err := walkFiles(ctx, g, e.v, p, e.workers, nil, func(f fileRef) {
 			if wanted(f.rel) && !knownBinary(f.rel) {
 				r.fromDisk(f)
 			}
@@ -137,6 +142,9 @@ func (e *Engine) Grep(ctx context.Context, q GrepQuery) (*GrepResult, error) {
 		if p.IsRoot() && include == nil {
 			e.content.sweep()
 		}
+	}
+	if err := g.failed(); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -153,13 +161,13 @@ func (e *Engine) Grep(ctx context.Context, q GrepQuery) (*GrepResult, error) {
 
 // memoryGrep searches the texts the Texts source holds, reading from disk
 // only the files it does not hold.
-func (e *Engine) memoryGrep(ctx context.Context, r *grepRun, dir vault.Path, wanted func(string) bool) bool {
+func (e *Engine) memoryGrep(ctx context.Context, g *guard, r *grepRun, dir vault.Path, wanted func(string) bool) bool {
 	type item struct {
 		rel     string
 		content []byte
 	}
 	var items []item
-	ok := e.memory(dir, func(rel string, content []byte) {
+	ok := e.memory(ctx, dir, func(rel string, content []byte) {
 		if wanted(rel) && (content != nil || !knownBinary(rel)) {
 			items = append(items, item{rel, content})
 		}
@@ -173,7 +181,7 @@ func (e *Engine) memoryGrep(ctx context.Context, r *grepRun, dir vault.Path, wan
 		for _, it := range items {
 			held[it.rel] = struct{}{}
 		}
-		e.files.Files(dir.Rel, func(rel string) bool {
+		e.memoryFiles(ctx, dir, func(rel string) bool {
 			if _, ok := held[rel]; !ok && wanted(rel) && !knownBinary(rel) {
 				items = append(items, item{rel: rel})
 			}
@@ -192,13 +200,16 @@ func (e *Engine) memoryGrep(ctx context.Context, r *grepRun, dir vault.Path, wan
 				if i >= len(items) {
 					return
 				}
-				for _, it := range items[i:min(i+chunk, len(items))] {
-					if it.content == nil {
-						r.fromDisk(fileRef{rel: it.rel, abs: filepath.Join(e.v.Root(), filepath.FromSlash(it.rel))})
-						continue
+				func() {
+					defer g.catch()
+					for _, it := range items[i:min(i+chunk, len(items))] {
+						if it.content == nil {
+							r.fromDisk(fileRef{rel: it.rel, abs: filepath.Join(e.v.Root(), filepath.FromSlash(it.rel))})
+							continue
+						}
+						r.searchText(it.rel, it.content, false)
 					}
-					r.searchText(it.rel, it.content, false)
-				}
+				}()
 			}
 		}()
 	}

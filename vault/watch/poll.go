@@ -28,7 +28,7 @@ func (w *Watcher) startPolling(ctx context.Context) {
 			case <-t.C:
 				cur := w.scan()
 				if changed := diff(prev, cur); len(changed) > 0 {
-					w.fn(changed)
+					w.deliver(changed)
 				}
 				prev = cur
 			}

@@ -8,11 +8,13 @@ package watch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -73,29 +75,48 @@ func (w *Watcher) Start(ctx context.Context) error {
 		w.startPolling(ctx)
 		return nil
 	}
-	fw, err := fsnotify.NewWatcher()
+	fw, rootInfo, err := w.watchTree()
 	if err != nil {
-		w.opts.Logger.Warn("file events unavailable; polling the vault instead", "err", err)
-		w.startPolling(ctx)
-		return nil
-	}
-	root, err := w.v.Resolve("")
-	if err != nil {
-		fw.Close()
-		return err
-	}
-	if err := w.addTree(fw, root.Abs); err != nil {
-		fw.Close()
-		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
-			w.opts.Logger.Warn("out of file watches (raise fs.inotify.max_user_watches); polling the vault instead", "err", err)
+		if errors.Is(err, errNoEvents) {
+			w.opts.Logger.Warn("file events unavailable; polling the vault instead", "err", err)
 			w.startPolling(ctx)
 			return nil
 		}
 		return err
 	}
 	w.done.Add(1)
-	go w.loop(ctx, fw)
+	go w.loop(ctx, fw, rootInfo)
 	return nil
+}
+
+// errNoEvents wraps failures that polling works around: no inotify, or
+// no watches left.
+var errNoEvents = errors.New("file events unavailable")
+
+// watchTree starts an fsnotify watcher on every folder of the vault and
+// returns it with the root folder's identity, to tell when the root is
+// replaced.
+func (w *Watcher) watchTree() (*fsnotify.Watcher, fs.FileInfo, error) {
+	root, err := w.v.Resolve("")
+	if err != nil {
+		return nil, nil, err
+	}
+	rootInfo, err := os.Stat(root.Abs)
+	if err != nil {
+		return nil, nil, err
+	}
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", errNoEvents, err)
+	}
+	if err := w.addTree(fw, root.Abs); err != nil {
+		fw.Close()
+		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
+			return nil, nil, fmt.Errorf("%w: out of file watches (raise fs.inotify.max_user_watches): %w", errNoEvents, err)
+		}
+		return nil, nil, err
+	}
+	return fw, rootInfo, nil
 }
 
 // Close stops watching and waits for the last batch to be delivered.
@@ -126,21 +147,73 @@ func (w *Watcher) addTree(fw *fsnotify.Watcher, dir string) error {
 	})
 }
 
-func (w *Watcher) loop(ctx context.Context, fw *fsnotify.Watcher) {
+// deliver hands a batch to the callback. A panic there (a bug the changed
+// file triggers in the index, say) is logged and survived: the watcher
+// goes on with the next batch.
+func (w *Watcher) deliver(paths []string) {
+	defer func() {
+		if p := recover(); p != nil {
+			w.opts.Logger.Error("handling changed files panicked; the watcher goes on", "paths", len(paths), "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
+	w.fn(paths)
+}
+
+// loop watches until ctx ends. When the vault folder itself goes away
+// (deleted, or moved and perhaps replaced), every path is reported gone
+// (""), the folder is waited for, watched anew, and reported whole again.
+func (w *Watcher) loop(ctx context.Context, fw *fsnotify.Watcher, rootInfo fs.FileInfo) {
 	defer w.done.Done()
-	defer fw.Close()
+	defer func() {
+		if p := recover(); p != nil {
+			w.opts.Logger.Error("file watcher panicked; polling the vault instead", "panic", p, "stack", string(debug.Stack()))
+			w.startPolling(ctx)
+		}
+	}()
+	for {
+		lost := w.watch(ctx, fw, rootInfo)
+		fw.Close()
+		if !lost {
+			return
+		}
+		w.deliver([]string{""})
+		if !w.waitForRoot(ctx) {
+			return
+		}
+		var err error
+		fw, rootInfo, err = w.watchTree()
+		if err != nil {
+			w.opts.Logger.Warn("cannot watch the vault folder again; polling it instead", "err", err)
+			w.startPolling(ctx)
+			return
+		}
+		w.opts.Logger.Info("the vault folder is back; watching it again")
+		w.deliver([]string{""})
+	}
+}
+
+// watch delivers batches of events until ctx ends (false) or the root
+// folder is gone or replaced (true).
+func (w *Watcher) watch(ctx context.Context, fw *fsnotify.Watcher, rootInfo fs.FileInfo) (lost bool) {
 	b := newBatcher(w.opts.Debounce, w.opts.MaxDelay)
 	root := w.v.Root()
 	for {
 		select {
 		case <-ctx.Done():
 			if paths := b.flush(); len(paths) > 0 {
-				w.fn(paths)
+				w.deliver(paths)
 			}
-			return
+			return false
 		case ev, ok := <-fw.Events:
 			if !ok {
-				return
+				return false
+			}
+			if ev.Name == root {
+				if w.rootGone(rootInfo) {
+					w.opts.Logger.Warn("the vault folder was deleted, moved or replaced; waiting for it", "event", ev.Op.String())
+					return true
+				}
+				continue
 			}
 			rel, ok := w.relevant(root, ev.Name)
 			if !ok {
@@ -156,13 +229,40 @@ func (w *Watcher) loop(ctx context.Context, fw *fsnotify.Watcher) {
 			b.add(rel)
 		case err, ok := <-fw.Errors:
 			if !ok {
-				return
+				return false
 			}
 			w.opts.Logger.Warn("file watch error", "err", err)
+			if w.rootGone(rootInfo) {
+				return true
+			}
 		case <-b.timer():
 			if paths := b.flush(); len(paths) > 0 {
-				w.fn(paths)
+				w.deliver(paths)
 			}
+		}
+	}
+}
+
+// rootGone reports whether the vault folder is missing or is no longer
+// the folder that was watched.
+func (w *Watcher) rootGone(was fs.FileInfo) bool {
+	fi, err := os.Stat(w.v.Root())
+	return err != nil || !fi.IsDir() || !os.SameFile(fi, was)
+}
+
+// waitForRoot polls until the vault folder exists again (true) or ctx
+// ends (false).
+func (w *Watcher) waitForRoot(ctx context.Context) bool {
+	t := time.NewTicker(w.opts.PollInterval)
+	defer t.Stop()
+	for {
+		if fi, err := os.Stat(w.v.Root()); err == nil && fi.IsDir() {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
 		}
 	}
 }

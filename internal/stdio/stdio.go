@@ -1,0 +1,237 @@
+// Package stdio serves an MCP server over a pair of byte streams, stdin
+// and stdout: one JSON-RPC message per line.
+//
+// It wraps mcp-go's stdio server, which keeps the protocol (the session,
+// notifications, requests served concurrently), and guards its input:
+//
+//   - A line is read only up to MaxMessageBytes. A longer one is discarded
+//     as it streams in (never buffered whole) and answered with a JSON-RPC
+//     error (-32600) carrying the request's id when it can be found at the
+//     line's start or end; the session goes on.
+//   - When the input ends (the client closed stdin) or ctx is done (a
+//     signal), no more lines are read, and every request already received
+//     is answered before mcp-go's server sees the end of its input: it
+//     cancels every request the moment its input ends, which undid a
+//     write that arrived just before EOF. Requests still running after
+//     DrainTimeout are cancelled.
+package stdio
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+const (
+	// DefaultMaxMessageBytes caps one message: room for a 10 MB note
+	// escaped in JSON is not needed, since writes are capped at 10 MB of
+	// content too.
+	DefaultMaxMessageBytes = 10 << 20
+	// DefaultDrainTimeout bounds how long the requests already received
+	// may run once the input has ended.
+	DefaultDrainTimeout = 30 * time.Second
+)
+
+// Options configure Serve. The zero value uses the defaults.
+type Options struct {
+	// MaxMessageBytes caps one message (one line, without its newline);
+	// 0 means DefaultMaxMessageBytes.
+	MaxMessageBytes int64
+	// DrainTimeout bounds the wait for requests in progress at the end;
+	// 0 means DefaultDrainTimeout.
+	DrainTimeout time.Duration
+	// Logger receives the transport's own messages and mcp-go's; nil
+	// means slog.Default().
+	Logger *slog.Logger
+}
+
+// Serve serves s over in and out until the input ends or ctx is done, then
+// answers the requests already received (bounded by DrainTimeout) and
+// returns. The requests' contexts are not ctx's: ending ctx stops the
+// reading, not the work. A read error other than EOF is returned.
+func Serve(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, opts Options) error {
+	if opts.MaxMessageBytes <= 0 {
+		opts.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if opts.DrainTimeout <= 0 {
+		opts.DrainTimeout = DefaultDrainTimeout
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	log := opts.Logger
+
+	o := &output{w: out, pending: newPending()}
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	listenCtx, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRequests()
+	std := server.NewStdioServer(s)
+	std.SetErrorLogger(slog.NewLogLogger(log.Handler(), slog.LevelWarn))
+	listened := make(chan error, 1)
+	go func() {
+		err := std.Listen(listenCtx, pr, o)
+		pr.CloseWithError(io.ErrClosedPipe) // a forward must not wait on a reader that is gone
+		listened <- err
+	}()
+
+	type read struct {
+		line []byte
+		over *oversized
+		err  error
+		next chan struct{} // closed when the line's bytes may be reused
+	}
+	lines := make(chan read)
+	lr := newLineReader(in, opts.MaxMessageBytes)
+	go func() {
+		for {
+			line, over, err := lr.next()
+			next := make(chan struct{})
+			select {
+			case lines <- read{line, over, err, next}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+			select {
+			case <-next:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+
+	var inputErr error
+reading:
+	for {
+		select {
+		case <-ctx.Done():
+			log.Info("stopping: answering the requests already received", "in_progress", o.pending.count())
+			break reading
+		case err := <-listened:
+			return err
+		case r := <-lines:
+			switch {
+			case r.over != nil:
+				log.Warn("message over the size limit refused", "bytes", r.over.size, "limit_bytes", opts.MaxMessageBytes)
+				if err := o.writeError(r.over.id(), r.over.size, opts.MaxMessageBytes); err != nil {
+					log.Warn("cannot write to the client", "err", err)
+				}
+			case len(r.line) > 0:
+				if key, ok := expectsResponse(r.line); ok {
+					o.pending.add(key)
+				}
+				if _, err := pw.Write(r.line); err == nil {
+					_, _ = pw.Write(newline)
+				}
+			}
+			close(r.next)
+			if r.err != nil {
+				if !errors.Is(r.err, io.EOF) {
+					inputErr = r.err
+					log.Warn("reading the client's messages failed", "err", r.err)
+				}
+				break reading
+			}
+		}
+	}
+
+	timer := time.NewTimer(opts.DrainTimeout)
+	defer timer.Stop()
+	select {
+	case <-o.pending.idle():
+	case <-timer.C:
+		log.Warn("requests still running at shutdown are cancelled", "count", o.pending.count(), "waited", opts.DrainTimeout)
+		cancelRequests()
+	case err := <-listened:
+		return errors.Join(inputErr, err)
+	}
+	pw.Close()
+	err := <-listened
+	if errors.Is(err, context.Canceled) {
+		err = nil // the drain timed out and cancelled the rest: said above
+	}
+	return errors.Join(inputErr, err)
+}
+
+var newline = []byte{'\n'}
+
+// expectsResponse reports whether a message is a request mcp-go will
+// answer, with the key of its id: it has an id that is not null and no
+// result (a message with a result is a client's answer to the server).
+func expectsResponse(line []byte) (string, bool) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(line, &m) != nil {
+		return "", false // mcp-go answers a parse error with a null id
+	}
+	if len(m.ID) == 0 || string(m.ID) == "null" || (len(m.Result) > 0 && string(m.Result) != "null") {
+		return "", false
+	}
+	return idKey(m.ID)
+}
+
+// idKey canonicalises a JSON-RPC id the way mcp-go echoes it: a string as
+// itself, a number by its value (1, 1.0 and 1e0 are one id).
+func idKey(raw json.RawMessage) (string, bool) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", false
+	}
+	switch v := v.(type) {
+	case string:
+		return "s:" + v, true
+	case float64:
+		return fmt.Sprintf("n:%g", v), true
+	}
+	return "", false
+}
+
+// errorResponse is a JSON-RPC error answer.
+type errorResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func (o *output) writeError(id json.RawMessage, size, limit int64) error {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	resp := errorResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id}
+	resp.Error.Code = mcp.INVALID_REQUEST
+	resp.Error.Message = fmt.Sprintf("message of %s is larger than the server's limit of %s per message (limits.max_message_bytes); it was not read. "+
+		"Send less per call, e.g. write a large note in parts with edit_file", humanBytes(size), humanBytes(limit))
+	data, err := json.Marshal(resp)
+	if err != nil {
+		return err
+	}
+	_, err = o.Write(append(data, '\n'))
+	return err
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

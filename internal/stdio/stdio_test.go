@@ -1,0 +1,266 @@
+package stdio
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+func TestLineReader(t *testing.T) {
+	big := strings.Repeat("x", 100)
+	input := "one\r\ntwo\n\n" + `{"id":7,"params":"` + big + "\"}\n" + `{"params":"` + big + `","id":"a\"b"}` + "\n" + big + "\nlast"
+	r := newLineReader(strings.NewReader(input), 50)
+	type got struct {
+		line string
+		size int64
+		id   string
+		err  error
+	}
+	want := []got{
+		{line: "one"}, {line: "two"}, {line: ""},
+		{size: int64(len(big) + 20), id: "7"},
+		{size: int64(len(big) + 25), id: `"a\"b"`},
+		{size: int64(len(big)), id: "null"},
+		{line: "last", err: io.EOF},
+	}
+	for i, w := range want {
+		line, over, err := r.next()
+		g := got{line: string(line), err: err}
+		if over != nil {
+			g.size = over.size
+			g.id = "null"
+			if id := over.id(); id != nil {
+				g.id = string(id)
+			}
+		}
+		if g != w {
+			t.Errorf("line %d: got %+v, want %+v", i, g, w)
+		}
+	}
+}
+
+// testServer is an MCP server with a tool that blocks until released and
+// reports whether its context was cancelled.
+type testServer struct {
+	s       *server.MCPServer
+	entered chan struct{}
+	release chan struct{}
+}
+
+func newTestServer() *testServer {
+	ts := &testServer{entered: make(chan struct{}, 10), release: make(chan struct{})}
+	ts.s = server.NewMCPServer("t", "1", server.WithToolCapabilities(false))
+	ts.s.AddTool(mcp.NewTool("slow"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ts.entered <- struct{}{}
+		select {
+		case <-ts.release:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			return mcp.NewToolResultText("cancelled"), nil
+		}
+		return mcp.NewToolResultText("done"), nil
+	})
+	ts.s.AddTool(mcp.NewTool("fast"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("fast"), nil
+	})
+	return ts
+}
+
+// client drives Serve through pipes.
+type client struct {
+	in    *io.PipeWriter
+	lines chan map[string]any
+	done  chan error
+}
+
+func startServe(t *testing.T, ctx context.Context, ts *testServer, opts Options) *client {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c := &client{in: inW, lines: make(chan map[string]any, 100), done: make(chan error, 1)}
+	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	go func() {
+		err := Serve(ctx, ts.s, inR, outW, opts)
+		outW.Close()
+		c.done <- err
+	}()
+	go func() {
+		defer close(c.lines)
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				t.Errorf("server wrote invalid JSON: %q", sc.Text())
+				continue
+			}
+			c.lines <- m
+		}
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		for range c.lines {
+		}
+	})
+	c.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	c.wait(t, 0)
+	c.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return c
+}
+
+func (c *client) send(t *testing.T, line string) {
+	t.Helper()
+	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
+		t.Fatalf("send: %v", err)
+	}
+}
+
+func (c *client) call(t *testing.T, id int, tool string) {
+	c.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{}}}`, id, tool))
+}
+
+// wait returns the response with the given id.
+func (c *client) wait(t *testing.T, id float64) map[string]any {
+	t.Helper()
+	for m := range c.lines {
+		if m["id"] == id {
+			return m
+		}
+	}
+	t.Fatalf("no response with id %v before the output ended", id)
+	return nil
+}
+
+func resultText(m map[string]any) string {
+	res, _ := m["result"].(map[string]any)
+	content, _ := res["content"].([]any)
+	if len(content) == 0 {
+		return fmt.Sprint(m)
+	}
+	c, _ := content[0].(map[string]any)
+	return fmt.Sprint(c["text"])
+}
+
+// Input closed while a request runs: the request finishes undisturbed and
+// is answered before Serve returns.
+func TestEOFDrainsRequests(t *testing.T) {
+	ts := newTestServer()
+	c := startServe(t, context.Background(), ts, Options{})
+	c.call(t, 1, "slow")
+	c.call(t, 2, "slow")
+	<-ts.entered
+	<-ts.entered
+	c.in.Close()
+	select {
+	case err := <-c.done:
+		t.Fatalf("Serve returned (%v) with requests in progress", err)
+	default:
+	}
+	close(ts.release)
+	got := map[float64]string{}
+	for m := range c.lines {
+		if id, ok := m["id"].(float64); ok {
+			got[id] = resultText(m)
+		}
+	}
+	if got[1] != "done" || got[2] != "done" {
+		t.Errorf("answers = %v, want both done (not cancelled)", got)
+	}
+	if err := <-c.done; err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}
+
+// A signal (ctx done) stops the reading; requests already received are
+// answered, uncancelled.
+func TestContextDoneDrainsRequests(t *testing.T) {
+	ts := newTestServer()
+	ctx, cancel := context.WithCancel(context.Background())
+	c := startServe(t, ctx, ts, Options{})
+	c.call(t, 1, "slow")
+	<-ts.entered
+	cancel()
+	close(ts.release)
+	if got := resultText(c.wait(t, 1)); got != "done" {
+		t.Errorf("answer = %q", got)
+	}
+	if err := <-c.done; err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}
+
+// A request still running when the drain times out is cancelled, and
+// Serve returns.
+func TestDrainTimeout(t *testing.T) {
+	ts := newTestServer()
+	c := startServe(t, context.Background(), ts, Options{DrainTimeout: 50 * time.Millisecond})
+	c.call(t, 1, "slow")
+	<-ts.entered
+	c.in.Close()
+	if err := <-c.done; err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+}
+
+// An oversized message gets an error with its id and the session goes on.
+func TestOversizedMessage(t *testing.T) {
+	ts := newTestServer()
+	c := startServe(t, context.Background(), ts, Options{MaxMessageBytes: 1000})
+	pad := strings.Repeat("y", 5000)
+	c.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fast","arguments":{"x":"`+pad+`"}}}`)
+	m := c.wait(t, 3)
+	e, _ := m["error"].(map[string]any)
+	if e == nil || e["code"] != float64(mcp.INVALID_REQUEST) || !strings.Contains(fmt.Sprint(e["message"]), "limits.max_message_bytes") {
+		t.Errorf("oversized: %v", m)
+	}
+	// The id written last, as the TypeScript SDK does.
+	c.send(t, `{"method":"tools/call","params":{"name":"fast","arguments":{"x":"`+pad+`"}},"jsonrpc":"2.0","id":"ts-4"}`)
+	for m := range c.lines {
+		if m["id"] == "ts-4" {
+			if m["error"] == nil {
+				t.Errorf("id last: %v", m)
+			}
+			break
+		}
+	}
+	c.call(t, 5, "fast")
+	if got := resultText(c.wait(t, 5)); got != "fast" {
+		t.Errorf("after an oversized message: %q", got)
+	}
+}
+
+// Many concurrent requests and the end of input: every one answered.
+func TestManyRequestsThenEOF(t *testing.T) {
+	ts := newTestServer()
+	c := startServe(t, context.Background(), ts, Options{})
+	seen := make(chan map[float64]bool)
+	go func() {
+		ids := map[float64]bool{}
+		for m := range c.lines {
+			if id, ok := m["id"].(float64); ok {
+				ids[id] = true
+			}
+		}
+		seen <- ids
+	}()
+	for i := 1; i <= 300; i++ {
+		c.call(t, i, "fast")
+	}
+	c.in.Close()
+	ids := <-seen
+	for i := 1; i <= 300; i++ {
+		if !ids[float64(i)] {
+			t.Errorf("request %d not answered", i)
+		}
+	}
+}

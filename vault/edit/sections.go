@@ -1,0 +1,183 @@
+package edit
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"vaultmcp/vault/markdown"
+)
+
+// PathSeparator joins the headings of a heading path, outermost first:
+// "Projects::Active" is the "Active" heading inside "Projects".
+const PathSeparator = "::"
+
+// heading is one heading of a note with the lines its section covers.
+type heading struct {
+	level  int
+	text   string
+	line   int // index of its first line
+	body   int // index of the first line after it (a setext heading has two or more)
+	end    int // index of the line that starts the next heading of the same or a higher level, or len(lines)
+	parent int // index of the enclosing heading, -1 at the top
+}
+
+// outline lists a note's headings in order. The parser decides what is a
+// heading: a "#" line in code, a comment or a block quote is not one.
+func outline(src []byte, lines []line, n *markdown.Note) []heading {
+	hs := make([]heading, 0, len(n.Headings))
+	for _, h := range n.Headings {
+		i := h.Line - 1
+		if i < 0 || i >= len(lines) {
+			continue
+		}
+		hs = append(hs, heading{level: h.Level, text: h.Text, line: i, body: headingBody(src, lines, i), end: len(lines), parent: -1})
+	}
+	var stack []int
+	for i := range hs {
+		for len(stack) > 0 && hs[stack[len(stack)-1]].level >= hs[i].level {
+			hs[stack[len(stack)-1]].end = hs[i].line
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 {
+			hs[i].parent = stack[len(stack)-1]
+		}
+		stack = append(stack, i)
+	}
+	return hs
+}
+
+// headingBody returns the index of the line after the heading starting
+// at line i: the next line for an ATX heading ("## Text"), the line after
+// the underline for a setext heading ("Text" over "===" or "---").
+func headingBody(src []byte, lines []line, i int) int {
+	t := bytes.TrimLeft(lines[i].text(src), " \t")
+	t = trimListMarkers(t)
+	if bytes.HasPrefix(t, []byte("#")) {
+		return i + 1
+	}
+	for j := i + 1; j < len(lines); j++ {
+		u := bytes.TrimSpace(lines[j].text(src))
+		if len(u) == 0 {
+			break
+		}
+		if setextUnderline(u) {
+			return j + 1
+		}
+	}
+	return i + 1
+}
+
+// trimListMarkers drops the list markers ("- ", "1. ") a heading inside a
+// list item is written after.
+func trimListMarkers(t []byte) []byte {
+	for {
+		switch {
+		case len(t) >= 2 && (t[0] == '-' || t[0] == '*' || t[0] == '+') && (t[1] == ' ' || t[1] == '\t'):
+			t = bytes.TrimLeft(t[2:], " \t")
+			continue
+		}
+		d := 0
+		for d < len(t) && d < 9 && t[d] >= '0' && t[d] <= '9' {
+			d++
+		}
+		if d > 0 && d+1 < len(t) && (t[d] == '.' || t[d] == ')') && (t[d+1] == ' ' || t[d+1] == '\t') {
+			t = bytes.TrimLeft(t[d+2:], " \t")
+			continue
+		}
+		return t
+	}
+}
+
+func setextUnderline(u []byte) bool {
+	if len(u) == 0 || (u[0] != '=' && u[0] != '-') {
+		return false
+	}
+	for _, c := range u {
+		if c != u[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// path returns the heading's path from the top, e.g. "Projects::Active".
+func headingPath(hs []heading, i int) string {
+	parts := []string{hs[i].text}
+	for p := hs[i].parent; p >= 0; p = hs[p].parent {
+		parts = append(parts, hs[p].text)
+	}
+	for l, r := 0, len(parts)-1; l < r; l, r = l+1, r-1 {
+		parts[l], parts[r] = parts[r], parts[l]
+	}
+	return strings.Join(parts, PathSeparator)
+}
+
+// findHeading resolves a heading target: a heading's text, or a path of
+// headings "Outer::Inner" where each part is an enclosing heading (not
+// necessarily the immediate parent) of the next. Text is compared as
+// written; only when nothing matches so is it compared ignoring case and
+// leading "#"s. The target must name exactly one heading.
+func findHeading(hs []heading, target string) (int, error) {
+	if strings.TrimSpace(target) == "" {
+		return -1, invalid("target is empty: give the heading's text, or a path like \"Projects::Active\"")
+	}
+	parts := strings.Split(target, PathSeparator)
+	for i, p := range parts {
+		parts[i] = strings.TrimSpace(p)
+	}
+	var found []int
+	for _, loose := range []bool{false, true} {
+		for i := range hs {
+			if matchPath(hs, i, parts, loose) {
+				found = append(found, i)
+			}
+		}
+		if len(found) > 0 {
+			break
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		all := make([]string, len(hs))
+		for i := range hs {
+			all[i] = headingPath(hs, i)
+		}
+		if len(hs) == 0 {
+			return -1, withCandidates(ErrNotFound, all, "heading %q not found: the note has no headings", target)
+		}
+		return -1, withCandidates(ErrNotFound, all, "heading %q not found; the note's headings are", target)
+	}
+	cands := make([]string, len(found))
+	for k, i := range found {
+		cands[k] = fmt.Sprintf("%s (line %d)", headingPath(hs, i), hs[i].line+1)
+	}
+	return -1, withCandidates(ErrAmbiguous, cands,
+		"heading %q occurs %d times; name it by its path of headings (joined by %q) to pick one", target, len(found), PathSeparator)
+}
+
+// matchPath reports whether heading i is named by parts: its text matches
+// the last part, and the earlier parts match enclosing headings, in order.
+func matchPath(hs []heading, i int, parts []string, loose bool) bool {
+	last := len(parts) - 1
+	if !sameHeading(hs[i].text, parts[last], loose) {
+		return false
+	}
+	k := last - 1
+	for p := hs[i].parent; p >= 0 && k >= 0; p = hs[p].parent {
+		if sameHeading(hs[p].text, parts[k], loose) {
+			k--
+		}
+	}
+	return k < 0
+}
+
+func sameHeading(text, want string, loose bool) bool {
+	if !loose {
+		return text == want
+	}
+	want = strings.TrimSpace(strings.TrimLeft(want, "#"))
+	return strings.EqualFold(strings.TrimSpace(text), want)
+}
