@@ -120,13 +120,23 @@ func (tx *Tx) keep(p Path, move bool) error {
 	return nil
 }
 
-// backupName returns an unused name for a backup of abs, beside it.
+// backupName returns an unused name for a backup of abs, beside it:
+// tempPrefix, this process's id, the target's whole name and a random
+// number (".vaultmcp-4242-daily.md-123.bak"). The sync removes a dead
+// process's backups at start, and puts one back whose target is gone (a
+// deletion a kill cut short), so it needs both the pid and the name; a
+// target name too long to fit is never cut: the backup then fails with
+// ENAMETOOLONG and keep falls back to a copy in memory.
 func (v *Vault) backupName(abs string) (string, error) {
 	dir, base := filepath.Split(abs)
 	for range 10 {
-		name := filepath.Join(dir, fmt.Sprintf("%s%s-%d.bak", tempPrefix, base, rand.Uint64()))
-		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+		name := filepath.Join(dir, fmt.Sprintf("%s%d-%s-%d.bak", tempPrefix, os.Getpid(), base, rand.Uint64()))
+		_, err := os.Lstat(name)
+		if errors.Is(err, fs.ErrNotExist) {
 			return name, nil
+		}
+		if err != nil {
+			return "", err // a name too long, say
 		}
 	}
 	return "", errors.New("no free backup name")

@@ -29,3 +29,23 @@ func TestTempNameCarriesThePidAndFits(t *testing.T) {
 		t.Errorf("writeAtomic on a 253-byte name: %v", err)
 	}
 }
+
+// TestBackupNameCarriesThePidAndTarget: an undo backup names its process
+// and its whole target (the sync removes a dead process's backups, or puts
+// one back whose target is gone); a target too long for that gets an
+// error, not a cut name, so the change keeps its copy in memory instead.
+func TestBackupNameCarriesThePidAndTarget(t *testing.T) {
+	dir := t.TempDir()
+	v := &Vault{}
+	name, err := v.backupName(filepath.Join(dir, "2024-01-01.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Base(name)
+	if want := tempPrefix + strconv.Itoa(os.Getpid()) + "-2024-01-01.md-"; !strings.HasPrefix(base, want) || !strings.HasSuffix(base, ".bak") {
+		t.Errorf("backupName = %q, want %s<random>.bak", base, want)
+	}
+	if name, err := v.backupName(filepath.Join(dir, strings.Repeat("n", 250)+".md")); err == nil {
+		t.Errorf("backupName of a 253-byte name = %q, want an error", filepath.Base(name))
+	}
+}
