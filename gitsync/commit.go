@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -412,6 +413,36 @@ func (r *Repo) stageFile(s *stage, idx *index.Index, baseTree plumbing.Hash, ig 
 		s.index.set[p] = e // resolves an unmerged path left by the git CLI
 	}
 	return nil
+}
+
+// hashWorktreeFile returns the blob hash of a worktree file (a symlink's
+// target), reading the file in pieces rather than whole.
+func hashWorktreeFile(full string) (plumbing.Hash, error) {
+	fi, err := os.Lstat(full)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		target, err := os.Readlink(full)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		return plumbing.ComputeHash(plumbing.BlobObject, []byte(filepath.ToSlash(target))), nil
+	}
+	f, fi, err := openRegular(full)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer f.Close()
+	hs := plumbing.NewHasher(plumbing.BlobObject, fi.Size())
+	n, err := io.Copy(hs, io.LimitReader(f, fi.Size()))
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if n != fi.Size() {
+		return plumbing.ZeroHash, fmt.Errorf("%s shrank while it was read", full)
+	}
+	return hs.Sum(), nil
 }
 
 // readWorktreeFile returns a file's content (a symlink's target) and the

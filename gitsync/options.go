@@ -33,6 +33,9 @@ const (
 	// DefaultGCInterval is how often loose objects are packed (see
 	// Options.GCInterval).
 	DefaultGCInterval = time.Hour
+	// DefaultMaxFileBytes is the largest file the external-changes scan
+	// commits (see Options.MaxFileBytes).
+	DefaultMaxFileBytes = 10 << 20
 
 	// ExternalChangesMessage is the message of the commit that picks up files
 	// changed outside the server (Obsidian on the same disk, a text editor).
@@ -88,6 +91,12 @@ type Options struct {
 	// (`git gc --auto` when git is installed, else go-git packs them); 0
 	// means DefaultGCInterval, a negative value never.
 	GCInterval time.Duration
+	// MaxFileBytes is the largest file the external-changes scan hashes
+	// and commits: a larger file dropped into the vault or grown there is
+	// left out of commits (a tracked one keeps its committed version) and
+	// logged once, so a multi-gigabyte file cannot exhaust memory or be
+	// pushed to a forge that refuses it. 0 means DefaultMaxFileBytes.
+	MaxFileBytes int64
 	// NoFsync skips flushing commits to disk (fsync). By default every
 	// commit's objects, index and ref are flushed before it is reported
 	// done, so a power loss cannot leave the branch pointing at an object
@@ -169,6 +178,9 @@ func (o Options) normalized() (Options, error) {
 	}
 	if o.GCInterval == 0 {
 		o.GCInterval = DefaultGCInterval
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
 	}
 	if o.Locker == nil {
 		o.Locker = &sync.Mutex{}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -224,4 +225,125 @@ func (l *logBuffer) String() string {
 
 func (l *logBuffer) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// TestBackupsOfInterruptedWritesAreRemovedOrPutBack: the backups a vault
+// change keeps for undo (a hard link of the file it replaces, or the file
+// it deletes moved aside) are left behind by a kill. At start a dead
+// process's backup is removed when its target is there, put back when the
+// target is gone (a deletion cut short: its content is not lost), a live
+// process's is kept, and none is ever committed.
+func TestBackupsOfInterruptedWritesAreRemovedOrPutBack(t *testing.T) {
+	dir := t.TempDir()
+	r := openRepo(t, Options{Dir: dir})
+	record(t, r, "write a.md", "a.md", "a\n")
+	record(t, r, "write b.md", "notes/b.md", "b\n")
+	dead := strconv.Itoa(deadPid(t))
+	linked := ".vaultmcp-" + dead + "-a.md-123.bak"
+	if err := os.Link(filepath.Join(dir, "a.md"), filepath.Join(dir, linked)); err != nil {
+		t.Fatal(err)
+	}
+	movedAside := "notes/.vaultmcp-" + dead + "-b.md-456.bak"
+	if err := os.Rename(filepath.Join(dir, "notes/b.md"), filepath.Join(dir, movedAside)); err != nil {
+		t.Fatal(err)
+	}
+	live := ".vaultmcp-" + strconv.Itoa(os.Getppid()) + "-a.md-789.bak"
+	writeFile(t, dir, live, "a\n")
+	head := git(t, dir, "rev-parse", "HEAD")
+	var logs logBuffer
+	r.log = logs.logger()
+	if err := r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{linked, movedAside} {
+		if _, err := os.Lstat(filepath.Join(dir, p)); err == nil {
+			t.Errorf("%s left behind", p)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, live)); err != nil {
+		t.Error("a live process's backup was removed")
+	}
+	for p, want := range map[string]string{"a.md": "a\n", "notes/b.md": "b\n"} {
+		if got, err := os.ReadFile(filepath.Join(dir, p)); err != nil || string(got) != want {
+			t.Errorf("%s = %q, %v; want %q", p, got, err, want)
+		}
+	}
+	if got := git(t, dir, "rev-parse", "HEAD"); got != head {
+		t.Errorf("the sync committed something: %s", git(t, dir, "show", "--stat", "HEAD"))
+	}
+	if files := git(t, dir, "ls-tree", "-r", "--name-only", "HEAD"); files != "a.md\nnotes/b.md" {
+		t.Errorf("committed files:\n%s", files)
+	}
+	if !strings.Contains(logs.String(), "put back the file an interrupted deletion had set aside") {
+		t.Errorf("the put-back is not logged:\n%s", logs.String())
+	}
+}
+
+func TestBackupTarget(t *testing.T) {
+	for name, want := range map[string]string{
+		".vaultmcp-42-a.md-123.bak":          "a.md",
+		".vaultmcp-42-2024-01-01.md-123.bak": "2024-01-01.md",
+		".vaultmcp-42-x-y-1.bak":             "x-y",
+		".vaultmcp-42-a.md-123.tmp":          "",
+		".vaultmcp-42-a.md-x.bak":            "",
+		".vaultmcp-42--1.bak":                "",
+		".vaultmcp-a.md-123.bak":             "",
+	} {
+		got, ok := backupTarget(name)
+		if got != want || ok != (want != "") {
+			t.Errorf("backupTarget(%q) = %q, %v; want %q", name, got, ok, want)
+		}
+	}
+}
+
+// TestLargeFilesAreLeftOutOfCommits: the external-changes scan never reads
+// a file over MaxFileBytes (a 512 MB sparse file dropped into the vault
+// was read whole before): it is left out of commits and logged, a tracked
+// note grown past the limit keeps its committed version, and the scan's
+// allocations stay far below the file's size.
+func TestLargeFilesAreLeftOutOfCommits(t *testing.T) {
+	dir := t.TempDir()
+	r := openRepo(t, Options{Dir: dir, MaxFileBytes: 1 << 20})
+	record(t, r, "write grows.md", "grows.md", "small\n")
+	f, err := os.Create(filepath.Join(dir, "huge.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(512 << 20); err != nil {
+		f.Close()
+		t.Skipf("no sparse file here: %v", err)
+	}
+	f.Close()
+	writeFile(t, dir, "grows.md", strings.Repeat("x", 2<<20))
+	writeFile(t, dir, "fits.md", strings.Repeat("y", 1<<20))
+	var logs logBuffer
+	r.log = logs.logger()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("the scan allocated %d MB", alloc>>20)
+	}
+	if files := git(t, dir, "ls-tree", "-r", "--name-only", "HEAD"); files != "fits.md\ngrows.md" {
+		t.Errorf("committed files:\n%s", files)
+	}
+	if got := git(t, dir, "show", "HEAD:grows.md"); got != "small" {
+		t.Errorf("grows.md in HEAD = %.20q, want its committed version", got)
+	}
+	for _, p := range []string{"huge.md", "grows.md"} {
+		if !strings.Contains(logs.String(), "path="+p) || !strings.Contains(logs.String(), "larger than limits.max_note_bytes") {
+			t.Errorf("%s left out without a log line:\n%s", p, logs.String())
+		}
+	}
+	// Logged once, not at every sync.
+	if err := r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(logs.String(), "path=huge.md"); n != 1 {
+		t.Errorf("huge.md logged %d times", n)
+	}
 }

@@ -104,12 +104,13 @@ func (r *Repo) commitExternal() (Result, []string, error) {
 		var h plumbing.Hash
 		if e != nil && e.Mode == mode && statUnchanged(e, fi) {
 			h = e.Hash
+		} else if fi.Mode().IsRegular() && fi.Size() > r.opts.MaxFileBytes {
+			r.warnTooLarge(rel, fi.Size(), inHead)
+			return nil // seen: a tracked file keeps its committed version
 		} else {
-			content, _, err := readWorktreeFile(fp)
-			if err != nil {
+			if h, err = hashWorktreeFile(fp); err != nil {
 				return nil
 			}
-			h = plumbing.ComputeHash(plumbing.BlobObject, content)
 			if e != nil && e.Hash == h && inHead && hf.Hash == h {
 				// Same content, only the stat data moved (touch, a copy):
 				// refresh the index entry along with the commit.
@@ -164,6 +165,26 @@ func modeOfEntry(d fs.DirEntry) filemode.FileMode {
 		return filemode.Symlink
 	}
 	return filemode.Regular
+}
+
+// warnTooLarge logs, once per path, a worktree file left out of commits
+// because it is larger than Options.MaxFileBytes.
+func (r *Repo) warnTooLarge(rel string, size int64, tracked bool) {
+	r.statMu.Lock()
+	defer r.statMu.Unlock()
+	if r.state.warned == nil {
+		r.state.warned = map[string]bool{}
+	}
+	key := rel + "\x00large"
+	if r.state.warned[key] || len(r.state.warned) > 1000 {
+		return
+	}
+	r.state.warned[key] = true
+	msg := "left out of commits: larger than limits.max_note_bytes"
+	if tracked {
+		msg += " (its last committed version stays)"
+	}
+	r.log.Warn(msg, "path", rel, "bytes", size, "limit", r.opts.MaxFileBytes)
 }
 
 // warnUnsafe logs, once per path, a worktree file left out of commits

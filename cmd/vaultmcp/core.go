@@ -142,6 +142,7 @@ func gitOptions(cfg *config.Config, v *vault.Vault, feed *changes.Feed, logger *
 		MassDeletionPercent: cfg.Git.MassDeletionPercent,
 		AllowMassDeletion:   cfg.Git.AllowMassDeletion,
 		GCInterval:          gcInterval(cfg.Git.GCInterval),
+		MaxFileBytes:        cfg.Limits.MaxNoteBytes,
 		Locker:              v.Locker(),
 		Changed:             feed.Publish,
 		Logger:              logger,
