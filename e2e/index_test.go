@@ -138,9 +138,7 @@ func TestExternalChangesReachTheIndex(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(laptop, "From Laptop.md"), []byte("Also [[target]]."), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitCLI(t, laptop, "add", "-A")
-	gitCLI(t, laptop, "commit", "-q", "-m", "laptop note")
-	gitCLI(t, laptop, "push", "-q", "origin", "main")
+	laptopPush(t, laptop, "laptop note")
 	t.Logf("note pulled from the remote: in get_backlinks after %s", eventually(t, s, "Target", "From Laptop.md"))
 }
 

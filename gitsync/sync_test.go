@@ -463,13 +463,18 @@ func TestConcurrentEditsBothSides(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	w.r.Start(ctx)
+	// The server writes two notes per laptop push, so both sides' commits
+	// interleave however the machine schedules them, without a sleep.
+	pushed := make(chan struct{}, 10)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		for i := 0; i < 20; i++ {
 			w.write(t, "write server/n"+itoa(i)+".md", "server/n"+itoa(i)+".md", "s"+itoa(i)+"\n")
-			time.Sleep(10 * time.Millisecond)
+			if i%2 == 1 {
+				<-pushed
+			}
 		}
 	}()
 	for i := 0; i < 10; i++ {
@@ -482,6 +487,7 @@ func TestConcurrentEditsBothSides(t *testing.T) {
 			}
 			git(t, w.laptop, "pull", "-q", "--rebase")
 		}
+		pushed <- struct{}{}
 	}
 	wg.Wait()
 	waitFor(t, "all 31 commits on the remote, and the vault at the remote's head", func() bool {
