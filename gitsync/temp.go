@@ -4,13 +4,9 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // Temporary files. An atomic write (the vault's, or a pull's) writes a
@@ -25,9 +21,10 @@ import (
 // start, with the vault lock held, so that no write of this process is in
 // flight) removes those whose process is gone, or is this one; a name
 // without a process id (older versions) is removed once it is a minute
-// old. A backup whose target is gone is the content of a deletion the
-// kill cut short before it was answered: it is put back rather than
-// removed, so a kill never loses a note's last content.
+// old. A backup whose note is gone belongs to a deletion the kill cut
+// short: the deletion stands, as the disk showed it at the kill, and the
+// next commit records it (the note's content stays in history: every
+// change the server answered was committed).
 
 // tempPrefix starts the name of every temporary file of an atomic write.
 const tempPrefix = ".vaultmcp-"
@@ -60,45 +57,12 @@ func staleTemp(name string, modTime time.Time) bool {
 	return pid == os.Getpid() || !processAlive(pid)
 }
 
-// backupTarget returns the name of the file a backup was kept for, from
-// the backup's name (".vaultmcp-<pid>-<target>-<random>.bak").
-func backupTarget(name string) (string, bool) {
-	rest, ok := strings.CutSuffix(name, ".bak")
-	if !ok {
-		return "", false
-	}
-	if _, ok := tempPid(name); !ok {
-		return "", false
-	}
-	_, rest, _ = strings.Cut(strings.TrimPrefix(rest, tempPrefix), "-")
-	i := strings.LastIndexByte(rest, '-')
-	if i <= 0 {
-		return "", false
-	}
-	if _, err := strconv.ParseUint(rest[i+1:], 10, 64); err != nil {
-		return "", false
-	}
-	return rest[:i], true
-}
-
 // removeStaleTemp removes the temporary file or backup at full (rel in
-// the vault) if it is a leftover, or puts a leftover backup back in place
-// of its target when the target is gone.
+// the vault) if it is a leftover.
 func (r *Repo) removeStaleTemp(full, rel string) {
 	fi, err := os.Lstat(full)
 	if err != nil || fi.IsDir() || !staleTemp(fi.Name(), fi.ModTime()) {
 		return
-	}
-	if target, ok := backupTarget(fi.Name()); ok && fi.Mode().IsRegular() && !isTempName(target) && checkName(target, filemode.Regular) == nil {
-		tfull := filepath.Join(filepath.Dir(full), target)
-		if _, err := os.Lstat(tfull); errors.Is(err, fs.ErrNotExist) {
-			if err := os.Rename(full, tfull); err != nil {
-				r.log.Warn("could not put back the backup of an interrupted change", "path", rel, "err", err)
-				return
-			}
-			r.log.Info("put back the file an interrupted deletion had set aside", "path", path.Join(path.Dir(rel), target))
-			return
-		}
 	}
 	if err := os.Remove(full); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		r.log.Warn("could not remove the temporary file or backup of an interrupted write", "path", rel, "err", err)

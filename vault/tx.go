@@ -123,10 +123,9 @@ func (tx *Tx) keep(p Path, move bool) error {
 // backupName returns an unused name for a backup of abs, beside it:
 // tempPrefix, this process's id, the target's whole name and a random
 // number (".vaultmcp-4242-daily.md-123.bak"). The sync removes a dead
-// process's backups at start, and puts one back whose target is gone (a
-// deletion a kill cut short), so it needs both the pid and the name; a
-// target name too long to fit is never cut: the backup then fails with
-// ENAMETOOLONG and keep falls back to a copy in memory.
+// process's backups at start and must leave a live one's, so the pid is
+// in the name; a target name too long to fit is never cut: the backup
+// then fails with ENAMETOOLONG and keep falls back to a copy in memory.
 func (v *Vault) backupName(abs string) (string, error) {
 	dir, base := filepath.Split(abs)
 	for range 10 {

@@ -31,9 +31,9 @@ func TestTempNameCarriesThePidAndFits(t *testing.T) {
 }
 
 // TestBackupNameCarriesThePidAndTarget: an undo backup names its process
-// and its whole target (the sync removes a dead process's backups, or puts
-// one back whose target is gone); a target too long for that gets an
-// error, not a cut name, so the change keeps its copy in memory instead.
+// (the sync removes a dead process's backups, never a live one's) and its
+// whole target; a target too long for that gets an error, not a cut name,
+// so the change keeps its copy in memory instead.
 func TestBackupNameCarriesThePidAndTarget(t *testing.T) {
 	dir := t.TempDir()
 	v := &Vault{}
