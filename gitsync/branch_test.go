@@ -12,6 +12,7 @@ import (
 // on master, with origin set, syncs with no branch and no remote
 // configured.
 func TestServesTheVaultsOwnBranchAndOrigin(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	remote := filepath.Join(base, "remote.git")
 	git(t, base, "init", "-q", "--bare", "-b", "master", remote)
@@ -59,6 +60,7 @@ func TestNewRepositoryUsesInitDefaultBranch(t *testing.T) {
 // TestConfiguredRemoteThatDiffersIsAnError: a git.remote other than the
 // vault's own origin is refused with a message saying what to do.
 func TestConfiguredRemoteThatDiffersIsAnError(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	git(t, dir, "init", "-q", "-b", "main")
 	git(t, dir, "remote", "add", "origin", "https://example.com/mine.git")
@@ -73,6 +75,7 @@ func TestConfiguredRemoteThatDiffersIsAnError(t *testing.T) {
 // locally, and the first sync that reaches the remote brings its history
 // in under ours.
 func TestOpenWhenTheRemoteIsUnreachable(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	remote := filepath.Join(base, "remote.git")
 	vault := filepath.Join(base, "vault")

@@ -11,6 +11,7 @@ import (
 )
 
 func TestOpenInitialisesRepository(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "vault")
 	r := openRepo(t, Options{Dir: dir})
 	if got := git(t, dir, "symbolic-ref", "HEAD"); got != "refs/heads/main" {
@@ -26,6 +27,7 @@ func TestOpenInitialisesRepository(t *testing.T) {
 }
 
 func TestOpenConfiguredBranch(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	openRepo(t, Options{Dir: dir, Branch: "notes"})
 	if got := git(t, dir, "symbolic-ref", "HEAD"); got != "refs/heads/notes" {
@@ -34,6 +36,7 @@ func TestOpenConfiguredBranch(t *testing.T) {
 }
 
 func TestOpenRefusesOtherBranch(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	git(t, dir, "init", "-q", "-b", "work")
 	writeFile(t, dir, "a.md", "a\n")
@@ -51,6 +54,7 @@ func TestOpenRefusesOtherBranch(t *testing.T) {
 }
 
 func TestRecordKinds(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	steps := []struct {
@@ -104,6 +108,7 @@ func TestRecordKinds(t *testing.T) {
 }
 
 func TestRecordSameContentMakesNoCommit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	first := record(t, r, "write a.md", "a.md", "hello\n")
@@ -122,6 +127,7 @@ func TestRecordSameContentMakesNoCommit(t *testing.T) {
 }
 
 func TestRecordCommitsOnlyTheGivenPaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	record(t, r, "write a.md", "a.md", "a\n")
@@ -138,6 +144,7 @@ func TestRecordCommitsOnlyTheGivenPaths(t *testing.T) {
 }
 
 func TestRecordRespectsGitignore(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	record(t, r, "write .gitignore", ".gitignore", ".obsidian/workspace*\n*.tmp\n")
@@ -161,6 +168,7 @@ func TestRecordRespectsGitignore(t *testing.T) {
 }
 
 func TestRecordFolder(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	writeFile(t, dir, "proj/a.md", "a\n")
@@ -193,6 +201,7 @@ func TestRecordFolder(t *testing.T) {
 }
 
 func TestRecordKeepsExecutableBitAndSymlinks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	writeFile(t, dir, "run.sh", "#!/bin/sh\n")
@@ -211,6 +220,7 @@ func TestRecordKeepsExecutableBitAndSymlinks(t *testing.T) {
 }
 
 func TestRecordRefusesBadPaths(t *testing.T) {
+	t.Parallel()
 	r := openRepo(t, Options{Dir: t.TempDir()})
 	for _, p := range []string{"", "/etc/passwd", "../x.md", "a/../../x.md", ".git/config", "a/.GIT/x", ".", "a\x00b"} {
 		if _, err := r.Commit(context.Background(), "bad", []string{p}); err == nil {
@@ -220,6 +230,7 @@ func TestRecordRefusesBadPaths(t *testing.T) {
 }
 
 func TestRecordAfterGitCLIChangedTheIndex(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	record(t, r, "write a.md", "a.md", "a\n")
@@ -238,6 +249,7 @@ func TestRecordAfterGitCLIChangedTheIndex(t *testing.T) {
 }
 
 func TestRecordFailureLeavesNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	first := record(t, r, "write a.md", "a.md", "a\n")
@@ -266,6 +278,7 @@ func TestRecordFailureLeavesNothing(t *testing.T) {
 // as a person would: fsck clean, status clean, one commit per write with
 // its own message and only its own path.
 func TestRecordConcurrent(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var vaultLock sync.Mutex
 	r := openRepo(t, Options{Dir: dir, Locker: &vaultLock})
@@ -330,6 +343,7 @@ func TestRecordConcurrent(t *testing.T) {
 }
 
 func TestOpenRefusesUnreadableIndex(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	git(t, dir, "init", "-q", "-b", "main")
 	writeFile(t, dir, "a.md", "a\n")

@@ -32,6 +32,7 @@ func manyNotes(t *testing.T, w *world, n int) {
 // external changes still are; the hold ends when the files come back;
 // confirming with the right count commits the deletion.
 func TestMassDeletionIsHeldBack(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	manyNotes(t, w, 40)
 	head := git(t, w.remote, "rev-parse", "main")
@@ -103,6 +104,7 @@ func TestMassDeletionIsHeldBack(t *testing.T) {
 // MassDeletionPercent (from five files up), or every file; AllowMassDeletion
 // turns it off.
 func TestMassDeletionThresholds(t *testing.T) {
+	t.Parallel()
 	r := &Repo{}
 	var err error
 	if r.opts, err = (Options{Dir: t.TempDir()}).normalized(); err != nil {
@@ -129,6 +131,7 @@ func TestMassDeletionThresholds(t *testing.T) {
 // TestSmallDeletionsAreCommitted: deleting a few notes outside the server
 // is ordinary work and is committed at once.
 func TestSmallDeletionsAreCommitted(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	manyNotes(t, w, 20)
 	for i := 0; i < 3; i++ {

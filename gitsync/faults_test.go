@@ -22,6 +22,7 @@ import (
 // lines): mergeText declines with a reason, and merge keeps both versions
 // (the remote's at the path, ours in a conflict copy).
 func TestMergeTooBigKeepsBothVersions(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	var b strings.Builder
@@ -59,6 +60,7 @@ func TestMergeTooBigKeepsBothVersions(t *testing.T) {
 // callback) is logged and returned as an error; the vault lock and the
 // repository lock are released, and the next sync works.
 func TestSyncRecoversFromAPanic(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	panics := 1
 	inner := w.r.opts.Changed
@@ -121,6 +123,7 @@ func silentServer(t *testing.T) string {
 // says nothing does not hang the sync: fetch and push give up after
 // NetworkTimeout with an error saying so.
 func TestFetchAndPushTimeOut(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	git(t, dir, "init", "-q", "-b", "main")
 	r := openRepo(t, Options{Dir: dir, RemoteURL: silentServer(t), NetworkTimeout: 300 * time.Millisecond})
@@ -138,6 +141,7 @@ func TestFetchAndPushTimeOut(t *testing.T) {
 // gc.auto is set to 1 so that a few hundred objects are enough, with three
 // of them made to land in objects/17, the folder both estimates count.
 func TestGCPacksLooseObjects(t *testing.T) {
+	t.Parallel()
 	for _, withGit := range []bool{true, false} {
 		t.Run(fmt.Sprintf("git=%v", withGit), func(t *testing.T) {
 			dir := t.TempDir()
@@ -194,6 +198,7 @@ func TestGCPacksLooseObjects(t *testing.T) {
 // they were), the sync reports it, and once space is back everything goes
 // on.
 func TestDiskFullLosesNothing(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	head := git(t, w.vault, "rev-parse", "HEAD")
 	w.r.obj.writeFault = &os.PathError{Op: "write", Path: "object", Err: syscall.ENOSPC}
@@ -222,6 +227,7 @@ func TestDiskFullLosesNothing(t *testing.T) {
 // TestDiskFullOnTmpfs: the same on a real full file system (a 1 MB tmpfs;
 // skipped where one cannot be mounted).
 func TestDiskFullOnTmpfs(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
 		t.Skip("mounting a tmpfs needs root on Linux")
 	}

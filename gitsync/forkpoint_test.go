@@ -19,6 +19,7 @@ import (
 // the note leaves the vault and is not pushed again, and our commit the
 // remote never had is replayed on top.
 func TestSyncRespectsForcePushedPurge(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	w.write(t, "write plan.md", "plan.md", "plan\n")
 	w.write(t, "write secret.md", "secret.md", "password=hunter2\n")
@@ -67,6 +68,7 @@ func TestSyncRespectsForcePushedPurge(t *testing.T) {
 // older commit, dropping commits we pushed; with nothing of ours unpushed
 // the vault follows it instead of pushing them back.
 func TestSyncFollowsRemoteRewindOfPushedCommits(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	w.write(t, "write dropped.md", "dropped.md", "x\n")
 	if err := w.r.Push(context.Background()); err != nil {
@@ -97,6 +99,7 @@ func TestSyncFollowsRemoteRewindOfPushedCommits(t *testing.T) {
 // and editing another), the sync replays only our own commit, not the
 // whole history, and does not bring the deleted note back.
 func TestSyncReplaysOnlyTheOwnChangesOfAHandMadeMerge(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	for i := 0; i < 5; i++ {
 		w.write(t, "write old"+itoa(i)+".md", "old"+itoa(i)+".md", "old\n")
@@ -145,6 +148,7 @@ func TestSyncReplaysOnlyTheOwnChangesOfAHandMadeMerge(t *testing.T) {
 // TestOursOnlyMatchesRevList checks the fork-point walk against git's
 // rev-list on a history with merges and a rewritten remote.
 func TestOursOnlyMatchesRevList(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	for i := 0; i < 3; i++ {
 		w.write(t, "write a"+itoa(i), "a"+itoa(i)+".md", "a\n")
@@ -214,6 +218,7 @@ func sorted(s []string) []string {
 // push is rejected instead, the pull follows the rewind, and the next push
 // carries only the new commit.
 func TestPushNeverUndoesARemoteRewind(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	w.write(t, "write secret.md", "secret.md", "secret\n")
 	if err := w.r.Push(context.Background()); err != nil {
@@ -242,6 +247,7 @@ func TestPushNeverUndoesARemoteRewind(t *testing.T) {
 // ahead/behind walk miscounted such histories and replayed the newest
 // commits.)
 func TestSyncWithinOneSecondReplaysNothing(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{NoPush: true})
 	w.laptopCommit(t, "laptop.md", "laptop\n", "laptop note")
 	sec, err := strconv.ParseInt(git(t, w.remote, "log", "-1", "--format=%ct", "main"), 10, 64)

@@ -26,6 +26,7 @@ func gitHunks(out string) []string {
 }
 
 func TestDiffNoteAcrossRenames(t *testing.T) {
+	t.Parallel()
 	r, p := buildRenamedNote(t)
 	ctx := context.Background()
 	dir := r.Dir()
@@ -75,6 +76,7 @@ func TestDiffNoteAcrossRenames(t *testing.T) {
 }
 
 func TestDiffWholeVault(t *testing.T) {
+	t.Parallel()
 	r, dir := clockRepo(t)
 	ctx := context.Background()
 	record(t, r, "write a.md", "a.md", noteLines(10, "a"))
@@ -126,6 +128,7 @@ func TestDiffWholeVault(t *testing.T) {
 }
 
 func TestUnifiedLinesMatchGit(t *testing.T) {
+	t.Parallel()
 	cases := [][2]string{
 		{"a\nb\nc\n", "a\nB\nc\n"},
 		{"", "new\n"},

@@ -11,6 +11,7 @@ import (
 )
 
 func TestLogRenameWithSmallEditIsARename(t *testing.T) {
+	t.Parallel()
 	r, dir := clockRepo(t)
 	ctx := context.Background()
 	record(t, r, "write old.md", "old.md", noteLines(30, "note"))
@@ -45,6 +46,7 @@ func TestLogRenameWithSmallEditIsARename(t *testing.T) {
 }
 
 func TestLogFiltersPagesAndBudget(t *testing.T) {
+	t.Parallel()
 	r, dir := clockRepo(t)
 	ctx := context.Background()
 	for i := 0; i < 6; i++ {
@@ -109,6 +111,7 @@ func TestLogFiltersPagesAndBudget(t *testing.T) {
 // A history with objects that cannot be read (a partial clone, a lost
 // loose object, a shallow clone) still answers, with notices.
 func TestHistoryWithUnreadableObjects(t *testing.T) {
+	t.Parallel()
 	r, dir := clockRepo(t)
 	ctx := context.Background()
 	record(t, r, "write a.md", "a.md", "first version of a\n")

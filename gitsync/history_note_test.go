@@ -108,6 +108,7 @@ func buildRenamedNote(t *testing.T) (*Repo, string) {
 }
 
 func TestNoteHistoryFollowsRenames(t *testing.T) {
+	t.Parallel()
 	r, p := buildRenamedNote(t)
 	dir := r.Dir()
 	h, err := r.NoteHistory(context.Background(), NoteHistoryOptions{Path: p})
@@ -193,6 +194,7 @@ func TestNoteHistoryFollowsRenames(t *testing.T) {
 // rebuilt after anything else; either way it matches git log, on a
 // history with merges made by the git CLI.
 func TestLineageMatchesGitLog(t *testing.T) {
+	t.Parallel()
 	r, dir := clockRepo(t)
 	ctx := context.Background()
 	when := clockStart.Add(24 * time.Hour)

@@ -47,6 +47,7 @@ func applyPlan(t *testing.T, r *Repo, plan RevertPlan) {
 }
 
 func TestRevertMiddleCommitKeepsLaterEdits(t *testing.T) {
+	t.Parallel()
 	r, dir := clockRepo(t)
 	ctx := context.Background()
 	base := noteLines(12, "doc")
@@ -80,6 +81,7 @@ func TestRevertMiddleCommitKeepsLaterEdits(t *testing.T) {
 }
 
 func TestRevertConflictShowsLines(t *testing.T) {
+	t.Parallel()
 	r, dir := clockRepo(t)
 	ctx := context.Background()
 	record(t, r, "write s.md", "s.md", "title\nstatus: draft\nend\n")
@@ -104,6 +106,7 @@ func TestRevertConflictShowsLines(t *testing.T) {
 }
 
 func TestRevertKinds(t *testing.T) {
+	t.Parallel()
 	r, dir := clockRepo(t)
 	ctx := context.Background()
 	record(t, r, "write keep.md", "keep.md", "keep\n")
@@ -159,6 +162,7 @@ func TestRevertKinds(t *testing.T) {
 }
 
 func TestRevertOneNoteRenamedSince(t *testing.T) {
+	t.Parallel()
 	r, dir := clockRepo(t)
 	ctx := context.Background()
 	record(t, r, "write a.md", "a.md", "one\ntwo\nthree\n")
@@ -192,6 +196,7 @@ func TestRevertOneNoteRenamedSince(t *testing.T) {
 }
 
 func TestRevertMergeRefused(t *testing.T) {
+	t.Parallel()
 	r, dir := clockRepo(t)
 	record(t, r, "write a.md", "a.md", "a\n")
 	git(t, dir, "checkout", "-q", "-b", "side")

@@ -11,6 +11,7 @@ import (
 )
 
 func TestRecentKindsAndDiffs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	record(t, r, "write notes/daily.md", "notes/daily.md", "# Daily Note 2026-02-08\n- Meeting at 10am\n- Review PRs\n")
@@ -71,6 +72,7 @@ func TestRecentKindsAndDiffs(t *testing.T) {
 }
 
 func TestRecentTruncatesLongDiffs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	var b strings.Builder
@@ -99,6 +101,7 @@ func TestRecentTruncatesLongDiffs(t *testing.T) {
 }
 
 func TestRecentBinaryAndCount(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	record(t, r, "write img.png", "img.png", "\x89PNG\x00\x01\x02")
@@ -119,6 +122,7 @@ func TestRecentBinaryAndCount(t *testing.T) {
 }
 
 func TestRecentPathFilterMatchesGitLog(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	for i := 0; i < 60; i++ {
@@ -156,6 +160,7 @@ func TestRecentPathFilterMatchesGitLog(t *testing.T) {
 }
 
 func TestRecentListsMergesWithoutFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	record(t, r, "write a.md", "a.md", "a\n")

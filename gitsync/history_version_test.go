@@ -11,6 +11,7 @@ import (
 )
 
 func TestResolveVersion(t *testing.T) {
+	t.Parallel()
 	r, dir := clockRepo(t)
 	ctx := context.Background()
 	for i := 0; i < 5; i++ {
@@ -63,6 +64,7 @@ func TestResolveVersion(t *testing.T) {
 }
 
 func TestFindPrefixAmbiguous(t *testing.T) {
+	t.Parallel()
 	l := newLineage(plumbing.ZeroHash)
 	for _, h := range []string{"abcd1111", "abcd2222", "ffff0000"} {
 		m := &commitMeta{hash: plumbing.NewHash(h + strings.Repeat("0", 32))}
@@ -82,6 +84,7 @@ func TestFindPrefixAmbiguous(t *testing.T) {
 }
 
 func TestParseTime(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2024, 6, 10, 12, 0, 0, 0, time.UTC)
 	loc := time.FixedZone("X", -5*3600)
 	cases := []struct {
@@ -113,6 +116,7 @@ func TestParseTime(t *testing.T) {
 }
 
 func TestFileAtFollowsRenames(t *testing.T) {
+	t.Parallel()
 	r, p := buildRenamedNote(t)
 	ctx := context.Background()
 	dir := r.Dir()

@@ -40,6 +40,7 @@ func gitHTTPServer(t *testing.T, root, token string) *httptest.Server {
 }
 
 func TestHTTPRemoteWithToken(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	repos := filepath.Join(base, "repos")
 	remote := filepath.Join(repos, "vault.git")

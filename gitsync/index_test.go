@@ -27,6 +27,7 @@ func naiveApply(u *indexUpdate, old *index.Index) []string {
 }
 
 func TestIndexUpdateApply(t *testing.T) {
+	t.Parallel()
 	names := []string{"a", "a.md", "b", "b/c", "b/d/e", "b/d0", "b0", "b.md", "c/x", "d"}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for round := 0; round < 2000; round++ {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestMerge3(t *testing.T) {
+	t.Parallel()
 	base := "a\nb\nc\nd\ne\nf\ng\n"
 	tests := []struct {
 		name         string
@@ -48,6 +49,7 @@ func TestMerge3(t *testing.T) {
 }
 
 func TestMerge3AddAddFromEmptyBase(t *testing.T) {
+	t.Parallel()
 	if got, ok := merge3("", "same\n", "same\n"); !ok || got != "same\n" {
 		t.Errorf("identical adds: %q %v", got, ok)
 	}
@@ -57,6 +59,7 @@ func TestMerge3AddAddFromEmptyBase(t *testing.T) {
 }
 
 func TestSplitLines(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "a", "a\n", "a\nb", "a\n\n", "\n"} {
 		if got := strings.Join(splitLines(s), ""); got != s {
 			t.Errorf("splitLines(%q) joins to %q", s, got)

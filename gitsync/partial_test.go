@@ -11,6 +11,7 @@ import (
 // lacks the blobs of old versions. When the remote brings one of them back
 // (a revert), the sync still completes, and writes and pushes go on.
 func TestPartialCloneDoesNotWedgeSync(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	remote := filepath.Join(base, "remote.git")
 	git(t, base, "init", "-q", "--bare", "-b", "main", remote)

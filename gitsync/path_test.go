@@ -7,6 +7,7 @@ import (
 )
 
 func TestCleanPath(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, want string
 		ok       bool

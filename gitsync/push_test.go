@@ -30,6 +30,7 @@ func declineHook(t *testing.T, remote string) (runs func() int) {
 // remote has new commits"; the loop waits minutes before trying again
 // instead of pulling and pushing in a loop.
 func TestDeclinedPushSaysWhy(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{SyncInterval: -1})
 	runs := declineHook(t, w.remote)
 	w.write(t, "write a.md", "a.md", "a\n")
@@ -68,6 +69,7 @@ func TestDeclinedPushSaysWhy(t *testing.T) {
 // TestDeclinedPushOverHTTP: the same over smart HTTP (git http-backend),
 // where the hook's message arrives on the side band.
 func TestDeclinedPushOverHTTP(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	repos := filepath.Join(base, "repos")
 	remote := filepath.Join(repos, "vault.git")
@@ -95,6 +97,7 @@ func TestDeclinedPushOverHTTP(t *testing.T) {
 // it had only compared against O: the new subfolder was never sent, and
 // the remote refused the push as "missing necessary objects".)
 func TestPushSendsEveryObjectOfARevertedTree(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	writeFile(t, w.vault, "lane/sub/s.md", "new in the first commit\n")
 	writeFile(t, w.vault, "lane/a.md", "A\n")
@@ -117,6 +120,7 @@ func TestPushSendsEveryObjectOfARevertedTree(t *testing.T) {
 // TestPushFileBecomesFolder: a note replaced by a folder of the same name
 // in one push.
 func TestPushFileBecomesFolder(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	w.write(t, "write x", "x", "a file\n")
 	if err := w.r.Push(context.Background()); err != nil {

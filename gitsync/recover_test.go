@@ -46,6 +46,7 @@ func leaveStaleLock(t *testing.T, gitDir, lock, content string) {
 // untracked at once) is repaired by the first sync, even with the remote
 // down.
 func TestStaleLocksOfADeadServerAreRecovered(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	w.write(t, "write a.md", "a.md", "a\n")
 	gitDir := filepath.Join(w.vault, ".git")
@@ -99,6 +100,7 @@ func TestStaleLocksOfADeadServerAreRecovered(t *testing.T) {
 // middle of a commit) are left alone, and a commit then fails with a clear
 // error instead of waiting forever.
 func TestForeignAndLiveLocksAreNotRemoved(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	record(t, r, "write a.md", "a.md", "a\n")
@@ -136,6 +138,7 @@ func TestForeignAndLiveLocksAreNotRemoved(t *testing.T) {
 // files of atomic writes are never committed; those of a dead process are
 // removed by the first sync, a live process's are left alone.
 func TestTempFilesOfInterruptedWritesAreRemovedNeverCommitted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	record(t, r, "write a.md", "a.md", "a\n")
@@ -173,6 +176,7 @@ func TestTempFilesOfInterruptedWritesAreRemovedNeverCommitted(t *testing.T) {
 // TestExternalChangesCommittedWhileRemoteIsDown: a file written while the
 // remote is unreachable is committed by the sync all the same.
 func TestExternalChangesCommittedWhileRemoteIsDown(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	if err := os.Rename(w.remote, w.remote+".away"); err != nil {
 		t.Fatal(err)
@@ -191,6 +195,7 @@ func TestExternalChangesCommittedWhileRemoteIsDown(t *testing.T) {
 // are flushed; this checks the commit path end to end with fsync on and
 // that the flush sees every object and lock (no error from missing files).
 func TestRecordIsDurable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openDurableRepo(t, Options{Dir: dir})
 	if r.opts.NoFsync {
@@ -234,6 +239,7 @@ func (l *logBuffer) logger() *slog.Logger {
 // showed it and is committed — a live process's is kept, and none is ever
 // committed.
 func TestBackupsOfInterruptedWritesAreRemoved(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	record(t, r, "write a.md", "a.md", "a\n")

@@ -15,6 +15,7 @@ import (
 // of their folder, and are never committed: a tracked file replaced by one
 // reads as deleted.
 func TestFIFOsNeverRead(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	record(t, r, "first", "d/b.md", "b\n")

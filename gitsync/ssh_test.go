@@ -153,6 +153,7 @@ func writeKey(t *testing.T, file, passphrase string) ssh.PublicKey {
 }
 
 func TestSSHRemoteChecksKnownHosts(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	keyFile := filepath.Join(base, "id_ed25519")
 	clientKey := writeKey(t, keyFile, "correct horse")

@@ -111,6 +111,7 @@ func (w *world) assertSameEverywhere(t *testing.T) {
 }
 
 func TestPushOneCommitPerWrite(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	for _, n := range []string{"a", "b", "c"} {
 		w.write(t, "write notes/"+n+".md", "notes/"+n+".md", n+"\n")
@@ -137,6 +138,7 @@ func TestPushOneCommitPerWrite(t *testing.T) {
 }
 
 func TestBackgroundPushCoalescesAndArrives(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -165,6 +167,7 @@ func (w *world) pushes() int {
 }
 
 func TestCloneIntoEmptyFolder(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	remote := filepath.Join(base, "remote.git")
 	git(t, base, "init", "-q", "--bare", "-b", "main", remote)
@@ -199,6 +202,7 @@ func TestCloneIntoEmptyFolder(t *testing.T) {
 }
 
 func TestFastForwardTouchesOnlyChangedFiles(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	for _, n := range []string{"a", "b", "c"} {
 		w.write(t, "write "+n+".md", n+".md", n+"\n")
@@ -233,6 +237,7 @@ func TestFastForwardTouchesOnlyChangedFiles(t *testing.T) {
 }
 
 func TestSyncReplaysOurCommitsOnTopOfTheRemote(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	w.laptopCommit(t, "laptop.md", "from the laptop\n", "laptop note")
 	w.write(t, "write server1.md", "server1.md", "1\n")
@@ -254,6 +259,7 @@ func TestSyncReplaysOurCommitsOnTopOfTheRemote(t *testing.T) {
 }
 
 func TestSyncMergesEditsInDifferentPlaces(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	base := "# Plan\n\nline 1\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\n"
 	w.write(t, "write plan.md", "plan.md", base)
@@ -286,6 +292,7 @@ func TestSyncMergesEditsInDifferentPlaces(t *testing.T) {
 var conflictNameRE = regexp.MustCompile(`^plan \(conflict \d{4}-\d{2}-\d{2} \d{4}\)\.md$`)
 
 func TestSyncKeepsBothVersionsOnCollision(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	base := "# Plan\nStatus: planning\nOwner: me\n"
 	w.write(t, "write plan.md", "plan.md", base)
@@ -334,6 +341,7 @@ func TestSyncKeepsBothVersionsOnCollision(t *testing.T) {
 }
 
 func TestSyncDeleteAgainstEdit(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	w.write(t, "write a.md", "a.md", "a\n")
 	w.write(t, "write b.md", "b.md", "b\n")
@@ -366,6 +374,7 @@ func TestSyncDeleteAgainstEdit(t *testing.T) {
 }
 
 func TestExternalChangesAreCommitted(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	w.write(t, "write keep.md", "keep.md", "keep\n")
 	w.write(t, "write gone.md", "gone.md", "gone\n")
@@ -403,6 +412,7 @@ func TestExternalChangesAreCommitted(t *testing.T) {
 }
 
 func TestExternalChangesWithoutRemote(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "existing.md", "was here before the server\n")
 	r := openRepo(t, Options{Dir: dir})
@@ -416,6 +426,7 @@ func TestExternalChangesWithoutRemote(t *testing.T) {
 }
 
 func TestRemoteUnavailableLosesNothing(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	away := w.remote + ".away"
 	if err := os.Rename(w.remote, away); err != nil {
@@ -444,6 +455,7 @@ func TestRemoteUnavailableLosesNothing(t *testing.T) {
 }
 
 func TestRejectedPushPullsAndPushesAgain(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{SyncInterval: -1})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -459,6 +471,7 @@ func TestRejectedPushPullsAndPushesAgain(t *testing.T) {
 // commits at the same time, with the background sync on, and checks that
 // after a final sync both sides have every change.
 func TestConcurrentEditsBothSides(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{SyncInterval: 300 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -514,6 +527,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // while the remote already has a history: everything is kept, identical
 // notes merge silently, differing ones get a conflict copy.
 func TestAdoptFolderWithNotes(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	remote := filepath.Join(base, "remote.git")
 	git(t, base, "init", "-q", "--bare", "-b", "main", remote)
@@ -557,6 +571,7 @@ func TestAdoptFolderWithNotes(t *testing.T) {
 }
 
 func TestCommitExternal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	record(t, r, "write a.md", "a.md", "a\n")
@@ -578,6 +593,7 @@ func conflictRE(name string) *regexp.Regexp {
 // TestSyncFileAgainstFolder: the remote turned a note into a folder while
 // the server edited the note, and the other way round. Both sides stay.
 func TestSyncFileAgainstFolder(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	w.write(t, "write Projects", "Projects", "a note without extension\n")
 	w.write(t, "write Ideas", "Ideas", "ideas\n")
@@ -627,6 +643,7 @@ func TestSyncFileAgainstFolder(t *testing.T) {
 // TestPullMovesAsideAFolderInTheWay: a pulled file replaces a folder that
 // still holds ignored files; the folder is moved aside, not deleted.
 func TestPullMovesAsideAFolderInTheWay(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, Options{})
 	w.write(t, "write .gitignore", ".gitignore", "*.tmp\n")
 	w.write(t, "write box/a.md", "box/a.md", "a\n")

@@ -15,6 +15,7 @@ import (
 // files turning into folders and back) and compares the flattened result
 // with a plain map of path -> blob; git fsck then checks the trees written.
 func TestApplyTreeMatchesModel(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	o := r.obj

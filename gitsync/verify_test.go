@@ -18,6 +18,7 @@ import (
 )
 
 func TestCheckName(t *testing.T) {
+	t.Parallel()
 	bad := []string{
 		"", ".", "..", "a/b", "nul\x00", ".git", ".GIT", ".Git", ".git.", ".git ", ".git. . ", ".git::$INDEX_ALLOCATION",
 		"git~1", "GIT~1", "GIT~1 ", ".g\u200cit", ".\u200dgit", "\ufeff.git", ".gi\u200et", ".git\u200f", ".g\u2060it",
@@ -190,6 +191,7 @@ func snapshotDir(t testing.TB, base string) map[string]string {
 // in the status; the branch, the tracking branch and every file stay as
 // they were, and the external-changes commit has nothing to pick up.
 func TestHostileRemoteTreesAreRefused(t *testing.T) {
+	t.Parallel()
 	hook := "#!/bin/sh\necho pwned > /tmp/vaultmcp-pwned\n"
 	cases := []struct {
 		name string
@@ -270,6 +272,7 @@ func TestHostileRemoteTreesAreRefused(t *testing.T) {
 // TestCloneRefusesHostileTree: a clone into an empty folder goes through
 // the same check: the vault stays empty and the status says why.
 func TestCloneRefusesHostileTree(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	remote := filepath.Join(base, "remote.git")
 	git(t, base, "init", "-q", "--bare", "-b", "main", remote)
@@ -297,6 +300,7 @@ func TestCloneRefusesHostileTree(t *testing.T) {
 // TestOwnCommitsRefuseUnsafePaths: whichever code path commits (a write,
 // the external-changes scan), no unsafe name enters a commit.
 func TestOwnCommitsRefuseUnsafePaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	record(t, r, "write a.md", "a.md", "a\n")
