@@ -304,3 +304,76 @@ func assertNoLocks(t *testing.T, dir string) {
 		return nil
 	})
 }
+
+// TestPullOverAReadOnlyNote: a note whose write permission is off (made
+// read-only by the user) is still updated by a pull, as git checkout
+// does, and the sync stays clean.
+func TestPullOverAReadOnlyNote(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, Options{})
+	w.write(t, "write ro.md", "ro.md", "v1\n")
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	git(t, w.laptop, "pull", "-q", "origin", "main")
+	if err := os.Chmod(filepath.Join(w.vault, "ro.md"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	w.laptopCommit(t, "ro.md", "v2 from the laptop\n", "laptop edits ro.md")
+	if err := w.r.Sync(context.Background()); err != nil {
+		t.Fatalf("sync over a read-only note: %v", err)
+	}
+	if got := readFile(t, w.vault, "ro.md"); got != "v2 from the laptop\n" {
+		t.Errorf("ro.md = %q", got)
+	}
+	assertClean(t, w.vault)
+}
+
+// TestVaultFolderGoneOrReplaced: the vault folder deleted, or moved away
+// and replaced by an empty one, under the running sync: a sync ends in an
+// error, nothing is committed or pushed (not a deletion of every note),
+// and once the folder is back the sync goes on.
+func TestVaultFolderGoneOrReplaced(t *testing.T) {
+	t.Parallel()
+	for _, replace := range []bool{false, true} {
+		w := newWorld(t, Options{})
+		w.write(t, "write a.md", "a.md", "a\n")
+		if err := w.r.Push(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		remoteHead := git(t, w.remote, "rev-parse", "main")
+		away := w.vault + ".away"
+		if err := os.Rename(w.vault, away); err != nil {
+			t.Fatal(err)
+		}
+		if replace {
+			if err := os.Mkdir(w.vault, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.r.Sync(context.Background()); err == nil {
+			t.Errorf("replace=%v: sync without the vault folder succeeded", replace)
+		}
+		if got := git(t, w.remote, "rev-parse", "main"); got != remoteHead {
+			t.Errorf("replace=%v: the remote moved: %s", replace, git(t, w.remote, "log", "--stat", "-1", "main"))
+		}
+		if replace {
+			if entries, _ := os.ReadDir(w.vault); len(entries) != 0 {
+				t.Errorf("the sync wrote into the replacing folder: %v", entries)
+			}
+			os.Remove(w.vault)
+		}
+		if err := os.Rename(away, w.vault); err != nil {
+			t.Fatal(err)
+		}
+		git(t, w.laptop, "pull", "-q", "origin", "main")
+		w.laptopCommit(t, "later.md", "later\n", "laptop note")
+		if err := w.r.Sync(context.Background()); err != nil {
+			t.Fatalf("replace=%v: sync once the folder is back: %v", replace, err)
+		}
+		if got := readFile(t, w.vault, "later.md"); got != "later\n" || readFile(t, w.vault, "a.md") != "a\n" {
+			t.Errorf("replace=%v: vault after it came back: later.md %q", replace, got)
+		}
+		assertClean(t, w.vault)
+	}
+}

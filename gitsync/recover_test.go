@@ -95,6 +95,43 @@ func TestStaleLocksOfADeadServerAreRecovered(t *testing.T) {
 	}
 }
 
+// TestIndexBehindHeadAfterAnEditIsRepaired: a kill between the ref update
+// and the index rename of an edit leaves HEAD with the new content, the
+// index with the old, and the worktree with the new: `git status` showed
+// the note as modified both ways (MM) for good, since the scan saw the
+// worktree equal to HEAD. The first sync (the remote away) puts the index
+// right without a commit.
+func TestIndexBehindHeadAfterAnEditIsRepaired(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, Options{})
+	w.write(t, "write a.md", "a.md", "a\n")
+	gitDir := filepath.Join(w.vault, ".git")
+	oldIndex, err := os.ReadFile(filepath.Join(gitDir, "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.write(t, "edit a.md", "a.md", "a, edited\n")
+	w.r.Close()
+	if err := os.WriteFile(filepath.Join(gitDir, "index"), oldIndex, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st := git(t, w.vault, "status", "--porcelain"); st != "MM a.md" {
+		t.Fatalf("setup: git status =\n%s", st)
+	}
+	if err := os.Rename(w.remote, w.remote+".away"); err != nil {
+		t.Fatal(err)
+	}
+	head := git(t, w.vault, "rev-parse", "HEAD")
+	r := openRepo(t, Options{Dir: w.vault, Locker: &w.lock})
+	if err := r.Sync(context.Background()); err == nil {
+		t.Error("Sync with the remote away succeeded")
+	}
+	assertClean(t, w.vault)
+	if got := git(t, w.vault, "rev-parse", "HEAD"); got != head {
+		t.Errorf("the repair made a commit: %s", git(t, w.vault, "log", "--stat", "-1"))
+	}
+}
+
 // TestForeignAndLiveLocksAreNotRemoved: a lock without our owner mark (a
 // git command's) and a lock whose owner is alive (another vaultmcp in the
 // middle of a commit) are left alone, and a commit then fails with a clear

@@ -118,7 +118,12 @@ func (r *Repo) commitExternal() (Result, []string, error) {
 				return nil
 			}
 		}
-		if !inHead || hf.Hash != h || hf.Mode != mode || e == nil {
+		// An index entry that differs from both is what a kill between the
+		// ref update and the index rename leaves (HEAD has the edit, the
+		// index the version before): staging the file puts the index right
+		// even when the tree is unchanged, or `git status` shows it as
+		// modified both ways (MM).
+		if !inHead || hf.Hash != h || hf.Mode != mode || e == nil || e.Hash != h || e.Mode != mode {
 			changed = append(changed, rel)
 		}
 		return nil
