@@ -377,3 +377,47 @@ func TestVaultFolderGoneOrReplaced(t *testing.T) {
 		assertClean(t, w.vault)
 	}
 }
+
+// TestPackIndexIsWrittenWhole: a pack index is written under a temporary
+// name and renamed into place on Close, so a kill while a repeated fetch
+// rewrites the index of a pack already there leaves the old, whole index
+// (the crash test once ended with "wrong index v2 file size": go-git
+// rewrote it in place).
+func TestPackIndexIsWrittenWhole(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fsys := plainFS{root: dir}
+	if err := os.MkdirAll(filepath.Join(dir, "objects", "pack"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join("objects", "pack", "pack-1.idx")
+	if err := os.WriteFile(filepath.Join(dir, name), []byte("the whole old index"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	f, err := fsys.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Name() != name {
+		t.Errorf("Name() = %q, want %q", f.Name(), name)
+	}
+	if _, err := f.Write([]byte("half a new")); err != nil {
+		t.Fatal(err)
+	}
+	// Killed here: the old index is untouched.
+	if got, _ := os.ReadFile(filepath.Join(dir, name)); string(got) != "the whole old index" {
+		t.Errorf("index while being rewritten = %q", got)
+	}
+	if _, err := f.Write([]byte(" index")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, name)); string(got) != "half a new index" {
+		t.Errorf("index after Close = %q", got)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "objects", "pack")); len(entries) != 1 {
+		t.Errorf("pack folder holds %d files, want the index only", len(entries))
+	}
+}

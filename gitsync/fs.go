@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
@@ -30,9 +31,56 @@ type relFile struct {
 
 func (f relFile) Name() string { return f.name }
 
+// Create truncates and writes name in place, except a pack index: go-git
+// writes a fetched pack's .idx with Create, and a fetch repeated after a
+// kill receives the same pack again, so a kill while the index was being
+// rewritten left a valid pack with a truncated index ("wrong index v2
+// file size"). A pack index is written under a temporary name and renamed
+// into place when it is closed, as git does.
 func (p plainFS) Create(name string) (billy.File, error) {
+	if strings.HasSuffix(name, ".idx") {
+		return p.createAtomic(name)
+	}
 	return p.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
 }
+
+// atomicFile is a file written under a temporary name in its folder and
+// renamed to its name by Close; a process killed before that leaves the
+// old file (or none) there, never a part of the new one.
+type atomicFile struct {
+	*os.File
+	name  string // as go-git knows it
+	final string
+}
+
+func (p plainFS) createAtomic(name string) (billy.File, error) {
+	final := p.abs(name)
+	f, err := os.CreateTemp(filepath.Dir(final), "tmp_idx_")
+	if err != nil {
+		return nil, err
+	}
+	return &atomicFile{File: f, name: name, final: final}, nil
+}
+
+func (f *atomicFile) Name() string { return f.name }
+
+func (f *atomicFile) Close() error {
+	err := f.File.Close()
+	if err == nil {
+		err = os.Chmod(f.File.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.File.Name(), f.final)
+	}
+	if err != nil {
+		os.Remove(f.File.Name())
+	}
+	return err
+}
+
+// Lock and Unlock are never used on a pack index.
+func (f *atomicFile) Lock() error   { return nil }
+func (f *atomicFile) Unlock() error { return nil }
 
 func (p plainFS) Open(name string) (billy.File, error) {
 	return p.OpenFile(name, os.O_RDONLY, 0)
