@@ -108,9 +108,9 @@ func NewDailyNote(ctx context.Context, d Deps, a DailyNoteArgs) (*DailyNoteResul
 	}
 	w, err := d.Vault.CreateFile(ctx, res.Path, func(rel string) string { return "create " + rel + " (daily note)" }, []byte(content))
 	if errors.Is(err, vault.ErrExists) {
-		// Made meanwhile (Obsidian on the same disk): read it. A name that
-		// clashes with another's spelling exists under that spelling
-		// only: the error says which.
+		// Made meanwhile (Obsidian on the same disk): read it. A clash
+		// with a case variant ("journal/" for "Journal") is ErrExists too,
+		// but there is nothing to read: the error itself says what to do.
 		if again, rerr := DailyNote(ctx, d, a); rerr != nil || again.Exists {
 			return again, rerr
 		}

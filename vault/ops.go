@@ -245,7 +245,8 @@ func lexists(abs string) bool {
 }
 
 // CreateDirectory creates a folder and its parents. An existing folder is
-// fine; new names are checked as for WriteFile. Git does not track empty folders, so nothing is recorded.
+// fine; new names are checked as for WriteFile. Git does not track empty
+// folders, so nothing is recorded.
 func (v *Vault) CreateDirectory(ctx context.Context, given string) (Path, bool, error) {
 	if given == "" {
 		return Path{}, false, newError(ErrInvalidPath, given, "Path is required")
