@@ -424,3 +424,46 @@ func TestScopeResources(t *testing.T) {
 		t.Errorf("get_claude_context of the hidden folder: %s", text)
 	}
 }
+
+// TestScopeInstructions checks the initialize instructions under each
+// kind of scope: the root CLAUDE.md reaches only sessions that may read
+// it, and a read-only session's orientation names no writing tool.
+func TestScopeInstructions(t *testing.T) {
+	sv := newScopedVault(t)
+	if err := os.WriteFile(filepath.Join(sv.root, "CLAUDE.md"), []byte("ROOTRULES for agents\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	init := `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}`
+	for _, c := range []struct {
+		name       string
+		scope      *access.Scope
+		wantRoot   bool
+		wantWrites bool
+	}{
+		{"no scope", nil, true, true},
+		{"deny Private", access.MustNew("test", access.Rules{Deny: []string{"Private"}}), true, true},
+		{"deny CLAUDE.md", access.MustNew("test", access.Rules{Deny: []string{"CLAUDE.md"}}), false, true},
+		{"allow Journal", access.MustNew("test", access.Rules{Allow: []string{"Journal"}}), false, true},
+		{"allow Journal and CLAUDE.md", access.MustNew("test", access.Rules{Allow: []string{"Journal", "CLAUDE.md"}}), true, true},
+		{"read-only", access.MustNew("test", access.Rules{ReadOnly: true}), true, false},
+		{"read-only, allow Journal", access.MustNew("test", access.Rules{ReadOnly: true, Allow: []string{"Journal"}}), false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp := sv.rpc(access.With(context.Background(), c.scope), "initialize", init)
+			res, _ := resp["result"].(map[string]any)
+			text, _ := res["instructions"].(string)
+			if got := strings.Contains(text, "ROOTRULES"); got != c.wantRoot {
+				t.Errorf("root CLAUDE.md in the instructions = %v, want %v:\n%s", got, c.wantRoot, text)
+			}
+			if c.wantRoot {
+				return
+			}
+			if !strings.HasPrefix(text, "This server gives you an Obsidian vault") {
+				t.Errorf("no orientation: %q", text)
+			}
+			if got := strings.Contains(text, "write_file"); got != c.wantWrites {
+				t.Errorf("orientation names write_file = %v, want %v:\n%s", got, c.wantWrites, text)
+			}
+		})
+	}
+}
