@@ -41,6 +41,7 @@ type env struct {
 	srv    *Server
 	clock  *clock
 	audit  *syncBuffer
+	logs   *syncBuffer       // everything the server logs, at debug level
 	tokens map[string]string // name -> token
 }
 
@@ -108,7 +109,8 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	git(t, root, "add", "-A")
 	git(t, root, "commit", "-q", "-m", "initial")
 
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	v, err := vault.Open(root, vault.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +133,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 		t.Fatal(err)
 	}
 
-	e := &env{t: t, root: root, clock: &clock{t: time.Now()}, audit: &syncBuffer{}, tokens: map[string]string{}}
+	e := &env{t: t, root: root, clock: &clock{t: time.Now()}, audit: &syncBuffer{}, logs: logs, tokens: map[string]string{}}
 	var toks []auth.Token
 	for name, rules := range map[string]access.Rules{
 		"full":     {},
@@ -645,5 +647,47 @@ func TestConceptAPI(t *testing.T) {
 	resp, m = e.do("POST", "/api/context/expand", `{"concept_id": "regression", "relation_types": ["related"]}`, j...)
 	if raw, _ := json.Marshal(m); resp.StatusCode != 200 || strings.Contains(string(raw), "SECRETWORD") || strings.Contains(string(raw), "secret_concept") {
 		t.Errorf("journal token's expand: %d %s", resp.StatusCode, raw)
+	}
+}
+
+// TestNoSecretsLogged drives every kind of credential, good and bad,
+// through a session and the REST API, with a panic-free error path
+// included, and checks that neither the server's log (at debug level) nor
+// the audit log holds a password, a token, a JWT or a note's content.
+func TestNoSecretsLogged(t *testing.T) {
+	e := newEnv(t)
+	_, body := e.do("POST", "/api/auth/login", `{"username": "admin", "password": "`+password+`"}`)
+	jwtTok, _ := body["access_token"].(string)
+	if jwtTok == "" {
+		t.Fatalf("login: %v", body)
+	}
+	e.do("POST", "/api/auth/login", `{"username": "admin", "password": "WRONGPASSWORD"}`)
+	e.do("POST", "/api/auth/login", `{"username": "nobody", "password": "OTHERPASSWORD"}`)
+	badTok := auth.TokenPrefix + "GUESSEDTOKEN"
+	for _, tok := range []string{badTok, jwtTok + "x", e.tokens["readonly"]} {
+		e.do("POST", "/mcp", initialize, mcpHeaders(bearer(tok)...)...)
+		e.do("GET", "/api/notes/Private/diary.md", "", bearer(tok)...)
+	}
+	c := e.mcpClient(jwtTok)
+	callTool(t, c, "write_file", map[string]any{"path": "Journal/logged.md", "content": "NOTE CONTENT"})
+	callTool(t, c, "read_file", map[string]any{"path": "Private/diary.md"})
+	callTool(t, e.mcpClient(e.tokens["journal"]), "write_file", map[string]any{"path": "Home.md", "content": "REFUSED CONTENT"})
+	e.do("PUT", "/api/notes/Journal/rest.md", `{"content": "REST CONTENT"}`, bearer(e.tokens["full"])...)
+	e.do("PUT", "/api/notes/Journal/rest.md", `{"content": "RO CONTENT"}`, bearer(e.tokens["readonly"])...)
+
+	secrets := []string{password, "WRONGPASSWORD", "OTHERPASSWORD", "GUESSEDTOKEN", jwtTok, "SECRETWORD",
+		"NOTE CONTENT", "REFUSED CONTENT", "REST CONTENT", "RO CONTENT", "test secret of the server"}
+	for _, tok := range e.tokens {
+		secrets = append(secrets, tok, strings.TrimPrefix(tok, auth.TokenPrefix))
+	}
+	for what, log := range map[string]string{"server log": e.logs.String(), "audit log": e.audit.String()} {
+		for _, secret := range secrets {
+			if strings.Contains(log, secret) {
+				t.Errorf("the %s holds %q:\n%s", what, secret, log)
+			}
+		}
+	}
+	if !strings.Contains(e.audit.String(), "Journal/logged.md") {
+		t.Errorf("the audit log lacks the write (so the check above saw nothing):\n%s", e.audit.String())
 	}
 }
