@@ -415,6 +415,17 @@ func TestScopeResources(t *testing.T) {
 	if strings.Contains(string(comp), "Private") {
 		t.Errorf("completion offers the hidden folder: %s", comp)
 	}
+	for _, params := range []string{
+		`{"ref": {"type": "ref/prompt", "name": "obsidian-create-note"}, "argument": {"name": "tags", "value": "priv"}}`,
+		`{"ref": {"type": "ref/prompt", "name": "obsidian-create-note"}, "argument": {"name": "folder", "value": "Pri"}}`,
+		`{"ref": {"type": "ref/resource", "uri": "vault:///{+path}"}, "argument": {"name": "path", "value": ""}}`,
+		`{"ref": {"type": "ref/resource", "uri": "vault:///{+path}"}, "argument": {"name": "path", "value": "Private/"}}`,
+	} {
+		comp, _ := json.Marshal(sv.rpc(ctx, "completion/complete", params))
+		if l := leaks(string(comp)); len(l) > 0 {
+			t.Errorf("completion %s leaks %q: %s", params, l, comp)
+		}
+	}
 	text, _ := sv.call(ctx, "get_claude_context", `{"path": "Journal"}`)
 	if strings.Contains(text, "SECRETWORD") {
 		t.Errorf("get_claude_context: %s", text)
