@@ -478,3 +478,51 @@ func TestScopeInstructions(t *testing.T) {
 		})
 	}
 }
+
+// TestScopeRefusalSameWhetherExists names, in every tool that takes a
+// path, a hidden note and a hidden folder that exist and ones that do
+// not: the answers must be the same, so a refusal tells nothing about
+// what the hidden folders hold.
+func TestScopeRefusalSameWhetherExists(t *testing.T) {
+	sv := newScopedVault(t)
+	ctx := access.With(context.Background(), access.MustNew("test", access.Rules{Deny: []string{"Private"}}))
+	for _, c := range []struct{ tool, args string }{
+		{"read_file", `{"path": "%s"}`},
+		{"read_file", `{"path": "%s", "version": "HEAD~1"}`},
+		{"list_directory", `{"path": "%s"}`},
+		{"grep", `{"query": "x", "path": "%s"}`},
+		{"search_files", `{"pattern": "*", "path": "%s"}`},
+		{"find_files", `{"path": "%s"}`},
+		{"get_tags", `{"path": "%s"}`},
+		{"get_claude_context", `{"path": "%s"}`},
+		{"find_links", `{"path": "%s"}`},
+		{"get_backlinks", `{"path": "%s"}`},
+		{"get_recent_changes", `{"path": "%s"}`},
+		{"get_note_history", `{"path": "%s"}`},
+		{"get_diff", `{"from": "HEAD~3", "path": "%s"}`},
+		{"revert_change", `{"commit": "HEAD~2", "path": "%s"}`},
+		{"get_properties", `{"path": "%s"}`},
+		{"set_properties", `{"path": "%s", "properties": {"a": 1}}`},
+		{"patch_note", `{"path": "%s", "target_type": "heading", "target": "X", "operation": "append", "content": "x"}`},
+		{"edit_file", `{"path": "%s", "old_text": "a", "new_text": "b"}`},
+		{"write_file", `{"path": "%s", "content": "x"}`},
+		{"delete_file", `{"path": "%s"}`},
+		{"rename_file", `{"old_path": "%s", "new_path": "Journal/moved.md"}`},
+		{"rename_file", `{"old_path": "Journal/Day.md", "new_path": "%s"}`},
+		{"create_directory", `{"path": "%s"}`},
+		{"query_notes", `{"filter": {"links_to": "%s"}}`},
+		{"query_notes", `{"filter": {"links_from": "%s"}}`},
+		{"query_notes", `{"filter": {"folder": "%s"}}`},
+	} {
+		for _, pair := range [][2]string{{"Private/Secret Plan.md", "Private/Nothing.md"}, {"Private", "Private/nofolder"}} {
+			a, _ := sv.call(ctx, c.tool, strings.Replace(c.args, "%s", pair[0], 1))
+			b, _ := sv.call(ctx, c.tool, strings.Replace(c.args, "%s", pair[1], 1))
+			a = strings.ReplaceAll(a, pair[0], "<P>")
+			b = strings.ReplaceAll(b, pair[1], "<P>")
+			a, b = a[strings.Index(a, `"result"`):], b[strings.Index(b, `"result"`):] // past the ids
+			if a != b {
+				t.Errorf("%s %s:\n  exists:  %.300s\n  missing: %.300s", c.tool, c.args, a, b)
+			}
+		}
+	}
+}
