@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -689,5 +690,77 @@ func TestNoSecretsLogged(t *testing.T) {
 	}
 	if !strings.Contains(e.audit.String(), "Journal/logged.md") {
 		t.Errorf("the audit log lacks the write (so the check above saw nothing):\n%s", e.audit.String())
+	}
+}
+
+// TestAPIStatuses checks the REST API's remaining statuses: 503 with
+// Retry-After while the index has not finished its first build, and the
+// mapping of the typed functions' errors, 500 without details included.
+func TestAPIStatuses(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	v, err := vault.Open(root, vault.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps := tools.Deps{Vault: v, Index: index.New(v, logger), Logger: logger} // never built
+	s, err := mcpserver.New(deps, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, hash, err := auth.NewToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	authn, err := auth.New(auth.Options{Tokens: []auth.Token{{Name: "t", Hash: hash}}, JWTSecret: []byte("test secret of the server, 32 bytes")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Options{MCP: s, Deps: deps, Auth: authn, Logger: logger, IndexWait: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.SetLoopback(true)
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	e := &env{t: t, url: ts.URL}
+	for _, c := range []struct{ method, path, body string }{
+		{"POST", "/api/concept", `{"concept_id": "x"}`},
+		{"POST", "/api/search", `{"query": "x"}`},
+		{"POST", "/api/context/expand", `{"concept_id": "x"}`},
+		{"GET", "/api/statistics", ""},
+	} {
+		resp, m := e.do(c.method, c.path, c.body, bearer(tok)...)
+		if resp.StatusCode != 503 || m["detail"] == nil || resp.Header.Get("Retry-After") == "" {
+			t.Errorf("%s %s before the index is built: %d %v %v", c.method, c.path, resp.StatusCode, m, resp.Header)
+		}
+	}
+
+	for _, c := range []struct {
+		err  error
+		want int
+	}{
+		{&vault.Error{Kind: vault.ErrNotFound, Msg: "File not found: a.md"}, 404},
+		{&vault.Error{Kind: vault.ErrDenied, Msg: "Access denied: a.md"}, 403},
+		{&vault.Error{Kind: vault.ErrHidden, Msg: "hidden"}, 403},
+		{&vault.Error{Kind: vault.ErrOutside, Msg: "outside"}, 403},
+		{&vault.Error{Kind: vault.ErrExists, Msg: "exists"}, 409},
+		{&vault.Error{Kind: vault.ErrInvalidInput, Msg: "bad"}, 400},
+		{context.DeadlineExceeded, 503},
+		{errors.New("disk on fire at /srv/vault/a.md"), 500},
+	} {
+		w := httptest.NewRecorder()
+		srv.fail(w, c.err)
+		var m map[string]string
+		_ = json.Unmarshal(w.Body.Bytes(), &m)
+		if w.Code != c.want || m["detail"] == "" || len(m) != 1 {
+			t.Errorf("%v: %d %s, want %d with a detail", c.err, w.Code, w.Body, c.want)
+		}
+		if c.want == 500 && strings.Contains(m["detail"], "/srv/vault") {
+			t.Errorf("a 500 shows the error's details: %s", w.Body)
+		}
 	}
 }
