@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"vaultmcp/vault"
 	"vaultmcp/vault/access"
 )
 
@@ -128,8 +129,8 @@ func (e *Engine) Find(ctx context.Context, q FindQuery) (*FindResult, error) {
 			}
 			name = func(base string) bool { return g.match(base) }
 		} else {
-			sub := strings.ToLower(q.Name)
-			name = func(base string) bool { return strings.Contains(strings.ToLower(base), sub) }
+			sub := vault.FoldName(q.Name)
+			name = func(base string) bool { return strings.Contains(vault.FoldName(base), sub) }
 		}
 	}
 	if !q.ModifiedAfter.IsZero() && !q.ModifiedBefore.IsZero() && !q.ModifiedAfter.Before(q.ModifiedBefore) {
