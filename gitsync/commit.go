@@ -388,6 +388,14 @@ func (r *Repo) stageFile(s *stage, idx *index.Index, baseTree plumbing.Hash, ig 
 	if err != nil {
 		return fmt.Errorf("read %s: %w", p, err)
 	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		if err := checkLinkTarget(p, string(content)); err != nil {
+			// Left out, not an error: the rest of the commit goes on, and
+			// a link the remote brought keeps its committed version.
+			r.warnUnsafe(p, err)
+			return nil
+		}
+	}
 	h := plumbing.ComputeHash(plumbing.BlobObject, content)
 	if old == nil || old.Hash != h || !r.obj.has(h) {
 		if _, err := r.obj.writeBlob(content); err != nil {

@@ -3,6 +3,7 @@ package gitsync
 import (
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -100,6 +101,16 @@ func (r *Repo) commitExternal() (Result, []string, error) {
 		if err != nil {
 			return nil // vanished meanwhile: the next scan sees it
 		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			target, err := os.Readlink(fp)
+			if err != nil {
+				return nil
+			}
+			if err := checkLinkTarget(rel, filepath.ToSlash(target)); err != nil {
+				r.warnUnsafe(rel, err)
+				return nil // seen: a tracked link keeps its committed version
+			}
+		}
 		mode := modeOf(fi)
 		var h plumbing.Hash
 		if e != nil && e.Mode == mode && statUnchanged(e, fi) {
@@ -193,7 +204,7 @@ func (r *Repo) warnTooLarge(rel string, size int64, tracked bool) {
 }
 
 // warnUnsafe logs, once per path, a worktree file left out of commits
-// because its name must not be in a commit.
+// because its name, or a symbolic link's target, must not be in one.
 func (r *Repo) warnUnsafe(rel string, err error) {
 	r.statMu.Lock()
 	defer r.statMu.Unlock()
@@ -204,5 +215,5 @@ func (r *Repo) warnUnsafe(rel string, err error) {
 		return
 	}
 	r.state.warned[rel] = true
-	r.log.Warn("left out of commits: its name is not safe in a git repository", "path", rel, "err", err)
+	r.log.Warn("left out of commits: not safe to share through the repository", "path", rel, "err", err)
 }

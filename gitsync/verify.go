@@ -3,6 +3,7 @@ package gitsync
 import (
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -264,5 +265,32 @@ func (o *objects) verifyTreeAt(h plumbing.Hash, prefix string) error {
 		clear(o.verified)
 	}
 	o.verified[h] = struct{}{}
+	return nil
+}
+
+// checkLinkTarget tells whether a symbolic link at rel may enter a commit.
+// A link whose target is absolute, or climbs out of the vault, or goes
+// into .git, is left out: checked out on another device it would point
+// at whatever that path holds there (and it would publish this machine's
+// folder names). The target is resolved lexically from the link's folder,
+// as the link itself would be read; a link to a link is judged on its
+// own when that one is committed.
+func checkLinkTarget(rel, target string) error {
+	t := strings.ReplaceAll(target, `\`, "/")
+	if t == "" {
+		return fmt.Errorf("%w: a symbolic link with an empty target", ErrUnsafePath)
+	}
+	if strings.HasPrefix(t, "/") || len(t) >= 2 && t[1] == ':' {
+		return fmt.Errorf("%w: a symbolic link to %s, an absolute path", ErrUnsafePath, target)
+	}
+	resolved := path.Join(path.Dir(rel), t)
+	if resolved == ".." || strings.HasPrefix(resolved, "../") {
+		return fmt.Errorf("%w: a symbolic link to %s, outside the vault", ErrUnsafePath, target)
+	}
+	for _, part := range strings.Split(resolved, "/") {
+		if isDotGit(foldForCompare(part)) {
+			return fmt.Errorf("%w: a symbolic link to %s, inside .git", ErrUnsafePath, target)
+		}
+	}
 	return nil
 }

@@ -1,0 +1,96 @@
+package gitsync
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCheckLinkTarget(t *testing.T) {
+	for _, tt := range []struct {
+		rel, target string
+		ok          bool
+	}{
+		{"a.md", "b.md", true},
+		{"notes/a.md", "../b.md", true},
+		{"notes/deep/a.md", "../../attachments/x.png", true},
+		{"notes/dir", "sub", true},
+		{"a.md", "./b.md", true},
+		{"a.md", "/etc/passwd", false},
+		{"a.md", "/tmp/outside/secret.md", false},
+		{"a.md", `C:\Users\me\secret.md`, false},
+		{"a.md", `\\server\share`, false},
+		{"a.md", "../outside.md", false},
+		{"notes/a.md", "../../outside.md", false},
+		{"notes/a.md", "sub/../../../x", false},
+		{"a.md", "..", false},
+		{"a.md", ".git/config", false},
+		{"notes/a.md", "../.GIT/hooks/post-commit", false},
+		{"notes/a.md", `..\.git\config`, false},
+		{"a.md", "", false},
+	} {
+		err := checkLinkTarget(tt.rel, tt.target)
+		if (err == nil) != tt.ok {
+			t.Errorf("checkLinkTarget(%q, %q) = %v, want ok %v", tt.rel, tt.target, err, tt.ok)
+		}
+		if err != nil && !errors.Is(err, ErrUnsafePath) {
+			t.Errorf("checkLinkTarget(%q, %q) = %v, not an ErrUnsafePath", tt.rel, tt.target, err)
+		}
+	}
+}
+
+// Symbolic links made in the vault by hand are committed only when they
+// point inside it: one to an absolute path or out of the vault would
+// publish this machine's folders and point elsewhere on every other
+// device. Whichever code path commits (the outside-changes scan, or a
+// tool's commit of a folder holding the link), the rule is the same.
+func TestLinksOutsideTheVaultAreNotCommitted(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	outside := t.TempDir()
+	writeFile(t, outside, "secret.md", "secret\n")
+	r := openRepo(t, Options{Dir: dir})
+	record(t, r, "write a.md", "a.md", "a\n")
+	writeFile(t, dir, "Inbox/note.md", "note\n")
+	links := map[string]string{
+		"Inbox/inside":   "note.md",
+		"Inbox/up":       "../a.md",
+		"Inbox/absolute": filepath.Join(outside, "secret.md"),
+		"Inbox/escapes":  "../../" + filepath.Base(outside) + "/secret.md",
+		"Inbox/gitdir":   "../.git/config",
+	}
+	for rel, target := range links {
+		if err := os.Symlink(target, filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var logs logBuffer
+	r.log = logs.logger()
+	if err := r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	files := git(t, dir, "ls-tree", "-r", "--name-only", "HEAD")
+	if want := "Inbox/inside\nInbox/note.md\nInbox/up\na.md"; files != want {
+		t.Errorf("committed after the scan:\n%s\nwant:\n%s", files, want)
+	}
+	for _, rel := range []string{"Inbox/absolute", "Inbox/escapes", "Inbox/gitdir"} {
+		if !strings.Contains(logs.String(), "path="+rel) {
+			t.Errorf("%s left out without a log line:\n%s", rel, logs.String())
+		}
+	}
+	// A tool's commit of the folder (a rename of Inbox, say) applies the
+	// same rule to what it finds there.
+	if err := os.Rename(filepath.Join(dir, "Inbox"), filepath.Join(dir, "Moved")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Record(context.Background(), "rename Inbox -> Moved", []string{"Inbox", "Moved"}); err != nil {
+		t.Fatal(err)
+	}
+	files = git(t, dir, "ls-tree", "-r", "--name-only", "HEAD")
+	if want := "Moved/inside\nMoved/note.md\nMoved/up\na.md"; files != want {
+		t.Errorf("committed after the folder's rename:\n%s\nwant:\n%s", files, want)
+	}
+}
