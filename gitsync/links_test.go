@@ -94,3 +94,48 @@ func TestLinksOutsideTheVaultAreNotCommitted(t *testing.T) {
 		t.Errorf("committed after the folder's rename:\n%s\nwant:\n%s", files, want)
 	}
 }
+
+func TestResolveLocalURL(t *testing.T) {
+	for _, tt := range []struct{ url, want string }{
+		{"", ""},
+		{"../remote.git", "/vault/../remote.git"},
+		{"remotes/vault.git", "/vault/remotes/vault.git"},
+		{"/srv/git/vault.git", "/srv/git/vault.git"},
+		{"https://example.com/v.git", "https://example.com/v.git"},
+		{"file:///srv/v.git", "file:///srv/v.git"},
+		{"git@github.com:me/vault.git", "git@github.com:me/vault.git"},
+		{"ssh://git@host/vault.git", "ssh://git@host/vault.git"},
+	} {
+		want := tt.want
+		if strings.HasPrefix(want, "/vault/") {
+			want = filepath.Join("/vault", strings.TrimPrefix(want, "/vault/"))
+		}
+		if got := resolveLocalURL(tt.url, "/vault"); got != want {
+			t.Errorf("resolveLocalURL(%q) = %q, want %q", tt.url, got, want)
+		}
+	}
+}
+
+// A remote added with a relative path (`git remote add origin
+// ../remote.git`) is found from the vault, as git finds it, whatever
+// folder the server was started in.
+func TestRelativeRemoteIsResolvedAgainstTheVault(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	dir := filepath.Join(base, "vault")
+	remote := filepath.Join(base, "remote.git")
+	git(t, base, "init", "-q", "--bare", "-b", "main", remote)
+	git(t, base, "init", "-q", "-b", "main", dir)
+	git(t, dir, "remote", "add", "origin", "../remote.git")
+	r := openRepo(t, Options{Dir: dir})
+	record(t, r, "write a.md", "a.md", "a\n")
+	if err := r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := git(t, remote, "log", "-1", "--format=%s", "main"); !strings.HasSuffix(got, "write a.md") {
+		t.Errorf("remote head = %q, want the write", got)
+	}
+}

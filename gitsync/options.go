@@ -194,6 +194,17 @@ func (o Options) normalized() (Options, error) {
 	return o, nil
 }
 
+// resolveLocalURL makes a remote that is a relative folder path absolute
+// against the worktree, as git reads it (`git remote add origin
+// ../vault.git`). go-git would resolve it against the server's working
+// directory, which is wherever the MCP client happened to start it.
+func resolveLocalURL(u, worktree string) string {
+	if u == "" || strings.Contains(u, "://") || isSSHURL(u) || filepath.IsAbs(u) {
+		return u
+	}
+	return filepath.Join(worktree, filepath.FromSlash(u))
+}
+
 // isSSHURL tells whether u is an ssh URL, including the scp-like form
 // user@host:path.
 func isSSHURL(u string) bool {

@@ -373,7 +373,7 @@ func (r *Repo) setupRemote() error {
 		if len(rc.URLs) == 0 {
 			return nil
 		}
-		r.remoteURL = rc.URLs[0]
+		r.remoteURL = resolveLocalURL(rc.URLs[0], r.dir)
 	case exists && len(rc.URLs) > 0 && rc.URLs[0] != r.opts.RemoteURL:
 		return fmt.Errorf("gitsync: the repository's remote %q is %s, the configured remote is %s (set git.remote to the same URL, or leave it empty to use the repository's own)",
 			name, redactURL(rc.URLs[0]), redactURL(r.opts.RemoteURL))
