@@ -25,8 +25,9 @@ ARGS     ?=
 STATICCHECK_VERSION := v0.8.2
 STATICCHECK         := bin/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 NPM_STAMP           := e2e/ts/node_modules/.package-lock.json
+CONFORMANCE_STAMP   := conformance/node_modules/.package-lock.json
 
-.PHONY: help run build test deps system-deps go-deps e2e-deps vet unit e2e lint fuzz bench bench-deps clean
+.PHONY: help run build test deps system-deps go-deps e2e-deps vet unit e2e lint fuzz bench bench-deps clean conformance conformance-deps
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -73,6 +74,19 @@ e2e-deps: system-deps ## install the e2e TypeScript client's packages (npm ci)
 	$(NPM) ci --prefix e2e/ts --no-audit --no-fund
 	@touch $(NPM_STAMP)
 
+# The MCP conformance suite and the Node 22 it needs (npm's node package)
+# come from conformance/package-lock.json.
+$(CONFORMANCE_STAMP): conformance/package.json conformance/package-lock.json | system-deps
+	$(NPM) ci --prefix conformance --no-audit --no-fund
+	@touch $@
+
+conformance-deps: system-deps ## install the MCP conformance suite and Node 22 (npm ci)
+	$(NPM) ci --prefix conformance --no-audit --no-fund
+	@touch $(CONFORMANCE_STAMP)
+
+conformance: build $(CONFORMANCE_STAMP) ## the official MCP conformance suite against serve --http on loopback, auth off
+	bash conformance/run.sh
+
 vet:
 	$(GO) vet ./...
 
@@ -118,4 +132,4 @@ bench: go-deps bench-deps ## Go benchmarks, then the DESIGN.md budget table (cmd
 	@if [[ -d cmd/vaultbench ]]; then echo "$(GO) run ./cmd/vaultbench"; $(GO) run ./cmd/vaultbench; fi
 
 clean: ## remove build output and installed e2e packages
-	rm -rf bin e2e/ts/node_modules
+	rm -rf bin e2e/ts/node_modules conformance/node_modules

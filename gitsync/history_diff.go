@@ -74,6 +74,7 @@ type FilePatch struct {
 // (following renames as NoteHistory does) or of the whole vault, with at
 // most MaxDiffLines lines per file.
 func (r *Repo) Diff(ctx context.Context, opts DiffOptions) (Diff, error) {
+	opts.Hide = hideUnder(hidingScope(ctx), opts.Hide)
 	if opts.Path != "" {
 		p, err := cleanPath(opts.Path)
 		if err != nil {
@@ -94,7 +95,7 @@ func (r *Repo) Diff(ctx context.Context, opts DiffOptions) (Diff, error) {
 		if err != nil {
 			return fmt.Errorf("to: %w", err)
 		}
-		out.From, out.To = versionOf(l, qf, opts.From), versionOf(l, qt, opts.To)
+		out.From, out.To = versionOf(ctx, h, l, qf, opts.From), versionOf(ctx, h, l, qt, opts.To)
 		out.Notices = endNotices(l)
 		if opts.Path != "" {
 			return h.noteDiff(l, qf, qt, opts.Path, &out)

@@ -129,7 +129,7 @@ func (r *Repo) Recent(ctx context.Context, n int, path string) ([]Commit, error)
 // -M -p` with the filters of opts. Renames are detected as git does (an
 // exact or ≥ 50% similar pair of a deleted and an added file); an object
 // that cannot be read costs that file's diff (with a notice), never the
-// whole answer.
+// whole answer. It answers under ctx's access scope (see scope.go).
 func (r *Repo) Log(ctx context.Context, opts LogOptions) (Log, error) {
 	n := opts.Count
 	if n <= 0 {
@@ -144,11 +144,16 @@ func (r *Repo) Log(ctx context.Context, opts LogOptions) (Log, error) {
 		opts.Path = p
 	}
 	author := strings.ToLower(opts.Author)
+	scope := hidingScope(ctx)
+	opts.Hide = hideUnder(scope, opts.Hide)
 	var out Log
 	out.Offset = max(opts.Offset, 0)
 	err := r.withLineage(ctx, func(h *history, l *lineage) error {
 		out.Notices = endNotices(l)
 		match := func(m *commitMeta) bool {
+			if h.invisible(scope, m) {
+				return false
+			}
 			if !opts.Since.IsZero() && m.when.Before(opts.Since) {
 				return false
 			}
@@ -177,6 +182,7 @@ func (r *Repo) Log(ctx context.Context, opts LogOptions) (Log, error) {
 			if err != nil {
 				return err
 			}
+			c.Message = h.message(scope, m)
 			out.Commits = append(out.Commits, c)
 		}
 		return nil

@@ -130,10 +130,21 @@ func (r *Repo) NoteHistory(ctx context.Context, opts NoteHistoryOptions) (NoteHi
 	limit = min(limit, MaxHistoryLimit)
 	out := NoteHistory{Path: p, Offset: max(opts.Offset, 0)}
 	author := strings.ToLower(opts.Author)
+	scope := hidingScope(ctx)
 	err = r.withLineage(ctx, func(h *history, l *lineage) error {
 		out.Notices = endNotices(l)
 		for _, st := range h.follow(l, p, l.top()) {
 			m := l.order[st.pos]
+			if scope != nil {
+				// The note's life in a hidden folder is not shown, nor
+				// where it came from.
+				if !scope.Visible(st.path) {
+					continue
+				}
+				if st.oldPath != "" && !scope.Visible(st.oldPath) {
+					st.oldPath = ""
+				}
+			}
 			if !opts.Since.IsZero() && m.when.Before(opts.Since) {
 				continue
 			}
@@ -144,7 +155,9 @@ func (r *Repo) NoteHistory(ctx context.Context, opts NoteHistoryOptions) (NoteHi
 			if out.Total <= out.Offset || len(out.Versions) >= limit {
 				continue
 			}
-			out.Versions = append(out.Versions, h.noteVersion(m, st))
+			v := h.noteVersion(m, st)
+			v.Message = h.message(scope, m)
+			out.Versions = append(out.Versions, v)
 		}
 		return ctx.Err()
 	})

@@ -96,7 +96,7 @@ func (r *Repo) PlanRevert(ctx context.Context, opts RevertOptions, current Curre
 			return err
 		}
 		m := l.order[q]
-		plan.Commit = versionOf(l, q, opts.Commit)
+		plan.Commit = versionOf(ctx, h, l, q, opts.Commit)
 		plan.Summary = fmt.Sprintf("revert %s: %s", short(m.hash), firstLine(m.message))
 		if len(m.parents) > 1 {
 			return fmt.Errorf("commit %s is a merge; revert the commits it brought in one by one instead", short(m.hash))

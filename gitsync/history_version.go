@@ -49,17 +49,17 @@ func (r *Repo) ResolveVersion(ctx context.Context, spec string) (Version, error)
 		if err != nil {
 			return err
 		}
-		v = versionOf(l, q, spec)
+		v = versionOf(ctx, h, l, q, spec)
 		return nil
 	})
 	return v, err
 }
 
-func versionOf(l *lineage, q int32, spec string) Version {
+func versionOf(ctx context.Context, h *history, l *lineage, q int32, spec string) Version {
 	m := l.order[q]
 	return Version{
 		Spec: spec, Hash: short(m.hash), FullHash: m.hash.String(), Time: m.author, Committed: m.when,
-		Author: m.name, Email: m.email, Message: m.message, Head: q == l.top(),
+		Author: m.name, Email: m.email, Message: h.message(hidingScope(ctx), m), Head: q == l.top(),
 	}
 }
 
@@ -315,7 +315,7 @@ func (r *Repo) FileAt(ctx context.Context, spec, path string, maxBytes int64) (F
 		if err != nil {
 			return err
 		}
-		out.Version = versionOf(l, q, spec)
+		out.Version = versionOf(ctx, h, l, q, spec)
 		e, name, err := h.entryAt(l, q, p)
 		if err != nil {
 			return err

@@ -34,7 +34,7 @@ type DailyNoteResult struct {
 // dailySettings reads the vault's daily-note settings; a vault without
 // them uses Obsidian's defaults.
 func (d Deps) dailySettings() (daily.Settings, error) {
-	f, err := d.Vault.ReadFile(daily.SettingsFile, 64<<10)
+	f, err := d.Vault.ReadFile(context.Background(), daily.SettingsFile, 64<<10) // the vault's settings, read for the server
 	if errors.Is(err, vault.ErrNotFound) || errors.Is(err, vault.ErrHidden) {
 		// No settings (or the settings folder is configured hidden):
 		// Obsidian's defaults.
@@ -52,7 +52,7 @@ func (d Deps) dailySettings() (daily.Settings, error) {
 
 // dailyNote works out the daily note of a date and reads it if it
 // exists.
-func (d Deps) dailyNote(a DailyNoteArgs, now time.Time) (daily.Settings, time.Time, DailyNoteResult, error) {
+func (d Deps) dailyNote(ctx context.Context, a DailyNoteArgs, now time.Time) (daily.Settings, time.Time, DailyNoteResult, error) {
 	s, err := d.dailySettings()
 	if err != nil {
 		return s, time.Time{}, DailyNoteResult{}, err
@@ -62,7 +62,7 @@ func (d Deps) dailyNote(a DailyNoteArgs, now time.Time) (daily.Settings, time.Ti
 		return s, date, DailyNoteResult{}, badInput("%v", err)
 	}
 	res := DailyNoteResult{Path: s.Path(date), Date: date.Format(time.DateOnly)}
-	f, err := d.Vault.ReadFile(res.Path, int64(d.readBytes()))
+	f, err := d.Vault.ReadFile(ctx, res.Path, int64(d.readBytes()))
 	switch {
 	case err == nil:
 		res.Exists, res.Content, res.Truncated = true, string(trimPartialRune(f.Data)), f.Truncated
@@ -75,7 +75,7 @@ func (d Deps) dailyNote(a DailyNoteArgs, now time.Time) (daily.Settings, time.Ti
 // DailyNote is get_daily_note's work: find the daily note of a date
 // (today by default) and read it.
 func DailyNote(ctx context.Context, d Deps, a DailyNoteArgs) (*DailyNoteResult, error) {
-	_, _, res, err := d.dailyNote(a, time.Now())
+	_, _, res, err := d.dailyNote(ctx, a, time.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func DailyNote(ctx context.Context, d Deps, a DailyNoteArgs) (*DailyNoteResult, 
 // date from the vault's template unless it exists, and return it.
 func NewDailyNote(ctx context.Context, d Deps, a DailyNoteArgs) (*DailyNoteResult, error) {
 	now := time.Now()
-	s, date, res, err := d.dailyNote(a, now)
+	s, date, res, err := d.dailyNote(ctx, a, now)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func NewDailyNote(ctx context.Context, d Deps, a DailyNoteArgs) (*DailyNoteResul
 	}
 	content := ""
 	if tp := s.TemplatePath(); tp != "" {
-		f, err := d.Vault.ReadFile(tp, 0)
+		f, err := d.Vault.ReadFile(ctx, tp, 0)
 		switch {
 		case err == nil:
 			content = s.Fill(string(f.Data), date, now)

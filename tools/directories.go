@@ -77,7 +77,7 @@ func ListDir(ctx context.Context, d Deps, a ListArgs) (*ListResult, error) {
 			depth = *a.MaxDepth
 		}
 	}
-	entries, err := d.Vault.List(a.Path, depth)
+	entries, err := d.Vault.List(ctx, a.Path, depth)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func CreateDirectory(d Deps) server.ServerTool {
 		annotate("Create directory", false, false, true),
 	)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a pathArgs) (*mcp.CallToolResult, error) {
-		p, created, err := d.Vault.CreateDirectory(a.Path)
+		p, created, err := d.Vault.CreateDirectory(ctx, a.Path)
 		if err != nil {
 			return nil, err
 		}

@@ -102,7 +102,7 @@ type GetPropertiesResult struct {
 // Properties is get_properties' work: read a note's frontmatter
 // properties.
 func Properties(ctx context.Context, d Deps, a GetPropertiesArgs) (*GetPropertiesResult, error) {
-	f, err := d.Vault.ReadFile(a.Path, 0)
+	f, err := d.Vault.ReadFile(ctx, a.Path, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func ReadFile(d Deps) server.ServerTool {
 		annotate("Read file", true, false, true),
 	)
 	return withVersion(d, server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a ReadArgs) (*mcp.CallToolResult, error) {
-		f, info, err := d.Vault.OpenFile(a.Path)
+		f, info, err := d.Vault.OpenFile(ctx, a.Path)
 		if err != nil {
 			return nil, err
 		}

@@ -56,8 +56,8 @@ func (d Deps) guidance() *guidance.Files {
 
 // ClaudeContext returns the CLAUDE.md files in the folders from the vault
 // root (whose file is left out: it is the instructions) down to a.Path.
-func ClaudeContext(_ context.Context, d Deps, a ClaudeContextArgs) (ClaudeContextResult, error) {
-	files, err := d.guidance().Along(a.Path)
+func ClaudeContext(ctx context.Context, d Deps, a ClaudeContextArgs) (ClaudeContextResult, error) {
+	files, err := d.guidance().Along(ctx, a.Path)
 	if err != nil {
 		return ClaudeContextResult{}, err
 	}

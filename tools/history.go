@@ -107,7 +107,7 @@ func RecentChanges(ctx context.Context, d Deps, a RecentChangesArgs) (RecentChan
 	}
 	opts := gitsync.LogOptions{Count: n, Offset: a.Offset, Author: a.Author, FilesOnly: a.FilesOnly, MaxBytes: d.historyBytes()}
 	if a.Path != "" {
-		p, err := d.Vault.Resolve(a.Path)
+		p, err := d.Vault.ResolveFor(ctx, a.Path)
 		if err != nil {
 			return RecentChangesResult{}, err
 		}
@@ -280,7 +280,7 @@ func NoteHistory(ctx context.Context, d Deps, a NoteHistoryArgs) (NoteHistoryRes
 	if d.Git == nil {
 		return NoteHistoryResult{}, errNoHistory
 	}
-	p, err := d.Vault.ResolveFile(a.Path)
+	p, err := d.Vault.ResolveFile(ctx, a.Path)
 	if err != nil {
 		return NoteHistoryResult{}, err
 	}
@@ -386,7 +386,7 @@ func Diff(ctx context.Context, d Deps, a DiffArgs) (DiffResult, error) {
 	opts := gitsync.DiffOptions{From: a.From, To: a.To, Limit: a.Limit, Offset: a.Offset,
 		MaxBytes: d.historyBytes(), Hide: hiddenPath(d.Vault), Skip: skipPaths(d.Vault, "")}
 	if a.Path != "" {
-		p, err := d.Vault.ResolveFile(a.Path)
+		p, err := d.Vault.ResolveFile(ctx, a.Path)
 		if err != nil {
 			return DiffResult{}, err
 		}

@@ -111,7 +111,7 @@ func Backlinks(ctx context.Context, d Deps, a BacklinksArgs) (*BacklinksResult, 
 	switch {
 	case a.Path != "":
 		res.Note = a.Path
-		p, err := d.Vault.ResolveFile(a.Path)
+		p, err := d.Vault.ResolveFile(ctx, a.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -136,7 +136,7 @@ func Backlinks(ctx context.Context, d Deps, a BacklinksArgs) (*BacklinksResult, 
 				return nil, err
 			}
 			if res.BacklinkCount == 0 {
-				res.Notice = "no file is named " + quote(name) + " and no note links to that name" + didYouMean(d.suggest(name))
+				res.Notice = "no file is named " + quote(name) + " and no note links to that name" + didYouMean(d.suggest(ctx, name))
 				return res, nil
 			}
 		}
@@ -304,7 +304,7 @@ func FindLinks(d Deps) server.ServerTool {
 
 // FindLinksOf is find_links' work.
 func FindLinksOf(ctx context.Context, d Deps, a FindLinksArgs) (*FindLinksResult, error) {
-	p, err := d.Vault.ResolveFile(a.Path)
+	p, err := d.Vault.ResolveFile(ctx, a.Path)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func ReadVersion(ctx context.Context, d Deps, a ReadVersionArgs) (ReadVersionRes
 	if d.Git == nil {
 		return ReadVersionResult{}, errNoHistory
 	}
-	p, err := d.Vault.ResolveFile(a.Path)
+	p, err := d.Vault.ResolveFile(ctx, a.Path)
 	if err != nil {
 		return ReadVersionResult{}, err
 	}

@@ -24,16 +24,16 @@ func handle[A any](d Deps, fn func(ctx context.Context, args A) (*mcp.CallToolRe
 		defer func() {
 			if p := recover(); p != nil {
 				d.logger().Error("tool panicked", "tool", req.Params.Name, "panic", p, "stack", string(debug.Stack()))
-				res, err = errorResult(d, fmt.Errorf("internal error in %s; the server logged the details", req.Params.Name)), nil
+				res, err = errorResult(ctx, d, fmt.Errorf("internal error in %s; the server logged the details", req.Params.Name)), nil
 			}
 		}()
 		var args A
 		if err := req.BindArguments(&args); err != nil {
-			return errorResult(d, fmt.Errorf("invalid arguments: %v", err)), nil
+			return errorResult(ctx, d, fmt.Errorf("invalid arguments: %v", err)), nil
 		}
 		res, err = fn(ctx, args)
 		if err != nil {
-			return errorResult(d, err), nil
+			return errorResult(ctx, d, err), nil
 		}
 		return res, nil
 	}
@@ -55,7 +55,7 @@ func (e *toolError) Unwrap() error { return e.err }
 // errorResult renders err as seed-style {"error": "..."} with isError set.
 // Unexpected errors are logged, and the vault's absolute root is scrubbed
 // from any message so no client learns the server's layout.
-func errorResult(d Deps, err error) *mcp.CallToolResult {
+func errorResult(ctx context.Context, d Deps, err error) *mcp.CallToolResult {
 	body := map[string]any{}
 	var te *toolError
 	var ve *vault.Error
@@ -70,7 +70,7 @@ func errorResult(d Deps, err error) *mcp.CallToolResult {
 	}
 	msg := err.Error()
 	if errors.As(err, &ve) && errors.Is(ve.Kind, vault.ErrNotFound) && ve.Path != "" {
-		msg += didYouMean(d.suggest(ve.Path))
+		msg += didYouMean(d.suggest(ctx, ve.Path))
 	}
 	if d.Vault != nil {
 		root := d.Vault.Root()

@@ -11,6 +11,7 @@ import (
 
 	"vaultmcp/gitsync"
 	"vaultmcp/vault"
+	"vaultmcp/vault/access"
 )
 
 // RevertArgs are revert_change's arguments.
@@ -109,14 +110,21 @@ func Revert(ctx context.Context, d Deps, a RevertArgs) (RevertResult, error) {
 	}
 	var plan gitsync.RevertPlan
 	if a.Path != "" {
-		p, err := d.Vault.ResolveFile(a.Path)
+		p, err := d.Vault.ResolveFile(ctx, a.Path)
 		if err != nil {
 			return RevertResult{}, err
 		}
 		a.Path = p.Rel
 	}
+	scope := access.From(ctx)
 	current := func(rel string) ([]byte, bool, error) {
-		f, err := d.Vault.ReadFile(rel, 0)
+		if !scope.Visible(rel) {
+			// Named by the commit, not by the client: say so without
+			// naming it.
+			return nil, false, &vault.Error{Kind: vault.ErrDenied,
+				Msg: "Access denied: the change also touched notes outside the folders this session may access, so nothing was changed"}
+		}
+		f, err := d.Vault.ReadFile(ctx, rel, 0)
 		if errors.Is(err, vault.ErrNotFound) {
 			return nil, false, nil
 		}
@@ -136,7 +144,7 @@ func Revert(ctx context.Context, d Deps, a RevertArgs) (RevertResult, error) {
 		}
 		tx.Summarize("%s", plan.Summary)
 		for _, f := range plan.Files {
-			if err := applyRevertFile(d.Vault, tx, f); err != nil {
+			if err := applyRevertFile(ctx, d.Vault, tx, f); err != nil {
 				return err
 			}
 		}
@@ -152,7 +160,7 @@ func Revert(ctx context.Context, d Deps, a RevertArgs) (RevertResult, error) {
 }
 
 // applyRevertFile carries out one file operation of a revert plan.
-func applyRevertFile(v *vault.Vault, tx *vault.Tx, f gitsync.RevertFile) error {
+func applyRevertFile(ctx context.Context, v *vault.Vault, tx *vault.Tx, f gitsync.RevertFile) error {
 	switch {
 	case f.Delete:
 		p, err := v.ResolveEntry(f.Path)
@@ -165,7 +173,7 @@ func applyRevertFile(v *vault.Vault, tx *vault.Tx, f gitsync.RevertFile) error {
 		if err != nil {
 			return err
 		}
-		to, err := v.ResolveFile(f.Path)
+		to, err := v.ResolveFile(ctx, f.Path)
 		if err != nil {
 			return err
 		}
@@ -174,7 +182,7 @@ func applyRevertFile(v *vault.Vault, tx *vault.Tx, f gitsync.RevertFile) error {
 		}
 		return tx.WriteFile(to, f.Content)
 	default:
-		p, err := v.ResolveFile(f.Path)
+		p, err := v.ResolveFile(ctx, f.Path)
 		if err != nil {
 			return err
 		}

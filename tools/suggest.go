@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"io/fs"
 	"path"
 	"slices"
@@ -8,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"vaultmcp/vault/access"
 )
 
 // maxSuggestions is how many paths a not-found error offers.
@@ -20,7 +23,10 @@ const maxSuggestions = 3
 // "Plugins/Canvas.md"), then names a typo or two away. Folders end in
 // "/". Paths come from the index when there is one (the vault's files
 // as scans see them: nothing hidden or skipped), else from a walk.
-func (d Deps) suggest(given string) []string {
+//
+// Under an access scope (ctx) only paths it lets the client see are
+// offered.
+func (d Deps) suggest(ctx context.Context, given string) []string {
 	g := path.Clean(strings.Trim(strings.ReplaceAll(given, "\\", "/"), "/"))
 	if g == "." || g == "" || d.Vault == nil {
 		return nil
@@ -28,7 +34,11 @@ func (d Deps) suggest(given string) []string {
 	want := newNameQuery(g)
 	scores := map[string]int{}
 	seenDirs := map[string]bool{}
+	scope := access.From(ctx)
 	consider := func(rel string) bool {
+		if !scope.Visible(rel) {
+			return true
+		}
 		if rel == g {
 			return true // it exists, but not as the tool wanted (a note, say)
 		}

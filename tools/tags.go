@@ -69,7 +69,7 @@ func GetTags(d Deps) server.ServerTool {
 func Tags(ctx context.Context, d Deps, a TagsArgs) (*TagsResult, error) {
 	rel := ""
 	if a.Path != "" {
-		p, err := d.Vault.ResolveFile(a.Path)
+		p, err := d.Vault.ResolveFile(ctx, a.Path)
 		if err != nil {
 			return nil, err
 		}

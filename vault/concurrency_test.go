@@ -42,12 +42,12 @@ func TestConcurrentChanges(t *testing.T) {
 					errs <- fmt.Errorf("write %s: %w", line, err)
 				}
 				// Reads run alongside and never see a half-written file.
-				if f, err := v.ReadFile("shared.md", 0); err != nil {
+				if f, err := v.ReadFile(context.Background(), "shared.md", 0); err != nil {
 					errs <- fmt.Errorf("read: %w", err)
 				} else if !strings.HasSuffix(string(f.Data), marker+"\n") {
 					errs <- fmt.Errorf("read a torn file: %q", f.Data)
 				}
-				if _, err := v.List("", 3); err != nil {
+				if _, err := v.List(context.Background(), "", 3); err != nil {
 					errs <- fmt.Errorf("list: %w", err)
 				}
 			}
@@ -108,7 +108,7 @@ func TestPathCheckedUnderTheWriteLock(t *testing.T) {
 			return err
 		}, "moved.md"},
 		{"create_directory", func(v *Vault) error {
-			_, _, err := v.CreateDirectory("notes/sub")
+			_, _, err := v.CreateDirectory(context.Background(), "notes/sub")
 			return err
 		}, "sub"},
 	}

@@ -178,15 +178,15 @@ func TestVaultFolderGone(t *testing.T) {
 		name string
 		err  func() error
 	}{
-		{"read", func() error { _, err := v.ReadFile("a.md", 0); return err }},
+		{"read", func() error { _, err := v.ReadFile(context.Background(), "a.md", 0); return err }},
 		{"write", func() error { _, err := v.WriteFile(ctx, "a.md", []byte("x")); return err }},
 		{"write in a new folder", func() error { _, err := v.WriteFile(ctx, "n/b.md", []byte("x")); return err }},
 		{"edit", func() error { _, err := v.EditFile(ctx, "a.md", "a", "b"); return err }},
 		{"delete", func() error { _, err := v.DeleteFile(ctx, "a.md"); return err }},
 		{"rename", func() error { _, err := v.RenameFile(ctx, "a.md", "b.md", nil); return err }},
-		{"list", func() error { _, err := v.List("", 1); return err }},
-		{"stat", func() error { _, _, err := v.Stat("a.md"); return err }},
-		{"create_directory", func() error { _, _, err := v.CreateDirectory("d"); return err }},
+		{"list", func() error { _, err := v.List(context.Background(), "", 1); return err }},
+		{"stat", func() error { _, _, err := v.Stat(context.Background(), "a.md"); return err }},
+		{"create_directory", func() error { _, _, err := v.CreateDirectory(context.Background(), "d"); return err }},
 	}
 	for _, c := range checks {
 		err := c.err()
@@ -201,7 +201,7 @@ func TestVaultFolderGone(t *testing.T) {
 	if err := os.Rename(aside, root); err != nil {
 		t.Fatal(err)
 	}
-	if f, err := v.ReadFile("a.md", 0); err != nil || string(f.Data) != "a" {
+	if f, err := v.ReadFile(context.Background(), "a.md", 0); err != nil || string(f.Data) != "a" {
 		t.Errorf("after the folder came back: %q %v", f.Data, err)
 	}
 	if _, err := v.WriteFile(ctx, "a.md", []byte("back")); err != nil {

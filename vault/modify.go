@@ -20,7 +20,7 @@ func (v *Vault) ModifyFile(ctx context.Context, given string, summary func(rel s
 	var out []byte
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
 		var fi fs.FileInfo
-		if p, fi, err = v.statFile(given); err != nil {
+		if p, fi, err = v.statFile(ctx, given); err != nil {
 			return err
 		}
 		// Checked before reading: a change must not pull a huge file
@@ -59,7 +59,7 @@ func (v *Vault) CreateFile(ctx context.Context, given string, summary func(rel s
 	}
 	var p Path
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
-		if p, err = v.ResolveFile(given); err != nil {
+		if p, err = v.ResolveFile(ctx, given); err != nil {
 			return err
 		}
 		if _, err := os.Lstat(p.Abs); err == nil {

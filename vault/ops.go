@@ -28,13 +28,17 @@ type Written struct {
 }
 
 // ResolveFile resolves a client path that must name a file (existing or
-// not): the empty path and the vault root are refused.
-func (v *Vault) ResolveFile(given string) (Path, error) {
+// not): the empty path and the vault root are refused, and so is a path
+// ctx's access scope hides.
+func (v *Vault) ResolveFile(ctx context.Context, given string) (Path, error) {
 	if given == "" {
 		return Path{}, newError(ErrInvalidPath, given, "Path is required")
 	}
 	p, err := v.Resolve(given)
 	if err != nil {
+		return Path{}, err
+	}
+	if err := checkRead(ctx, given, p); err != nil {
 		return Path{}, err
 	}
 	if p.IsRoot() {
@@ -71,7 +75,7 @@ func (v *Vault) EditFile(ctx context.Context, given, oldText, newText string) (W
 	unchanged, before := false, 0
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
 		var fi fs.FileInfo
-		if p, fi, err = v.statFile(given); err != nil {
+		if p, fi, err = v.statFile(ctx, given); err != nil {
 			return err
 		}
 		// Checked before reading: an edit must not pull a huge file
@@ -183,7 +187,7 @@ func (v *Vault) DeleteFile(ctx context.Context, given string) (Written, error) {
 func (v *Vault) DeleteFileWith(ctx context.Context, given string, before func(p Path) error) (Written, error) {
 	var p Path
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
-		if p, err = v.statEntry(given); err != nil {
+		if p, err = v.statEntry(ctx, given); err != nil {
 			return err
 		}
 		tx.Summarize("delete %s", p.Rel)
@@ -206,10 +210,10 @@ func (v *Vault) DeleteFileWith(ctx context.Context, given string, before func(p 
 func (v *Vault) RenameFile(ctx context.Context, oldGiven, newGiven string, extra func(tx *Tx, from, to Path) error) (Written, error) {
 	var from, to Path
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
-		if from, err = v.statEntry(oldGiven); err != nil {
+		if from, err = v.statEntry(ctx, oldGiven); err != nil {
 			return err
 		}
-		if to, err = v.ResolveFile(newGiven); err != nil {
+		if to, err = v.ResolveFile(ctx, newGiven); err != nil {
 			return err
 		}
 		tx.Summarize("rename %s -> %s", from.Rel, to.Rel)
@@ -229,7 +233,7 @@ func (v *Vault) RenameFile(ctx context.Context, oldGiven, newGiven string, extra
 
 // CreateDirectory creates a folder and its parents. An existing folder is
 // fine. Git does not track empty folders, so nothing is recorded.
-func (v *Vault) CreateDirectory(given string) (Path, bool, error) {
+func (v *Vault) CreateDirectory(ctx context.Context, given string) (Path, bool, error) {
 	if given == "" {
 		return Path{}, false, newError(ErrInvalidPath, given, "Path is required")
 	}
@@ -237,6 +241,9 @@ func (v *Vault) CreateDirectory(given string) (Path, bool, error) {
 	defer v.mu.Unlock()
 	p, err := v.Resolve(given)
 	if err != nil {
+		return Path{}, false, err
+	}
+	if err := checkWrite(ctx, given, p); err != nil {
 		return Path{}, false, err
 	}
 	fi, err := os.Stat(p.Abs)
@@ -273,9 +280,9 @@ type File struct {
 }
 
 // ReadFile reads the file at given, at most limit bytes of it (limit <= 0
-// means no limit).
-func (v *Vault) ReadFile(given string, limit int64) (File, error) {
-	p, _, err := v.statFile(given)
+// means no limit), if ctx's access scope lets the client see it.
+func (v *Vault) ReadFile(ctx context.Context, given string, limit int64) (File, error) {
+	p, _, err := v.statFile(ctx, given)
 	if err != nil {
 		return File{}, v.explain(err)
 	}
@@ -314,9 +321,9 @@ func readRegular(abs string) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
-// Stat resolves given and returns its file info.
-func (v *Vault) Stat(given string) (Path, fs.FileInfo, error) {
-	p, err := v.Resolve(given)
+// Stat resolves given under ctx's access scope and returns its file info.
+func (v *Vault) Stat(ctx context.Context, given string) (Path, fs.FileInfo, error) {
+	p, err := v.ResolveFor(ctx, given)
 	if err != nil {
 		return Path{}, nil, err
 	}

@@ -288,14 +288,14 @@ func TestCreateDirectory(t *testing.T) {
 	v, root := newTestVault(t, Options{})
 	mkfile(t, root, "file.md", "f")
 
-	p, created, err := v.CreateDirectory("x/y/z")
+	p, created, err := v.CreateDirectory(context.Background(), "x/y/z")
 	if err != nil || !created || p.Rel != "x/y/z" {
 		t.Fatalf("CreateDirectory = %+v, %v, %v", p, created, err)
 	}
 	if fi, err := os.Stat(filepath.Join(root, "x/y/z")); err != nil || !fi.IsDir() {
 		t.Fatal("folder not created")
 	}
-	if _, created, err := v.CreateDirectory("x/y"); err != nil || created {
+	if _, created, err := v.CreateDirectory(context.Background(), "x/y"); err != nil || created {
 		t.Errorf("existing folder: created=%v err=%v", created, err)
 	}
 	for _, tt := range []struct {
@@ -309,7 +309,7 @@ func TestCreateDirectory(t *testing.T) {
 		{"../up", ErrOutside},
 	} {
 		before := snapshot(t, root)
-		_, _, err := v.CreateDirectory(tt.given)
+		_, _, err := v.CreateDirectory(context.Background(), tt.given)
 		checkClientError(t, err, tt.kind, tt.given, root)
 		sameSnapshot(t, before, snapshot(t, root))
 	}
@@ -318,15 +318,15 @@ func TestCreateDirectory(t *testing.T) {
 func TestReadFile(t *testing.T) {
 	v, root := newTestVault(t, Options{})
 	mkfile(t, root, "n.md", "0123456789")
-	f, err := v.ReadFile("n.md", 0)
+	f, err := v.ReadFile(context.Background(), "n.md", 0)
 	if err != nil || string(f.Data) != "0123456789" || f.Truncated || f.Size != 10 {
 		t.Fatalf("ReadFile = %+v, %v", f, err)
 	}
-	f, err = v.ReadFile("n.md", 4)
+	f, err = v.ReadFile(context.Background(), "n.md", 4)
 	if err != nil || string(f.Data) != "0123" || !f.Truncated || f.Size != 10 {
 		t.Fatalf("ReadFile(limit 4) = %+v, %v", f, err)
 	}
-	f, err = v.ReadFile("n.md", 10)
+	f, err = v.ReadFile(context.Background(), "n.md", 10)
 	if err != nil || f.Truncated {
 		t.Fatalf("ReadFile(limit = size) = %+v, %v", f, err)
 	}
@@ -340,7 +340,7 @@ func TestReadFile(t *testing.T) {
 		{".git/config", ErrHidden},
 		{"n.md/x", ErrNotDir},
 	} {
-		_, err := v.ReadFile(tt.given, 0)
+		_, err := v.ReadFile(context.Background(), tt.given, 0)
 		checkClientError(t, err, tt.kind, tt.given, root)
 	}
 }

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,7 +215,7 @@ func TestResolveUnicodeForms(t *testing.T) {
 		}
 	}
 	// The file found is the one on disk.
-	f, err := v.ReadFile(norm.NFC.String(nfdFile), 0)
+	f, err := v.ReadFile(context.Background(), norm.NFC.String(nfdFile), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,6 +280,6 @@ func TestResolvePermissionDenied(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(filepath.Join(root, "locked"), 0o755) })
-	_, err := v.ReadFile("locked/x.md", 0)
+	_, err := v.ReadFile(context.Background(), "locked/x.md", 0)
 	checkClientError(t, err, ErrPermission, "locked/x.md", root)
 }

@@ -81,7 +81,7 @@ func TestSpecialFilesNeverOpened(t *testing.T) {
 		}
 	})
 	notHung(t, "List", func() {
-		entries, err := v.List("", 3)
+		entries, err := v.List(context.Background(), "", 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,14 +95,14 @@ func TestSpecialFilesNeverOpened(t *testing.T) {
 	})
 	for _, rel := range []string{"x.md", "to-fifo.md", "s.sock", "sub/pipe"} {
 		notHung(t, "ReadFile "+rel, func() {
-			_, err := v.ReadFile(rel, 0)
+			_, err := v.ReadFile(context.Background(), rel, 0)
 			if !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), "not a regular file") {
 				t.Errorf("ReadFile(%s) = %v, want a not-a-regular-file error", rel, err)
 			}
 		})
 	}
 	notHung(t, "ReadFile", func() {
-		_, err := v.ReadFile("x.md", 0)
+		_, err := v.ReadFile(context.Background(), "x.md", 0)
 		if err == nil || !strings.Contains(err.Error(), "x.md is a named pipe (FIFO)") {
 			t.Errorf("ReadFile(x.md) = %v, want it named a FIFO", err)
 		}

@@ -10,12 +10,15 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+
+	"vaultmcp/vault/access"
 )
 
 // Tx is one change in progress. Every file operation it performs is
 // undoable until the change is recorded; see Vault.Update.
 type Tx struct {
 	v       *Vault
+	scope   *access.Scope // the request's; every path changed must be in it
 	summary string
 	touched []string
 	undo    []func() error
@@ -38,6 +41,9 @@ func (tx *Tx) touch(rel string) {
 // missing parent folders. A file whose write permission is off is refused:
 // the user made it read-only on purpose.
 func (tx *Tx) WriteFile(p Path, data []byte) error {
+	if err := tx.allowed(p); err != nil {
+		return err
+	}
 	if p.IsRoot() {
 		return newError(ErrIsDir, p.Given, "Is a directory, not a file: %s", displayDir(p.Given))
 	}
@@ -126,6 +132,9 @@ func (v *Vault) backupName(abs string) (string, error) {
 
 // Remove deletes the regular file p.
 func (tx *Tx) Remove(p Path) error {
+	if err := tx.allowed(p); err != nil {
+		return err
+	}
 	fi, err := os.Lstat(p.Abs)
 	if err != nil {
 		return osError(p.Given, err)
@@ -158,6 +167,12 @@ func (tx *Tx) Remove(p Path) error {
 // Rename moves the file from to the path to, which must not exist yet;
 // missing parent folders of to are created.
 func (tx *Tx) Rename(from, to Path) error {
+	if err := tx.allowed(from); err != nil {
+		return err
+	}
+	if err := tx.allowed(to); err != nil {
+		return err
+	}
 	fi, err := os.Lstat(from.Abs)
 	if err != nil {
 		return osError(from.Given, err)

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"vaultmcp/vault/access"
 )
 
 // DefaultHidden are the directories refused in any path and left out of
@@ -204,10 +206,18 @@ func IsTemp(name string) bool { return strings.HasPrefix(name, tempPrefix) }
 // recorded as a single history entry, or, if fn or the recorder fails,
 // rolled back so the vault is as it was. It returns the recorder's commit
 // id ("" without a recorder or when nothing changed).
+//
+// Under a read-only access scope (see package access) Update refuses at
+// once, before fn reads anything; otherwise every path the Tx changes
+// must lie within ctx's scope.
 func (v *Vault) Update(ctx context.Context, fn func(tx *Tx) error) (commit string, err error) {
+	scope := access.From(ctx)
+	if scope.ReadOnly() {
+		return "", deniedError("", scope.CheckWrite("", ""))
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	tx := &Tx{v: v}
+	tx := &Tx{v: v, scope: scope}
 	if err := fn(tx); err != nil {
 		err = v.explain(err)
 		if rbErr := tx.rollback(); rbErr != nil {
@@ -263,12 +273,15 @@ func (v *Vault) explain(err error) error {
 }
 
 // statFile resolves a client path that must name an existing regular file.
-func (v *Vault) statFile(given string) (Path, fs.FileInfo, error) {
+func (v *Vault) statFile(ctx context.Context, given string) (Path, fs.FileInfo, error) {
 	if given == "" {
 		return Path{}, nil, newError(ErrInvalidPath, given, "Path is required")
 	}
 	p, err := v.Resolve(given)
 	if err != nil {
+		return Path{}, nil, err
+	}
+	if err := checkRead(ctx, given, p); err != nil {
 		return Path{}, nil, err
 	}
 	fi, err := os.Stat(p.Abs)
@@ -287,12 +300,15 @@ func (v *Vault) statFile(given string) (Path, fs.FileInfo, error) {
 // statEntry resolves a client path that must name an existing file or
 // symbolic link, for operations on the entry itself: a link is deleted or
 // moved as a link.
-func (v *Vault) statEntry(given string) (Path, error) {
+func (v *Vault) statEntry(ctx context.Context, given string) (Path, error) {
 	if given == "" {
 		return Path{}, newError(ErrInvalidPath, given, "Path is required")
 	}
 	p, err := v.ResolveEntry(given)
 	if err != nil {
+		return Path{}, err
+	}
+	if err := checkRead(ctx, given, p); err != nil {
 		return Path{}, err
 	}
 	fi, err := os.Lstat(p.Abs)

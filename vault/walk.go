@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"vaultmcp/vault/access"
 )
 
 // Entry is one file or folder in a listing.
@@ -71,13 +74,15 @@ func (v *Vault) Walk(dir Path, fn func(rel string, d fs.DirEntry) error) error {
 
 // List returns the entries under given, down to maxDepth levels (1 = only
 // direct children), folders and files sorted together by name, each
-// folder's content right after it. Hidden and skipped folders and special
-// files (FIFOs, sockets, devices) are left out.
-func (v *Vault) List(given string, maxDepth int) ([]Entry, error) {
+// folder's content right after it. Hidden and skipped folders, special
+// files (FIFOs, sockets, devices) and whatever ctx's access scope hides
+// are left out.
+func (v *Vault) List(ctx context.Context, given string, maxDepth int) ([]Entry, error) {
 	p, err := v.Resolve(given)
 	if err != nil {
 		return nil, err
 	}
+	scope := access.From(ctx)
 	fi, err := os.Stat(p.Abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -91,14 +96,17 @@ func (v *Vault) List(given string, maxDepth int) ([]Entry, error) {
 	if maxDepth < 1 {
 		maxDepth = 1
 	}
+	if err := checkFolder(ctx, given, p); err != nil {
+		return nil, err
+	}
 	var out []Entry
-	if err := v.list(p.Abs, p.Rel, 1, maxDepth, &out); err != nil {
+	if err := v.list(scope, p.Abs, p.Rel, 1, maxDepth, &out); err != nil {
 		return nil, osError(given, err)
 	}
 	return out, nil
 }
 
-func (v *Vault) list(abs, rel string, depth, maxDepth int, out *[]Entry) error {
+func (v *Vault) list(scope *access.Scope, abs, rel string, depth, maxDepth int, out *[]Entry) error {
 	entries, err := os.ReadDir(abs)
 	if err != nil {
 		return err
@@ -140,9 +148,12 @@ func (v *Vault) list(abs, rel string, depth, maxDepth int, out *[]Entry) error {
 			isDir = fi.IsDir()
 			size, mod = fi.Size(), fi.ModTime()
 		}
+		if isDir && !scope.Navigable(childRel) || !isDir && !scope.Visible(childRel) {
+			continue
+		}
 		*out = append(*out, Entry{Rel: childRel, Name: name, IsDir: isDir, Depth: depth, Size: size, ModTime: mod})
 		if isDir && depth < maxDepth && e.Type()&fs.ModeSymlink == 0 {
-			if err := v.list(childAbs, childRel, depth+1, maxDepth, out); err != nil && !errors.Is(err, fs.ErrPermission) {
+			if err := v.list(scope, childAbs, childRel, depth+1, maxDepth, out); err != nil && !errors.Is(err, fs.ErrPermission) {
 				return err
 			}
 		}

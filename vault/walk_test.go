@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"slices"
@@ -70,7 +71,7 @@ func TestList(t *testing.T) {
 		{"sub", 1, nil},
 	}
 	for _, tt := range tests {
-		got, err := v.List(tt.given, tt.depth)
+		got, err := v.List(context.Background(), tt.given, tt.depth)
 		if err != nil {
 			t.Errorf("List(%q, %d): %v", tt.given, tt.depth, err)
 			continue
@@ -89,7 +90,7 @@ func TestList(t *testing.T) {
 		{"out-dir", ErrOutside},
 		{"../", ErrOutside},
 	} {
-		_, err := v.List(tt.given, 1)
+		_, err := v.List(context.Background(), tt.given, 1)
 		checkClientError(t, err, tt.kind, tt.given, root)
 	}
 }

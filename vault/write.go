@@ -30,7 +30,7 @@ func (v *Vault) WriteFileMode(ctx context.Context, given string, data []byte, mo
 	}
 	var w Written
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
-		if w.Path, err = v.ResolveFile(given); err != nil {
+		if w.Path, err = v.ResolveFile(ctx, given); err != nil {
 			return err
 		}
 		fi, exists, err := statExisting(w.Path)

@@ -96,7 +96,7 @@ func TestEditFileUnchanged(t *testing.T) {
 func TestOpenFile(t *testing.T) {
 	v, root := newTestVault(t, Options{})
 	mkfile(t, root, "notes/a.md", "hello")
-	f, info, err := v.OpenFile("notes/a.md")
+	f, info, err := v.OpenFile(context.Background(), "notes/a.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestOpenFile(t *testing.T) {
 		t.Errorf("info = %+v", info)
 	}
 	for given, kind := range map[string]error{"notes": ErrIsDir, "missing.md": ErrNotFound, "../x": ErrOutside, ".git/config": ErrHidden} {
-		if _, _, err := v.OpenFile(given); !errors.Is(err, kind) {
+		if _, _, err := v.OpenFile(context.Background(), given); !errors.Is(err, kind) {
 			t.Errorf("OpenFile(%q) = %v, want %v", given, err, kind)
 		}
 	}

@@ -16,6 +16,11 @@ type figure struct {
 	base     time.Duration
 
 	gotBytes, budgetBytes uint64 // for memory figures
+
+	// text and budgetText, when set, are printed as they are (counts,
+	// rates), with over marking the figure over budget; note follows.
+	text, budgetText, note string
+	over                   bool
 }
 
 func printHeader() {
@@ -25,6 +30,9 @@ func printHeader() {
 func (f figure) print() {
 	got, budget, verdict := f.format()
 	line := fmt.Sprintf("%-46s %12s %12s", f.name, got, budget)
+	if f.note != "" {
+		line += "  " + f.note
+	}
 	if f.baseName != "" {
 		ratio := ""
 		if f.got > 0 && f.base > 0 {
@@ -36,6 +44,12 @@ func (f figure) print() {
 }
 
 func (f figure) format() (got, budget, verdict string) {
+	if f.text != "" {
+		if f.over {
+			verdict = "  OVER BUDGET"
+		}
+		return f.text, f.budgetText, verdict
+	}
 	if f.gotBytes > 0 || f.budgetBytes > 0 {
 		got = fmt.Sprintf("%.1f MB", float64(f.gotBytes)/(1<<20))
 		if f.budgetBytes > 0 {

@@ -47,6 +47,7 @@ var sections = []section{
 	{"search", benchSearch},
 	{"notes", benchNotes},
 	{"concepts", benchConcepts},
+	{"http", benchHTTP},
 }
 
 func main() {

@@ -4,7 +4,10 @@
 // Usage:
 //
 //	vaultmcp serve [--vault DIR] [--config FILE]   serve over stdio (the default)
+//	vaultmcp serve --http [ADDR]                   serve over HTTP (default 127.0.0.1:8000)
 //	vaultmcp version                               print the version
+//	vaultmcp hash-password                         bcrypt hash of a password read on stdin
+//	vaultmcp token create NAME                     a new API token and its config entry
 package main
 
 import (
@@ -29,8 +32,10 @@ var version = "0.1.0-dev"
 const usage = `vaultmcp serves an Obsidian vault kept in git to AI clients over MCP.
 
 Usage:
-  vaultmcp serve [flags]    serve the vault over stdio (default command)
+  vaultmcp serve [flags]    serve the vault over stdio (default command), or over HTTP with --http ADDR
   vaultmcp version          print the version
+  vaultmcp hash-password    read a password on stdin, print its bcrypt hash (for http.users)
+  vaultmcp token create N   print a new API token named N and its http.tokens entry
 
 Flags:
 `
@@ -65,12 +70,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "version":
 		fmt.Fprintf(stdout, "vaultmcp %s\n", version)
 		return nil
+	case "hash-password":
+		return hashPassword(stdin, stdout, stderr)
+	case "token":
+		return tokenCommand(args, stdout)
 	case "serve":
 		config.Flags(fs)
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, pflag.ErrHelp) {
 				return nil
 			}
+			return err
+		}
+		if err := httpAddrArg(fs); err != nil {
 			return err
 		}
 		cfg, err := config.Load(fs)
@@ -83,8 +95,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fs.Usage()
 		return nil
 	default:
-		return fmt.Errorf("unknown command %q (try: serve, version)", cmd)
+		return fmt.Errorf("unknown command %q (try: serve, version, hash-password, token)", cmd)
 	}
+}
+
+// httpAddrArg lets `serve --http ADDR` work as written: a bare --http
+// takes its default, so pflag leaves the address as an argument.
+func httpAddrArg(fs *pflag.FlagSet) error {
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return nil
+	}
+	if f := fs.Lookup("http"); f != nil && f.Changed && f.Value.String() == config.DefaultHTTPAddr && len(rest) == 1 {
+		return f.Value.Set(rest[0])
+	}
+	return fmt.Errorf("unexpected argument %q (serve takes flags only; see vaultmcp help)", rest[0])
 }
 
 func newLogger(w io.Writer, level string) *slog.Logger {

@@ -60,3 +60,61 @@ func TestEnsureDefaultVault(t *testing.T) {
 		t.Error("a file where the vault should be was accepted")
 	}
 }
+
+func TestServeHTTPExposure(t *testing.T) {
+	hash := "sha256:" + strings.Repeat("ab", 32)
+	tests := []struct {
+		name    string
+		env     []string
+		args    []string
+		wantErr string
+	}{
+		{"auth none off loopback", []string{"VAULTMCP_HTTP_AUTH", "none"}, []string{"--http", "0.0.0.0:0"}, "allowed only on a loopback address"},
+		{"auth none on all interfaces", []string{"VAULTMCP_HTTP_AUTH", "none"}, []string{"--http", ":0"}, "allowed only on a loopback address"},
+		{"no credential off loopback", nil, []string{"--http", "0.0.0.0:0"}, "no credential is configured"},
+		{"bad address", []string{"VAULTMCP_HTTP_TOKENS", `[{"name": "t", "hash": "` + hash + `"}]`}, []string{"--http", "nonsense"}, "want host:port"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+			t.Setenv("XDG_DATA_HOME", t.TempDir())
+			if tt.env != nil {
+				t.Setenv(tt.env[0], tt.env[1])
+			}
+			var out, errOut bytes.Buffer
+			err := run(context.Background(), append([]string{"serve"}, tt.args...), strings.NewReader(""), &out, &errOut)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("run = %v, want an error containing %q", err, tt.wantErr)
+			}
+			// Refused before the vault was opened: the default vault was
+			// not even created.
+			if _, err := os.Stat(filepath.Join(os.Getenv("XDG_DATA_HOME"), "vaultmcp")); err == nil {
+				t.Error("the core was built before the refusal")
+			}
+		})
+	}
+}
+
+func TestCredentialCommands(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"token", "create", "n8n"}, strings.NewReader(""), &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "vmcp_") || !strings.Contains(out.String(), "name: n8n") || !strings.Contains(out.String(), "hash: sha256:") {
+		t.Errorf("token create printed:\n%s", out.String())
+	}
+	if err := run(context.Background(), []string{"token", "create"}, strings.NewReader(""), &out, &errOut); err == nil {
+		t.Error("token create without a name worked")
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"hash-password"}, strings.NewReader("s3cret\n"), &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if h := strings.TrimSpace(out.String()); !strings.HasPrefix(h, "$2a$12$") {
+		t.Errorf("hash-password printed %q", h)
+	}
+	if err := run(context.Background(), []string{"hash-password"}, strings.NewReader("\n"), &out, &errOut); err == nil {
+		t.Error("an empty password was hashed")
+	}
+}

@@ -22,6 +22,10 @@ type Config struct {
 	Git    Git    `mapstructure:"git"`
 	Log    Log    `mapstructure:"log"`
 	Limits Limits `mapstructure:"limits"`
+	// Access is the server's own access scope, for every transport.
+	Access Access `mapstructure:"access"`
+	// HTTP configures the HTTP transport (serve --http).
+	HTTP HTTP `mapstructure:"http"`
 	// File is the config file that was read, "" if none.
 	File string `mapstructure:"-"`
 }
@@ -91,12 +95,15 @@ func Flags(fs *pflag.FlagSet) {
 	fs.String("config", "", "config file (default: ./vaultmcp.yaml, then $XDG_CONFIG_HOME/vaultmcp/vaultmcp.yaml)")
 	fs.String("vault", "", "vault folder (env VAULTMCP_VAULT_PATH, OBSIDIAN_VAULT_PATH or VAULT_PATH)")
 	fs.String("log-level", "", "log level: debug, info, warn, error")
+	fs.String("http", "", "serve over HTTP on this address instead of stdio (bare --http: "+DefaultHTTPAddr+")")
+	fs.Lookup("http").NoOptDefVal = DefaultHTTPAddr
 }
 
 // flagKeys maps flags onto config keys.
 var flagKeys = map[string]string{
 	"vault":     "vault.path",
 	"log-level": "log.level",
+	"http":      "http.addr",
 }
 
 // Load reads the configuration. fs holds flags registered by Flags and
@@ -135,13 +142,16 @@ func Load(fs *pflag.FlagSet) (*Config, error) {
 	}
 
 	var c Config
-	if err := v.Unmarshal(&c); err != nil {
+	if err := v.Unmarshal(&c, viper.DecodeHook(decodeHook)); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	c.File = cfgFile
 	c.Vault.Path = expandHome(c.Vault.Path)
 	c.Git.SSHKey = expandHome(c.Git.SSHKey)
 	c.Git.KnownHosts = expandHome(c.Git.KnownHosts)
+	c.HTTP.TLSCert = expandHome(c.HTTP.TLSCert)
+	c.HTTP.TLSKey = expandHome(c.HTTP.TLSKey)
+	c.HTTP.AuditLog = expandHome(c.HTTP.AuditLog)
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -174,6 +184,7 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("limits.max_write_bytes", 10<<20)
 	v.SetDefault("limits.max_message_bytes", 10<<20)
 	v.SetDefault("limits.max_note_bytes", 10<<20)
+	setHTTPDefaults(v)
 }
 
 // readFile merges the config file: the one named, else the first found in
@@ -241,6 +252,7 @@ func (c *Config) Validate() error {
 	if c.Git.Branch == "" {
 		errs = append(errs, errors.New("git.branch must not be empty"))
 	}
+	errs = append(errs, c.validateHTTP()...)
 	return errors.Join(errs...)
 }
 

@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"vaultmcp/vault/access"
 )
 
 // LoggerName is the logger named in the log notifications sent to clients.
@@ -61,6 +63,11 @@ func (h *ClientLog) attach(s *server.MCPServer, hooks *server.Hooks, root string
 	hub.s, hub.root = s, root
 	hub.mu.Unlock()
 	hooks.AddAfterSetLevel(func(ctx context.Context, _ any, req *mcp.SetLevelRequest, _ *mcp.EmptyResult) {
+		// Server logs name any file of the vault: a session whose access
+		// scope hides folders gets none.
+		if access.From(ctx).Hides() {
+			return
+		}
 		if id := sessionID(ctx); id != "" && req != nil {
 			hub.set(id, req.Params.Level)
 		}

@@ -100,6 +100,7 @@ func assemble(d tools.Deps, version string, opts ...Option) (*server.MCPServer, 
 	instr := &instructions{files: d.Guidance, fallback: defaultInstructions(names)}
 
 	hooks := &server.Hooks{}
+	accessHooks(hooks)
 	// The instructions are read at every initialize (and discover), so a
 	// root CLAUDE.md changed while the server runs reaches the next
 	// session; the guidance cache makes that a map lookup.
@@ -125,6 +126,8 @@ func assemble(d tools.Deps, version string, opts ...Option) (*server.MCPServer, 
 		server.WithCompletions(),
 		server.WithStrictInputSchemaDefault(),
 		server.WithToolHandlerMiddleware(drain.middleware),
+		server.WithToolHandlerMiddleware(auditNote),
+		server.WithToolHandlerMiddleware(readOnlyGuard(all)),
 		server.WithToolHandlerMiddleware(validator.middleware),
 		server.WithToolHandlerMiddleware(resultCeiling(d.ResultLimit())),
 		server.WithRecovery(),

@@ -21,6 +21,7 @@ import (
 	"vaultmcp/prompts"
 	"vaultmcp/tools"
 	"vaultmcp/vault"
+	"vaultmcp/vault/access"
 	"vaultmcp/vault/changes"
 	"vaultmcp/vault/index"
 )
@@ -172,7 +173,7 @@ func (r *resources) presence(p string) presence {
 }
 
 func (r *resources) regularFile(p string) bool {
-	_, fi, err := r.v.Stat(p)
+	_, fi, err := r.v.Stat(context.Background(), p) // the server's own look
 	return err == nil && fi.Mode().IsRegular()
 }
 
@@ -235,14 +236,16 @@ func (r *resources) list(ctx context.Context, _ any, req *mcp.ListResourcesReque
 }
 
 // files returns the sorted paths of every file a client may see as a
-// resource, waiting for the index's first build.
+// resource, waiting for the index's first build; under ctx's access scope
+// only those it shows.
 func (r *resources) files(ctx context.Context) []string {
 	if err := r.ix.Wait(ctx); err != nil {
 		return nil
 	}
+	scope := access.From(ctx)
 	var out []string
 	r.ix.Files("", func(rel string) bool {
-		if r.listable(rel) {
+		if r.listable(rel) && scope.Visible(rel) {
 			out = append(out, rel)
 		}
 		return true
@@ -322,7 +325,7 @@ func (r *resources) read(ctx context.Context, req mcp.ReadResourceRequest) ([]mc
 	if err != nil {
 		return nil, err
 	}
-	p, fi, err := r.v.Stat(rel)
+	p, fi, err := r.v.Stat(ctx, rel)
 	if err != nil {
 		return nil, resourceError(uri, err)
 	}
@@ -348,7 +351,7 @@ func (r *resources) read(ctx context.Context, req mcp.ReadResourceRequest) ([]mc
 	if isTextType(mimeType) {
 		limit = r.maxText
 	}
-	f, err := r.v.ReadFile(p.Rel, limit)
+	f, err := r.v.ReadFile(ctx, p.Rel, limit)
 	if err != nil {
 		return nil, resourceError(uri, err)
 	}
@@ -371,7 +374,7 @@ func (r *resources) read(ctx context.Context, req mcp.ReadResourceRequest) ([]mc
 		return nil, tooLarge(uri, f.Size, r.maxBlob)
 	}
 	if limit < f.Size {
-		if f, err = r.v.ReadFile(p.Rel, r.maxBlob); err != nil {
+		if f, err = r.v.ReadFile(ctx, p.Rel, r.maxBlob); err != nil {
 			return nil, resourceError(uri, err)
 		}
 		if f.Truncated {

@@ -54,7 +54,7 @@ type fileState struct {
 }
 
 func (su *subscriptions) state(rel string) fileState {
-	_, fi, err := su.v.Stat(rel)
+	_, fi, err := su.v.Stat(context.Background(), rel) // the server's own look
 	if err != nil {
 		return fileState{}
 	}
@@ -73,6 +73,9 @@ func newSubscriptions(v *vault.Vault, logger *slog.Logger) *subscriptions {
 
 func (su *subscriptions) hook(hooks *server.Hooks) {
 	hooks.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
+		if req != nil && hiddenURI(ctx, req.Params.URI) {
+			return // nothing is ever sent about a note the session may not see
+		}
 		if id := sessionID(ctx); id != "" && req != nil {
 			su.add(subscriber{session: id}, req.Params.URI)
 		}

@@ -12,6 +12,7 @@ package guidance
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"vaultmcp/vault"
+	"vaultmcp/vault/access"
 	"vaultmcp/vault/changes"
 )
 
@@ -99,14 +101,17 @@ func (f *Files) Root() string {
 // instructions every session already has. dir is checked against the vault
 // boundary; it may name a folder that does not exist (yet), whose existing
 // ancestors are still searched, or a file, which stands for its folder.
-func (f *Files) Along(dir string) ([]File, error) {
-	p, err := f.v.Resolve(dir)
+// Under ctx's access scope, dir must be one the client may see, and
+// CLAUDE.md files it hides are left out (the cache is shared by all).
+func (f *Files) Along(ctx context.Context, dir string) ([]File, error) {
+	p, err := f.v.ResolveFor(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
+	scope := access.From(ctx)
 	rel := p.Rel
 	if rel != "" {
-		if _, fi, err := f.v.Stat(rel); err == nil && !fi.IsDir() {
+		if _, fi, err := f.v.Stat(context.Background(), rel); err == nil && !fi.IsDir() {
 			rel = parent(rel)
 		}
 	}
@@ -117,6 +122,9 @@ func (f *Files) Along(dir string) ([]File, error) {
 	parts := strings.Split(rel, "/")
 	for i := range parts {
 		folder := strings.Join(parts[:i+1], "/")
+		if !scope.Visible(path.Join(folder, FileName)) {
+			continue
+		}
 		if e := f.claudeIn(folder); e.ok {
 			out = append(out, File{Dir: folder, Content: e.content})
 		}
@@ -154,7 +162,7 @@ func (f *Files) claudeIn(folder string) entry {
 // read reads one CLAUDE.md through the vault. Any failure — none there, a
 // folder of that name, a symlink leading out — counts as none.
 func (f *Files) read(rel string) entry {
-	file, err := f.v.ReadFile(rel, f.max)
+	file, err := f.v.ReadFile(context.Background(), rel, f.max) // cached for every session: Along filters
 	if err != nil || len(bytes.TrimSpace(file.Data)) == 0 {
 		return entry{}
 	}
@@ -233,7 +241,7 @@ func (fsys folderFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
-	file, err := fsys.f.v.ReadFile(path.Join(fsys.dir, name), fsys.f.max)
+	file, err := fsys.f.v.ReadFile(context.Background(), path.Join(fsys.dir, name), fsys.f.max) // the vault's own guides, for the server
 	if err != nil {
 		if errors.Is(err, vault.ErrNotFound) {
 			err = fs.ErrNotExist

@@ -1,6 +1,7 @@
 package guidance
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -91,7 +92,7 @@ func TestAlong(t *testing.T) {
 		{"Ünïcode", "Ünïcode=unicode rules"},
 	}
 	for _, tt := range tests {
-		got, err := f.Along(tt.dir)
+		got, err := f.Along(context.Background(), tt.dir)
 		if err != nil {
 			t.Errorf("Along(%q): %v", tt.dir, err)
 			continue
@@ -108,7 +109,7 @@ func TestAlong(t *testing.T) {
 		{".claude", vault.ErrHidden},
 		{"projects/\x00", vault.ErrInvalidPath},
 	} {
-		if _, err := f.Along(bad.dir); !errors.Is(err, bad.kind) {
+		if _, err := f.Along(context.Background(), bad.dir); !errors.Is(err, bad.kind) {
 			t.Errorf("Along(%q) = %v, want %v", bad.dir, err, bad.kind)
 		}
 	}
@@ -167,7 +168,7 @@ func TestCache(t *testing.T) {
 	uncached := New(v, Options{})
 	along := func(dir string) string {
 		t.Helper()
-		got, err := f.Along(dir)
+		got, err := f.Along(context.Background(), dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,7 +188,7 @@ func TestCache(t *testing.T) {
 	if got := along("a/b"); got != "a=a v1 a/b=b v1" {
 		t.Errorf("cache not used: %q", got)
 	}
-	if got, _ := uncached.Along("a/b"); dirs(got) != "a=a v2 a/b=b v2" {
+	if got, _ := uncached.Along(context.Background(), "a/b"); dirs(got) != "a=a v2 a/b=b v2" {
 		t.Errorf("without a feed: %q", dirs(got))
 	}
 

@@ -346,6 +346,9 @@ func (ix *Index) removeConcept(n *note) {
 
 // Concepts runs fn with a consistent view of the concept graph, once the
 // first build is done and every change made before the call is settled.
+// The view answers under ctx's access scope: concepts in notes it hides
+// are not there at all (not found, not listed, not walked through, not
+// counted).
 // fn runs under the index's read lock: it must be quick and must not keep
 // the view (what it returns from the view may be kept: concepts and
 // contents are never modified in place).
@@ -364,5 +367,6 @@ func (ix *Index) Concepts(ctx context.Context, fn func(v *ConceptView) error) er
 		ix.mu.Unlock()
 	}
 	defer ix.mu.RUnlock()
-	return fn(&ConceptView{ix: ix, g: &ix.concepts})
+	scope, hides := scopeOf(ctx)
+	return fn(&ConceptView{ix: ix, g: &ix.concepts, scope: scope, hides: hides})
 }

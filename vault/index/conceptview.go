@@ -5,14 +5,35 @@ import (
 	"slices"
 	"strings"
 
+	"vaultmcp/vault/access"
 	"vaultmcp/vault/concept"
 )
 
 // ConceptView reads the concept graph inside Index.Concepts. It is valid
 // only until the function it was given to returns.
 type ConceptView struct {
-	ix *Index
-	g  *conceptGraph
+	ix    *Index
+	g     *conceptGraph
+	scope *access.Scope // the request's; hides is whether it hides anything
+	hides bool
+}
+
+// visible reports whether the request may see the concept note rel.
+func (v *ConceptView) visible(rel string) bool { return !v.hides || v.scope.Visible(rel) }
+
+// visibleOnly narrows rels to the visible ones; rels itself when nothing
+// is hidden (shared: not to be modified).
+func (v *ConceptView) visibleOnly(rels []string) []string {
+	if !v.hides {
+		return rels
+	}
+	out := make([]string, 0, len(rels))
+	for _, rel := range rels {
+		if v.scope.Visible(rel) {
+			out = append(out, rel)
+		}
+	}
+	return out
 }
 
 // The view is what the walks of package concept run on.
@@ -58,12 +79,23 @@ type ConceptStats struct {
 }
 
 // Count is the number of concept notes.
-func (v *ConceptView) Count() int { return len(v.g.nodes) }
+func (v *ConceptView) Count() int {
+	if !v.hides {
+		return len(v.g.nodes)
+	}
+	n := 0
+	for rel := range v.g.nodes {
+		if v.visible(rel) {
+			n++
+		}
+	}
+	return n
+}
 
 // Note returns the concept note at rel.
 func (v *ConceptView) Note(rel string) (ConceptNote, bool) {
 	n := v.g.nodes[rel]
-	if n == nil {
+	if n == nil || !v.visible(rel) {
 		return ConceptNote{}, false
 	}
 	return ConceptNote{Path: n.rel, ID: n.id, Concept: n.c}, true
@@ -73,8 +105,8 @@ func (v *ConceptView) Note(rel string) (ConceptNote, bool) {
 // inverse edges included, each once: the ones the note declares in the
 // order written, then the others by id. The slice must not be modified.
 func (v *ConceptView) Neighbors(rel string, r concept.Relation) []string {
-	if n := v.g.nodes[rel]; n != nil && r < concept.NumRelations {
-		return n.adj[r]
+	if n := v.g.nodes[rel]; n != nil && r < concept.NumRelations && v.visible(rel) {
+		return v.visibleOnly(n.adj[r])
 	}
 	return nil
 }
@@ -83,7 +115,7 @@ func (v *ConceptView) Neighbors(rel string, r concept.Relation) []string {
 // the order written.
 func (v *ConceptView) Unresolved(rel string) []UnresolvedRef {
 	n := v.g.nodes[rel]
-	if n == nil || n.unresolved == 0 {
+	if n == nil || n.unresolved == 0 || !v.visible(rel) {
 		return nil
 	}
 	var out []UnresolvedRef
@@ -102,7 +134,7 @@ func (v *ConceptView) Unresolved(rel string) []UnresolvedRef {
 // it, when the note changes).
 func (v *ConceptView) Content(rel string) []byte {
 	n, note := v.g.nodes[rel], v.ix.notes[rel]
-	if n == nil || note == nil || n.body > len(note.content) {
+	if n == nil || note == nil || n.body > len(note.content) || !v.visible(rel) {
 		return nil
 	}
 	return note.content[n.body:]
@@ -116,6 +148,10 @@ func (v *ConceptView) Content(rel string) []byte {
 // name is ambiguous at that step, none that nothing matches. A name
 // written as a [[wikilink]] is looked up as a link first.
 func (v *ConceptView) Lookup(name string) []string {
+	return v.visibleOnly(v.lookup(name))
+}
+
+func (v *ConceptView) lookup(name string) []string {
 	name = strings.TrimSpace(name)
 	t := name
 	if strings.HasPrefix(name, "[[") || strings.HasPrefix(name, "![[") {
@@ -147,7 +183,7 @@ func (v *ConceptView) Lookup(name string) []string {
 // linked is the concept note a link to target from the vault root opens,
 // or "".
 func (v *ConceptView) linked(target string) string {
-	if rel, ok := v.ix.names.resolve(target, ""); ok && v.g.nodes[rel] != nil {
+	if rel, ok := v.ix.names.resolve(target, ""); ok && v.g.nodes[rel] != nil && v.visible(rel) {
 		return rel
 	}
 	return ""
@@ -162,6 +198,9 @@ func (v *ConceptView) Search(q concept.Query) []ConceptMatch {
 	}
 	var hits []hit
 	for _, n := range v.g.nodes {
+		if !v.visible(n.rel) {
+			continue
+		}
 		if r, ok := q.Match(n.c, n.id); ok {
 			hits = append(hits, hit{n, r})
 		}
@@ -197,7 +236,7 @@ func (v *ConceptView) Suggest(name string, n int) []string {
 	}
 	var cands []near
 	for rel, c := range v.g.nodes {
-		if slices.Contains(out, rel) {
+		if slices.Contains(out, rel) || !v.visible(rel) {
 			continue
 		}
 		d := min(concept.Distance(f, c.id, limit), concept.Distance(f, c.c.Label(), limit))
@@ -219,6 +258,9 @@ func (v *ConceptView) Suggest(name string, n int) []string {
 
 // Stats counts the concept graph.
 func (v *ConceptView) Stats() ConceptStats {
+	if v.hides {
+		return v.visibleStats()
+	}
 	s := ConceptStats{Concepts: len(v.g.nodes), Unresolved: v.g.unresolved}
 	for _, n := range v.g.nodes {
 		s.Broader += len(n.adj[concept.Broader])
@@ -229,6 +271,30 @@ func (v *ConceptView) Stats() ConceptStats {
 	s.Relations = s.Broader + s.Related + s.Prerequisite
 	for _, rels := range v.g.byID {
 		if len(rels) > 1 {
+			s.AmbiguousIDs++
+		}
+	}
+	return s
+}
+
+// visibleStats is Stats over the concepts the request may see, and the
+// edges between them.
+func (v *ConceptView) visibleStats() ConceptStats {
+	var s ConceptStats
+	for rel, n := range v.g.nodes {
+		if !v.visible(rel) {
+			continue
+		}
+		s.Concepts++
+		s.Unresolved += n.unresolved
+		s.Broader += len(v.visibleOnly(n.adj[concept.Broader]))
+		s.Related += len(v.visibleOnly(n.adj[concept.Related]))
+		s.Prerequisite += len(v.visibleOnly(n.adj[concept.Prerequisite]))
+	}
+	s.Related /= 2
+	s.Relations = s.Broader + s.Related + s.Prerequisite
+	for _, rels := range v.g.byID {
+		if len(v.visibleOnly(rels)) > 1 {
 			s.AmbiguousIDs++
 		}
 	}

@@ -23,11 +23,15 @@ func (ix *Index) Linkers(ctx context.Context, rel string, offset, limit int) (to
 	if err := ix.Wait(ctx); err != nil {
 		return 0, nil, err
 	}
+	scope, hides := scopeOf(ctx)
+	if hides && !scope.Visible(rel) {
+		return 0, nil, nil
+	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	srcs := make([]string, 0, len(ix.backlinks[rel]))
 	for src := range ix.backlinks[rel] {
-		if ix.notes[src] != nil {
+		if ix.notes[src] != nil && (!hides || scope.Visible(src)) {
 			srcs = append(srcs, src)
 		}
 	}
@@ -49,10 +53,11 @@ func (ix *Index) LinkersOfName(ctx context.Context, name string, offset, limit i
 		l := n.doc.links[i]
 		return n.out[i] == "" && l.target != "" && key(strings.TrimSuffix(l.target, ".md")) == want
 	}
+	scope, hides := scopeOf(ctx)
 	var srcs []string
 	for src := range ix.linkers[linkKey(name)] {
 		n := ix.notes[src]
-		if n == nil {
+		if n == nil || hides && !scope.Visible(src) {
 			continue
 		}
 		for i := range n.doc.links {
@@ -108,14 +113,15 @@ func (ix *Index) Named(ctx context.Context, name string) (rel string, others []s
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	rel, ok = ix.names.resolve(name, "")
-	if !ok {
+	scope, hides := scopeOf(ctx)
+	if !ok || hides && !scope.Visible(rel) {
 		return "", nil, false, nil
 	}
 	base := path.Base(strings.TrimSpace(name))
 	seen := map[string]bool{rel: true}
 	for _, b := range []string{base + ".md", base} {
 		for _, other := range ix.names.byBase[key(b)] {
-			if !seen[other] {
+			if !seen[other] && (!hides || scope.Visible(other)) {
 				seen[other] = true
 				others = append(others, other)
 			}

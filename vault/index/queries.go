@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"strings"
+
+	"vaultmcp/vault/access"
 )
 
 // Backlink is a note linking to the queried one.
@@ -19,13 +21,17 @@ func (ix *Index) Backlinks(ctx context.Context, rel string) ([]Backlink, error) 
 	if err := ix.Wait(ctx); err != nil {
 		return nil, err
 	}
+	scope, hides := scopeOf(ctx)
+	if hides && !scope.Visible(rel) {
+		return nil, nil
+	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	srcs := ix.backlinks[rel]
 	out := make([]Backlink, 0, len(srcs))
 	for src, count := range srcs {
 		n := ix.notes[src]
-		if n == nil {
+		if n == nil || hides && !scope.Visible(src) {
 			continue
 		}
 		out = append(out, Backlink{Source: src, Links: n.doc.rawLinks(), Count: count})
@@ -43,6 +49,9 @@ func (ix *Index) ResolveName(ctx context.Context, name string) (string, bool, er
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	rel, ok := ix.names.resolve(name, "")
+	if ok && !access.From(ctx).Visible(rel) {
+		return "", false, nil
+	}
 	return rel, ok, nil
 }
 
@@ -60,8 +69,9 @@ func (ix *Index) Outlinks(ctx context.Context, rel string) ([]Outlink, bool, err
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
+	scope, hides := scopeOf(ctx)
 	n := ix.notes[rel]
-	if n == nil {
+	if n == nil || hides && !scope.Visible(rel) {
 		return nil, false, nil
 	}
 	var out []Outlink
@@ -78,7 +88,11 @@ func (ix *Index) Outlinks(ctx context.Context, rel string) ([]Outlink, bool, err
 			continue
 		}
 		seen[k] = true
-		out = append(out, Outlink{Name: l.target, Path: n.out[i]})
+		target := n.out[i]
+		if hides && !scope.Visible(target) {
+			target = ""
+		}
+		out = append(out, Outlink{Name: l.target, Path: target})
 	}
 	return out, true, nil
 }
@@ -96,6 +110,19 @@ type BrokenLinks struct {
 func (ix *Index) Broken(ctx context.Context) ([]BrokenLinks, error) {
 	if err := ix.Wait(ctx); err != nil {
 		return nil, err
+	}
+	if scope, hides := scopeOf(ctx); hides {
+		all, err := ix.Broken(access.With(ctx, nil))
+		if err != nil {
+			return nil, err
+		}
+		var out []BrokenLinks
+		for _, b := range all {
+			if scope.Visible(b.Source) {
+				out = append(out, b)
+			}
+		}
+		return out, nil
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
@@ -141,9 +168,10 @@ func (ix *Index) DanglingAfterDelete(ctx context.Context, rel string) (links, no
 	}
 	ix.names.remove(rel)
 	defer ix.names.add(rel)
+	scope, hides := scopeOf(ctx)
 	for src := range srcs {
 		n := ix.notes[src]
-		if n == nil {
+		if n == nil || hides && !scope.Visible(src) {
 			continue
 		}
 		c := 0
@@ -177,12 +205,16 @@ func (ix *Index) Tags(ctx context.Context, rel string, parents bool) ([]TagCount
 	if err := ix.Wait(ctx); err != nil {
 		return nil, err
 	}
+	scope, hides := scopeOf(ctx)
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	stats := ix.tags
+	if rel == "" && hides {
+		stats = ix.visibleTags(scope)
+	}
 	if rel != "" {
 		stats = map[string]*tagStat{}
-		if n := ix.notes[rel]; n != nil {
+		if n := ix.notes[rel]; n != nil && (!hides || scope.Visible(rel)) {
 			for _, t := range n.doc.tags {
 				k := key(t)
 				st := stats[k]
@@ -245,12 +277,14 @@ func (ix *Index) Tags(ctx context.Context, rel string, parents bool) ([]TagCount
 			}
 		}
 		if rel != "" {
-			if n := ix.notes[rel]; n != nil {
+			if n := ix.notes[rel]; n != nil && (!hides || scope.Visible(rel)) {
 				countNote(n)
 			}
 		} else {
-			for _, n := range ix.notes {
-				countNote(n)
+			for r, n := range ix.notes {
+				if !hides || scope.Visible(r) {
+					countNote(n)
+				}
 			}
 		}
 	}
@@ -293,7 +327,7 @@ func (ix *Index) HasNote(ctx context.Context, rel string) (bool, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	_, ok := ix.notes[rel]
-	return ok, nil
+	return ok && access.From(ctx).Visible(rel), nil
 }
 
 // Texts calls fn with the content of every note under prefix (a folder,
@@ -372,6 +406,26 @@ func (ix *Index) Stats(ctx context.Context) (Stats, error) {
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
+	if scope, hides := scopeOf(ctx); hides {
+		var s Stats
+		for rel := range ix.files {
+			if scope.Visible(rel) {
+				s.Files++
+			}
+		}
+		for rel, n := range ix.notes {
+			if !scope.Visible(rel) {
+				continue
+			}
+			s.Notes++
+			s.Links += len(n.doc.links)
+			if n.brokenCount() > 0 {
+				s.BrokenNotes++
+			}
+		}
+		s.Tags = len(ix.visibleTags(scope))
+		return s, nil
+	}
 	s := Stats{Notes: len(ix.notes), Files: len(ix.files), BrokenNotes: ix.broken, Tags: len(ix.tags)}
 	for _, n := range ix.notes {
 		s.Links += len(n.doc.links)
@@ -390,7 +444,7 @@ func (ix *Index) HasFile(ctx context.Context, rel string) (bool, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	_, ok := ix.files[rel]
-	return ok, nil
+	return ok && access.From(ctx).Visible(rel), nil
 }
 
 // BacklinksByName returns the backlinks of the note a name resolves to, as
@@ -409,10 +463,11 @@ func (ix *Index) BacklinksByName(ctx context.Context, name string) ([]Backlink, 
 	}
 	defer ix.mu.RUnlock()
 	want := key(strings.TrimSuffix(strings.TrimSpace(name), ".md"))
+	scope, hides := scopeOf(ctx)
 	var out []Backlink
 	for src := range ix.linkers[linkKey(name)] {
 		n := ix.notes[src]
-		if n == nil {
+		if n == nil || hides && !scope.Visible(src) {
 			continue
 		}
 		count := 0

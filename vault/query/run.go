@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"vaultmcp/vault/access"
 	"vaultmcp/vault/index"
 )
 
@@ -136,9 +137,12 @@ func (t *Table) Run(ctx context.Context, req Request) (Result, error) {
 	}
 	hits := t.hits[:0]
 	defer func() { t.hits = hits[:0] }()
+	// Notes the request's access scope hides are not there at all.
+	scope := access.From(ctx)
+	hides := scope.Hides()
 	for i := range t.rows {
 		rw := &t.rows[i]
-		if !f.match(rw, r) {
+		if hides && !scope.Visible(rw.path) || !f.match(rw, r) {
 			continue
 		}
 		h := hit{path: rw.path, has: true}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"vaultmcp/vault/access"
 	"vaultmcp/vault/markdown"
 )
 
@@ -242,8 +243,11 @@ func (s *Searcher) rank(ctx context.Context, clauses []clause, n int) ([]Hit, in
 		}
 	}
 	found := sc.found[:0]
+	// Notes the request's access scope hides are not found.
+	scope := access.From(ctx)
+	hides := scope.Hides()
 	for id, score := range sc.scores {
-		if score <= 0 || st.docs[id].path == "" {
+		if score <= 0 || st.docs[id].path == "" || hides && !scope.Visible(st.docs[id].path) {
 			continue
 		}
 		if must != nil && (must[id] == 255 || int(must[id]) < musts) {

@@ -40,13 +40,13 @@ func (e *Engine) Glob(ctx context.Context, q GlobQuery) (*GlobResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := e.folder(q.Path)
+	dir, err := e.folder(ctx, q.Path)
 	if err != nil {
 		return nil, err
 	}
 	var paths []string
 	n := 0
-	fromMemory := e.files != nil && !e.inSkipped(dir.Rel) && e.files.Files(dir.Rel, func(rel string) bool {
+	fromMemory := e.memoryFiles(ctx, dir, func(rel string) bool {
 		if n++; n%256 == 0 && ctx.Err() != nil {
 			return false
 		}
@@ -113,7 +113,7 @@ type FindResult struct {
 
 // Find lists the files under a folder that pass every filter.
 func (e *Engine) Find(ctx context.Context, q FindQuery) (*FindResult, error) {
-	dir, err := e.folder(q.Path)
+	dir, err := e.folder(ctx, q.Path)
 	if err != nil {
 		return nil, err
 	}

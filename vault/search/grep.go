@@ -95,7 +95,7 @@ func (e *Engine) Grep(ctx context.Context, q GrepQuery) (*GrepResult, error) {
 			return nil, err
 		}
 	}
-	p, fi, err := e.stat(q.Path)
+	p, fi, err := e.stat(ctx, q.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func (e *Engine) memoryGrep(ctx context.Context, g *guard, r *grepRun, dir vault
 		content []byte
 	}
 	var items []item
-	ok := e.memory(dir, func(rel string, content []byte) {
+	ok := e.memory(ctx, dir, func(rel string, content []byte) {
 		if wanted(rel) && (content != nil || !knownBinary(rel)) {
 			items = append(items, item{rel, content})
 		}
@@ -181,7 +181,7 @@ func (e *Engine) memoryGrep(ctx context.Context, g *guard, r *grepRun, dir vault
 		for _, it := range items {
 			held[it.rel] = struct{}{}
 		}
-		e.files.Files(dir.Rel, func(rel string) bool {
+		e.memoryFiles(ctx, dir, func(rel string) bool {
 			if _, ok := held[rel]; !ok && wanted(rel) && !knownBinary(rel) {
 				items = append(items, item{rel: rel})
 			}

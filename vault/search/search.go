@@ -5,10 +5,12 @@
 // otherwise by a parallel scan of the disk through a content cache
 // checked against each file's size and modification time. Like every
 // scan of the vault it leaves out hidden and skipped folders and never
-// follows a symbolic link.
+// follows a symbolic link, and every answer is narrowed to the access
+// scope of the request's context (package access).
 package search
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"log/slog"
@@ -17,6 +19,7 @@ import (
 	"strings"
 
 	"vaultmcp/vault"
+	"vaultmcp/vault/access"
 )
 
 // Texts is a source of file contents already in memory: the live index.
@@ -112,9 +115,9 @@ func New(v *vault.Vault, opts Options) *Engine {
 }
 
 // folder resolves a client path that must name an existing folder
-// ("" = the vault root).
-func (e *Engine) folder(given string) (vault.Path, error) {
-	p, fi, err := e.stat(given)
+// ("" = the vault root) that ctx's access scope lets the client search.
+func (e *Engine) folder(ctx context.Context, given string) (vault.Path, error) {
+	p, fi, err := e.stat(ctx, given)
 	if err != nil {
 		return vault.Path{}, err
 	}
@@ -125,9 +128,9 @@ func (e *Engine) folder(given string) (vault.Path, error) {
 	return p, nil
 }
 
-// stat resolves a client path that must exist.
-func (e *Engine) stat(given string) (vault.Path, fs.FileInfo, error) {
-	p, err := e.v.Resolve(given)
+// stat resolves a client path that must exist, under ctx's access scope.
+func (e *Engine) stat(ctx context.Context, given string) (vault.Path, fs.FileInfo, error) {
+	p, err := e.v.ResolveFor(ctx, given)
 	if err != nil {
 		return vault.Path{}, nil, err
 	}
@@ -152,14 +155,30 @@ func (e *Engine) inSkipped(rel string) bool {
 	return false
 }
 
-// memory lists the files under dir from the Texts source, or reports
-// false when there is none or it is not ready.
-func (e *Engine) memory(dir vault.Path, fn func(rel string, content []byte)) bool {
+// memory lists the files under dir from the Texts source that ctx's
+// access scope lets the client see, or reports false when there is no
+// source or it is not ready.
+func (e *Engine) memory(ctx context.Context, dir vault.Path, fn func(rel string, content []byte)) bool {
 	if e.texts == nil || e.inSkipped(dir.Rel) {
 		return false
 	}
+	scope := access.From(ctx)
 	return e.texts.Texts(dir.Rel, func(rel string, content []byte) bool {
-		fn(rel, content)
+		if scope.Visible(rel) {
+			fn(rel, content)
+		}
 		return true
+	})
+}
+
+// memoryFiles is memory for the Files source: every file, not only the
+// texts held, until fn returns false.
+func (e *Engine) memoryFiles(ctx context.Context, dir vault.Path, fn func(rel string) bool) bool {
+	if e.files == nil || e.inSkipped(dir.Rel) {
+		return false
+	}
+	scope := access.From(ctx)
+	return e.files.Files(dir.Rel, func(rel string) bool {
+		return !scope.Visible(rel) || fn(rel)
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"vaultmcp/vault"
+	"vaultmcp/vault/access"
 )
 
 // fileRef is one regular file found by a walk.
@@ -35,9 +36,10 @@ const walkBatch = 64
 // for every folder below dir. Like vault.Walk it leaves out hidden and
 // skipped folders and the vault's temporary files, and it never follows
 // a symbolic link (a link is neither listed nor read), so a scan cannot
-// leave the vault. Unreadable folders below dir and special files (FIFOs,
-// sockets, devices) are passed over. A panic in onFile or onDir is
-// caught by g and ends the walk with its error.
+// leave the vault. Unreadable folders below dir, special files (FIFOs,
+// sockets, devices) and whatever ctx's access scope hides are passed
+// over. A panic in onFile or onDir is caught by g and ends the walk with
+// its error.
 func walkFiles(ctx context.Context, g *guard, v *vault.Vault, dir vault.Path, workers int,
 	onDir func(rel string), onFile func(f fileRef)) error {
 	if workers < 1 {
@@ -47,6 +49,7 @@ func walkFiles(ctx context.Context, g *guard, v *vault.Vault, dir vault.Path, wo
 	if err != nil {
 		return err
 	}
+	scope := access.From(ctx)
 	batches := make(chan []fileRef, workers*4)
 	var files sync.WaitGroup
 	for i := 0; i < workers; i++ {
@@ -83,7 +86,7 @@ func walkFiles(ctx context.Context, g *guard, v *vault.Vault, dir vault.Path, wo
 			}
 			switch t := e.Type(); {
 			case t.IsDir():
-				if v.Skipped(name) {
+				if v.Skipped(name) || !scope.Navigable(childRel) {
 					continue
 				}
 				if onDir != nil {
@@ -105,7 +108,7 @@ func walkFiles(ctx context.Context, g *guard, v *vault.Vault, dir vault.Path, wo
 					list(childAbs, childRel, sub)
 				}()
 			case t.IsRegular():
-				if v.Skipped(name) { // dotfiles, our temporary files
+				if v.Skipped(name) || !scope.Visible(childRel) { // dotfiles, our temporary files
 					continue
 				}
 				batch = append(batch, fileRef{rel: childRel, abs: childAbs, d: e})

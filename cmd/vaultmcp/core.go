@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"vaultmcp/gitsync"
+	"vaultmcp/internal/config"
+	"vaultmcp/tools"
+	"vaultmcp/vault"
+	"vaultmcp/vault/changes"
+	"vaultmcp/vault/index"
+	"vaultmcp/vault/rank"
+	"vaultmcp/vault/watch"
+)
+
+// core is what every transport serves, built once per process: the vault,
+// its live index, its ranked search, its git history and the watcher that
+// follows edits made outside the server. A transport (stdio, HTTP) only attaches to it.
+type core struct {
+	vault  *vault.Vault
+	index  *index.Index
+	repo   *gitsync.Repo
+	watch  *watch.Watcher
+	deps   tools.Deps
+	logger *slog.Logger
+}
+
+// openCore opens the configured vault (creating the local default vault
+// when none is configured), starts the index build, git sync and the
+// watcher. Close stops them again. ctx is the core's own lifetime, longer
+// than any transport's: requests still being answered after a signal need
+// the index and git.
+func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *core, err error) {
+	dir := cfg.Vault.Path
+	if dir == "" {
+		dir = config.DefaultVaultDir()
+		created, err := ensureDefaultVault(dir)
+		if err != nil {
+			return nil, fmt.Errorf("default vault: %w", err)
+		}
+		if created {
+			logger.Info("no vault configured: created a local default vault", "path", dir)
+		} else {
+			logger.Info("no vault configured: using the local default vault", "path", dir)
+		}
+	}
+	v, err := vault.Open(dir, vault.Options{Hidden: cfg.Vault.Hidden, Skip: cfg.Vault.Skip, MaxWriteBytes: cfg.Limits.MaxWriteBytes})
+	if err != nil {
+		return nil, err
+	}
+
+	// One fan-out announces every change — our writes, pulls, outside
+	// edits — to the index first, then the caches and subscriptions.
+	feed := &changes.Feed{Logger: logger}
+	v.Observe(feed.Publish)
+
+	// The index builds in the background: initialize is answered at once,
+	// and queries that need the index wait for it.
+	ix := index.New(v, logger)
+	ix.SetMaxNoteBytes(cfg.Limits.MaxNoteBytes)
+	feed.Listen(ix.Refresh)
+
+	repo, err := gitsync.Open(ctx, gitOptions(cfg, v, feed, logger))
+	if err != nil {
+		return nil, fmt.Errorf("git: %w", err)
+	}
+	c = &core{vault: v, index: ix, repo: repo, logger: logger}
+	defer func() {
+		if err != nil {
+			c.Close()
+		}
+	}()
+	v.SetRecorder(repo)
+	ix.Start(ctx)
+	repo.Start(ctx)
+	c.watch = watch.New(v, feed.Publish, watch.Options{Logger: logger})
+	if err := c.watch.Start(ctx); err != nil {
+		return nil, fmt.Errorf("watch vault: %w", err)
+	}
+	// The ranked search builds in the background once the index is ready.
+	ranked := rank.New(ix, logger)
+	ranked.Start(ctx)
+
+	c.deps = tools.Deps{Vault: v, Index: ix, Ranked: ranked, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, MaxResultBytes: cfg.Limits.MaxResultBytes, ServerVersion: version, Logger: logger, Changes: feed}
+	return c, nil
+}
+
+// Close stops the watcher and git sync; closing the repository pushes
+// what is still unpushed (bounded in time), so it runs after the
+// transport has finished its in-flight requests.
+func (c *core) Close() error {
+	var errs []error
+	if c.watch != nil {
+		errs = append(errs, c.watch.Close())
+	}
+	if c.repo != nil {
+		errs = append(errs, c.repo.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// The vault's history is its git repository: every change the vault records
+// is a commit.
+var _ vault.Recorder = (*gitsync.Repo)(nil)
+
+// gitOptions maps the configuration onto gitsync.
+func gitOptions(cfg *config.Config, v *vault.Vault, feed *changes.Feed, logger *slog.Logger) gitsync.Options {
+	interval := cfg.Git.SyncInterval
+	if interval == 0 {
+		interval = -1 // configured as "never"; gitsync reads 0 as its default
+	}
+	auth := gitsync.Auth{
+		SSHKeyFile:       cfg.Git.SSHKey,
+		SSHKeyPassphrase: cfg.Git.SSHKeyPassphrase,
+		SSHAgent:         cfg.Git.SSHKey == "",
+		Token:            cfg.Git.Token,
+		Username:         cfg.Git.Username,
+	}
+	if cfg.Git.KnownHosts != "" {
+		auth.KnownHostsFiles = []string{cfg.Git.KnownHosts}
+	}
+	return gitsync.Options{
+		Dir:          v.Root(),
+		RemoteURL:    cfg.Git.Remote,
+		Branch:       cfg.Git.Branch,
+		AuthorName:   cfg.Git.AuthorName,
+		AuthorEmail:  cfg.Git.AuthorEmail,
+		Auth:         auth,
+		SyncInterval: interval,
+		NoPush:       !cfg.Git.Push,
+		Locker:       v.Locker(),
+		Changed:      feed.Publish,
+		Logger:       logger,
+	}
+}
+
+// welcomeNote is the first note of the default vault.
+const welcomeNote = `# Welcome
+
+This is the default vault of vaultmcp, created because no vault was configured.
+Point vaultmcp at your own Obsidian vault with --vault, VAULTMCP_VAULT_PATH or vault.path in vaultmcp.yaml.
+
+Every change made through the server is a git commit. Try linking notes: [[Ideas]].
+`
+
+// ensureDefaultVault creates the default local vault if it is missing,
+// reporting whether it did.
+func ensureDefaultVault(dir string) (bool, error) {
+	if fi, err := os.Stat(dir); err == nil {
+		if !fi.IsDir() {
+			return false, fmt.Errorf("%s exists and is not a folder", dir)
+		}
+		return false, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Welcome.md"), []byte(welcomeNote), 0o644); err != nil {
+		return false, err
+	}
+	return true, nil
+}

@@ -1,0 +1,217 @@
+package httpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"vaultmcp/internal/audit"
+	"vaultmcp/internal/auth"
+	"vaultmcp/vault"
+)
+
+// route is one REST endpoint and the methods it takes.
+type route struct {
+	handler http.Handler
+	methods []string
+}
+
+// apiRoutes are the authenticated REST endpoints.
+func (s *Server) apiRoutes() map[string]route {
+	routes := map[string]route{
+		"/api/notes/": {http.HandlerFunc(s.note), []string{http.MethodGet, http.MethodPut, http.MethodDelete}},
+	}
+	maps.Copy(routes, s.conceptRoutes())
+	return routes
+}
+
+// decode reads a JSON request body into v; false after answering 400.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
+		detail(w, http.StatusUnsupportedMediaType, "Send the body as JSON (Content-Type: application/json)")
+		return false
+	}
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(v); err != nil {
+		msg := "The body is not valid JSON"
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			msg = fmt.Sprintf("Field %q must be a %s", te.Field, jsonKind(te.Type.Kind().String()))
+		}
+		detail(w, http.StatusBadRequest, msg)
+		return false
+	}
+	return true
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "string"
+	case "bool":
+		return "boolean"
+	case "int", "int64", "float64":
+		return "number"
+	case "slice":
+		return "list"
+	}
+	return goKind
+}
+
+type loginRequest struct {
+	Username string `json:"username"`
+	Password string `json:"password"`
+}
+
+type loginResponse struct {
+	AccessToken string `json:"access_token"`
+	TokenType   string `json:"token_type"`
+	ExpiresIn   int    `json:"expires_in"`
+}
+
+// login exchanges a configured user's name and password for a JWT.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	var req loginRequest
+	if !decode(w, r, &req) {
+		return
+	}
+	if req.Username == "" || req.Password == "" {
+		detail(w, http.StatusBadRequest, "username and password are required")
+		return
+	}
+	if rec := audit.From(r.Context()); rec != nil {
+		rec.SetIdentity("login:" + req.Username)
+	}
+	tok, ttl, err := s.opts.Auth.Login(req.Username, req.Password)
+	if err != nil {
+		if errors.Is(err, auth.ErrInvalid) {
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm=%q, resource_metadata=%q`, Name, s.metadataURL(r)))
+			detail(w, http.StatusUnauthorized, "Invalid username or password")
+			return
+		}
+		s.log.Error("login failed", "err", err)
+		detail(w, http.StatusInternalServerError, "Login failed; the server logged the details")
+		return
+	}
+	writeJSON(w, http.StatusOK, loginResponse{AccessToken: tok, TokenType: "bearer", ExpiresIn: int(ttl / time.Second)})
+}
+
+// vaultStatus maps a vault error onto the status the REST API answers.
+func vaultStatus(err error) int {
+	switch {
+	case errors.Is(err, vault.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, vault.ErrDenied), errors.Is(err, vault.ErrHidden), errors.Is(err, vault.ErrOutside),
+		errors.Is(err, vault.ErrPermission):
+		return http.StatusForbidden
+	case errors.Is(err, vault.ErrExists):
+		return http.StatusConflict
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusServiceUnavailable
+	}
+	var ve *vault.Error
+	if errors.As(err, &ve) {
+		return http.StatusBadRequest
+	}
+	return http.StatusInternalServerError
+}
+
+// fail answers a typed function's error: client errors with their
+// message, anything unexpected as 500 with the details in the log.
+func (s *Server) fail(w http.ResponseWriter, err error) {
+	status := vaultStatus(err)
+	if status == http.StatusInternalServerError {
+		s.log.Error("REST call failed", "err", err)
+		detail(w, status, "Internal server error; the server logged the details")
+		return
+	}
+	detail(w, status, err.Error())
+}
+
+type noteResponse struct {
+	Path      string     `json:"path"`
+	Content   *string    `json:"content,omitempty"`
+	Size      int64      `json:"size,omitempty"`
+	Modified  *time.Time `json:"modified,omitempty"`
+	Truncated bool       `json:"truncated,omitempty"`
+	Binary    bool       `json:"binary,omitempty"`
+	Bytes     *int       `json:"bytes,omitempty"`
+	Commit    string     `json:"commit,omitempty"`
+	Deleted   bool       `json:"deleted,omitempty"`
+}
+
+type putNoteRequest struct {
+	Content *string `json:"content"`
+}
+
+// note serves /api/notes/{path}: GET reads a note, PUT writes it (one
+// commit), DELETE deletes it (one commit); the vault functions are the
+// ones read_file, write_file and delete_file use, under the caller's
+// access scope.
+func (s *Server) note(w http.ResponseWriter, r *http.Request) {
+	p := strings.TrimPrefix(r.URL.Path, "/api/notes/")
+	if p == "" {
+		detail(w, http.StatusBadRequest, "Name a note: /api/notes/{path}, e.g. /api/notes/Journal/2025-01-01.md")
+		return
+	}
+	audit.NotePaths(r.Context(), p)
+	ctx := r.Context()
+	v := s.opts.Deps.Vault
+	switch r.Method {
+	case http.MethodGet:
+		f, err := v.ReadFile(ctx, p, s.maxRead())
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		mod := f.ModTime.UTC()
+		res := noteResponse{Path: f.Path.Rel, Size: f.Size, Modified: &mod, Truncated: f.Truncated}
+		if utf8.Valid(f.Data) {
+			text := string(f.Data)
+			res.Content = &text
+		} else {
+			res.Binary = true
+		}
+		writeJSON(w, http.StatusOK, res)
+	case http.MethodPut:
+		var req putNoteRequest
+		if !decode(w, r, &req) {
+			return
+		}
+		if req.Content == nil {
+			detail(w, http.StatusBadRequest, `"content" is required: the note's complete new text`)
+			return
+		}
+		if strings.ContainsRune(*req.Content, utf8.RuneError) {
+			detail(w, http.StatusBadRequest, "content is not valid UTF-8 text")
+			return
+		}
+		wr, err := v.WriteFile(ctx, p, []byte(*req.Content))
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		n := wr.Bytes
+		writeJSON(w, http.StatusOK, noteResponse{Path: wr.Path.Rel, Bytes: &n, Commit: wr.Commit})
+	case http.MethodDelete:
+		wr, err := v.DeleteFile(ctx, p)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, noteResponse{Path: wr.Path.Rel, Commit: wr.Commit, Deleted: true})
+	}
+}
+
+func (s *Server) maxRead() int64 {
+	if n := s.opts.Deps.MaxReadBytes; n > 0 {
+		return n
+	}
+	return 256 << 10
+}

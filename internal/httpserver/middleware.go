@@ -1,0 +1,327 @@
+package httpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"vaultmcp/internal/audit"
+	"vaultmcp/internal/auth"
+	"vaultmcp/internal/ratelimit"
+)
+
+// writeJSON answers with status and v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		status, body = http.StatusInternalServerError, []byte(`{"detail":"could not encode the answer"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// detail answers with the API's error body, {"detail": msg}.
+func detail(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"detail": msg})
+}
+
+// statusWriter remembers the status of a response. It passes Flush on
+// (SSE needs it) and unwraps for http.ResponseController.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		if w.status == 0 {
+			w.status = http.StatusOK
+		}
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// outer is the start of the chain: panic recovery and the audit record,
+// written when the response is done if the caller was authenticated.
+func (s *Server) outer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w}
+		rec := audit.NewRecord(audit.Entry{
+			Time: s.opts.Now(), IP: s.clientIP(r), Method: r.Method, Endpoint: r.URL.Path,
+		})
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.log.Error("HTTP handler panicked", "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+				if sw.status == 0 {
+					detail(sw, http.StatusInternalServerError, "Internal server error; the server logged the details")
+				}
+			}
+			if rec.Identity() != "" {
+				status := sw.status
+				if status == 0 {
+					status = http.StatusOK
+				}
+				if err := s.opts.Audit.Write(rec.Finish(status, s.opts.Now())); err != nil {
+					s.log.Warn("audit log write failed", "err", err)
+				}
+			}
+		}()
+		next.ServeHTTP(sw, r.WithContext(audit.With(r.Context(), rec)))
+	})
+}
+
+// clientIP is the caller's address: the connection's peer, or, when the
+// peer is a trusted proxy, the last address in X-Forwarded-For that is
+// not a trusted proxy itself.
+func (s *Server) clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if len(s.proxies) == 0 || !s.trusted(host) {
+		return host
+	}
+	hops := strings.Split(r.Header.Get("X-Forwarded-For"), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop := strings.TrimSpace(hops[i])
+		if hop == "" {
+			continue
+		}
+		if !s.trusted(hop) {
+			return hop
+		}
+		host = hop
+	}
+	return host
+}
+
+func (s *Server) trusted(addr string) bool {
+	ip := net.ParseIP(addr)
+	if ip == nil {
+		return false
+	}
+	for _, n := range s.proxies {
+		if n.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// guard is DNS-rebinding protection and CORS. A request whose Host is not
+// an allowed host (checked when bound to loopback or when hosts are
+// listed) or whose Origin is neither its own nor a listed one is refused
+// with 403; a CORS preflight is answered for listed origins and refused
+// for others.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.hostAllowed(r.Host) {
+			detail(w, http.StatusForbidden, fmt.Sprintf("Forbidden: Host %q is not an allowed host of this server (see http.allowed_hosts)", r.Host))
+			return
+		}
+		origin := r.Header.Get("Origin")
+		listed := origin != "" && s.origins[strings.ToLower(strings.TrimSuffix(origin, "/"))]
+		if r.Method == http.MethodOptions && origin != "" && r.Header.Get("Access-Control-Request-Method") != "" {
+			if !listed {
+				detail(w, http.StatusForbidden, fmt.Sprintf("CORS preflight refused: origin %q is not allowed (see http.cors_origins)", origin))
+				return
+			}
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
+			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID")
+			h.Set("Access-Control-Max-Age", "600")
+			h.Add("Vary", "Origin")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		if origin != "" && !listed && !s.sameOrigin(r, origin) && !openToAnyOrigin(r.URL.Path) {
+			detail(w, http.StatusForbidden, fmt.Sprintf("Forbidden: origin %q is not allowed (see http.cors_origins)", origin))
+			return
+		}
+		if listed {
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, WWW-Authenticate, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After")
+			h.Add("Vary", "Origin")
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// openToAnyOrigin lists the public discovery documents, which any
+// origin may read.
+func openToAnyOrigin(path string) bool {
+	return strings.HasPrefix(path, "/.well-known/")
+}
+
+// loopbackHosts are the names a loopback server answers to.
+var loopbackHosts = map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
+
+func (s *Server) hostAllowed(host string) bool {
+	if !s.loopback && len(s.opts.AllowedHosts) == 0 {
+		return true
+	}
+	h := strings.ToLower(host)
+	if s.hosts[h] {
+		return true
+	}
+	name := h
+	if hn, _, err := net.SplitHostPort(h); err == nil {
+		name = hn
+	}
+	name = strings.Trim(name, "[]")
+	return s.hosts[name] || (s.loopback && loopbackHosts[name])
+}
+
+// sameOrigin reports whether origin is the request's own scheme and Host.
+func (s *Server) sameOrigin(r *http.Request, origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	return strings.EqualFold(u.Host, r.Host) && (u.Scheme == "http" || u.Scheme == "https")
+}
+
+// limitBody refuses bodies over the limit with 413. The body is read here
+// in full (up to the limit), so a handler never sees a body cut short.
+func (s *Server) limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body == nil || r.Body == http.NoBody || r.Method == http.MethodGet || r.Method == http.MethodHead {
+			next.ServeHTTP(w, r)
+			return
+		}
+		tooLarge := func() {
+			detail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("Request body too large: the limit is %d bytes (http.max_body_bytes)", s.maxBody))
+		}
+		if r.ContentLength > s.maxBody {
+			tooLarge()
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, s.maxBody+1))
+		if err != nil {
+			detail(w, http.StatusBadRequest, "Could not read the request body")
+			return
+		}
+		if int64(len(body)) > s.maxBody {
+			tooLarge()
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// authenticate requires a credential (unless the server runs without
+// authentication) and puts the identity and its scope into the request
+// context. A caller without a valid credential is rate limited by IP
+// before being told 401, so guessing tokens costs what logging in does.
+func (s *Server) authenticate(lim *ratelimit.Limiter, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r = r.WithContext(auth.WithResource(r.Context(), s.resourceURL(r)))
+		id, err := s.opts.Auth.Authenticate(r)
+		rec := audit.From(r.Context())
+		if err != nil {
+			if rec != nil {
+				rec.SetIdentity("unauthenticated")
+			}
+			if !s.allow(w, lim, "ip:"+s.clientIP(r)) {
+				return
+			}
+			s.unauthorized(w, r, err)
+			return
+		}
+		if rec != nil {
+			rec.SetIdentity(id.String())
+		}
+		next.ServeHTTP(w, r.WithContext(auth.WithIdentity(r.Context(), id)))
+	})
+}
+
+// unauthorized answers 401 with the challenge the MCP authorization spec
+// asks for: where the protected resource metadata is.
+func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request, err error) {
+	challenge := fmt.Sprintf(`Bearer realm=%q, resource_metadata=%q`, Name, s.metadataURL(r))
+	msg := "Not authenticated: send Authorization: Bearer <token>"
+	if errors.Is(err, auth.ErrInvalid) {
+		challenge += `, error="invalid_token", error_description="the access token is invalid or expired"`
+		msg = "Invalid or expired token"
+	}
+	w.Header().Set("WWW-Authenticate", challenge)
+	detail(w, http.StatusUnauthorized, msg)
+}
+
+// rateLimited applies lim per identity (per IP for anonymous callers).
+func (s *Server) rateLimited(lim *ratelimit.Limiter, next http.Handler) http.Handler {
+	if lim == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := "ip:" + s.clientIP(r)
+		if id, ok := auth.FromContext(r.Context()); ok && id.Kind != auth.KindAnonymous {
+			key = id.String()
+		}
+		if s.allow(w, lim, key) {
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// perIP applies lim per client IP, before authentication.
+func (s *Server) perIP(lim *ratelimit.Limiter, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.allow(w, lim, "ip:"+s.clientIP(r)) {
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// allow takes a request from key's bucket, sets the X-RateLimit-*
+// headers, and answers 429 when the bucket is empty.
+func (s *Server) allow(w http.ResponseWriter, lim *ratelimit.Limiter, key string) bool {
+	d := lim.Allow(key)
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
+	if d.Allowed {
+		return true
+	}
+	h.Set("Retry-After", strconv.Itoa(int(d.RetryAfter.Round(time.Second)/time.Second)+1))
+	writeJSON(w, http.StatusTooManyRequests, map[string]string{
+		"error":  "Rate limit exceeded",
+		"detail": lim.Rule().String(),
+	})
+	return false
+}
