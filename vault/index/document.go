@@ -3,6 +3,7 @@ package index
 import (
 	"path"
 	"strings"
+	"unique"
 
 	"vaultmcp/vault/concept"
 	"vaultmcp/vault/markdown"
@@ -45,16 +46,35 @@ func parse(rel string, content []byte) document {
 		d.concept = concept.Extract(n.Properties(), strings.TrimSuffix(name, path.Ext(name)))
 	}
 	for i, l := range n.Links {
-		d.links[i] = docLink{raw: l.Raw, target: l.Target, line: int32(l.Line)}
+		d.links[i] = docLink{raw: intern(l.Raw), target: intern(l.Target), line: int32(l.Line)}
 		if l.Target != "" {
-			d.links[i].bucket = linkKey(l.Target)
+			d.links[i].bucket = intern(linkKey(l.Target))
 		}
 	}
 	for i, t := range n.Tags {
-		d.tags[i] = t.Name
-		d.tagKeys[i] = key(t.Name)
+		d.tags[i] = intern(t.Name)
+		d.tagKeys[i] = intern(key(t.Name))
+	}
+	for i := range d.props {
+		p := &d.props[i]
+		p.Key = intern(p.Key)
+		for j, v := range p.Values {
+			p.Values[j] = intern(v)
+		}
 	}
 	return d
+}
+
+// intern returns the one shared copy of s. The parser's strings slice a
+// string copy of the whole note, so keeping any of them would keep that
+// copy (a second copy of every note's text, beside the content the index
+// holds); and the same targets, tags and property values recur across
+// thousands of notes.
+func intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	return unique.Make(s).Value()
 }
 
 // rawLinks returns the note's links as written, deduplicated, in order.
