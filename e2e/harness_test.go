@@ -287,6 +287,9 @@ type serverConfig struct {
 	// protocol pins the MCP protocol version the client asks for; "" lets
 	// mcp-go's client choose.
 	protocol string
+	// stderrPipe gives the server a pipe for stderr the test can close,
+	// as a client that ends a session does (startProc only).
+	stderrPipe bool
 }
 
 // serverOption changes how a server is started.
@@ -308,6 +311,12 @@ func withArgs(args ...string) serverOption {
 // changes.
 func withDirtyVault() serverOption {
 	return func(c *serverConfig) { c.dirty = true }
+}
+
+// withStderrPipe makes startProc give the server a stderr pipe the test
+// closes with proc.closeStderr.
+func withStderrPipe() serverOption {
+	return func(c *serverConfig) { c.stderrPipe = true }
 }
 
 // withProtocol makes the client ask for one protocol version (e.g.

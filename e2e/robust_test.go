@@ -29,6 +29,7 @@ type proc struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
 	stderr  *lockedBuffer
+	errPipe io.Closer     // the read end of stderr, with withStderrPipe
 	exited  chan struct{} // closed when the process has ended
 	waitErr error         // cmd.Wait's result, once exited is closed
 
@@ -52,6 +53,15 @@ func startProc(t *testing.T, v *testVault, opts ...serverOption) *proc {
 	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cfg.stderrPipe {
+		p.cmd.Stderr = nil
+		r, err := p.cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.errPipe = r
+		go io.Copy(p.stderr, r) // ends when the test closes r
 	}
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start server: %v", err)
@@ -93,6 +103,16 @@ func startProc(t *testing.T, v *testVault, opts ...serverOption) *proc {
 		checkServerLog(t, p.stderr)
 	})
 	return p
+}
+
+// closeStderr closes the read end of the server's stderr pipe: its next
+// log line meets a closed pipe.
+func (p *proc) closeStderr(t *testing.T) {
+	t.Helper()
+	if p.errPipe == nil {
+		t.Fatal("closeStderr needs withStderrPipe")
+	}
+	p.errPipe.Close()
 }
 
 // sendLines writes lines (a newline after each) in one write.
@@ -225,6 +245,33 @@ func TestWriteJustBeforeEOF(t *testing.T) {
 		if st := v.gitRun(t, "status", "--porcelain"); st != "" {
 			t.Errorf("run %d: git status not clean:\n%s", i, st)
 		}
+	}
+}
+
+// A client that closes the server's stderr when it ends the session
+// (mcp-go's stdio client does) must not get the server killed by SIGPIPE
+// at its next log line: it exits cleanly and the last write still
+// reaches the remote.
+func TestClosedStderrStillPushes(t *testing.T) {
+	t.Parallel()
+	v, remote := newRemoteVault(t, map[string]string{"Home.md": "# Home\n"})
+	p := startProc(t, v, withStderrPipe(), withEnv("VAULTMCP_GIT_REMOTE="+remote, "VAULTMCP_GIT_SYNC_INTERVAL=0"))
+	p.sendLines(t, lineInitialize, lineInitialized,
+		toolCall(1, "write_file", map[string]any{"path": "last.md", "content": "the session's last write\n"}))
+	resp, ok := p.response(t, "1")
+	if !ok {
+		t.Fatal("write_file not answered")
+	}
+	if text, isErr := toolText(t, resp); isErr {
+		t.Fatalf("write_file failed: %s", text)
+	}
+	p.closeStderr(t)
+	p.stdin.Close()
+	if err := p.waitExit(t); err != nil {
+		t.Fatalf("exit after the client closed stderr and stdin: %v", err)
+	}
+	if log := remoteLog(t, remote); len(log) == 0 || log[0] != "MCP: write last.md" {
+		t.Errorf("remote log after exit = %q, want the last write on top", log)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"vaultmcp/internal/editdist"
 	"vaultmcp/vault/access"
 )
 
@@ -139,7 +140,7 @@ func (q nameQuery) score(rel string, isDir bool) (int, bool) {
 		return 1, true // the same name in another folder
 	}
 	if q.maxTypos > 0 {
-		if dist := editDistance(bstem, q.stem, q.maxTypos); dist <= q.maxTypos {
+		if dist := editdist.Within(bstem, q.stem, q.maxTypos); dist <= q.maxTypos {
 			return 1 + dist, true
 		}
 	}
@@ -149,40 +150,4 @@ func (q nameQuery) score(rel string, isDir bool) (int, bool) {
 // fold is the comparison form of a name: lower case, NFC.
 func fold(s string) string {
 	return strings.ToLower(norm.NFC.String(s))
-}
-
-// editDistance is the edit distance between a and b in runes (Levenshtein
-// with a swap of two neighbours counting as one edit), or max+1 as soon as
-// it is sure to exceed max.
-func editDistance(a, b string, max int) int {
-	ra, rb := []rune(a), []rune(b)
-	if d := len(ra) - len(rb); d > max || -d > max {
-		return max + 1
-	}
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1) // two letters swapped
-			}
-			rowMin = min(rowMin, cur[j])
-		}
-		if rowMin > max {
-			return max + 1
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
 }

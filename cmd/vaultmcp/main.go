@@ -41,6 +41,11 @@ Flags:
 `
 
 func main() {
+	// A client that closes our stderr (mcp-go's stdio client does when it
+	// ends a session) would otherwise have the next log line kill the
+	// process with SIGPIPE, before the last commits are pushed. Ignored,
+	// the write fails with EPIPE and the log line is lost, nothing else.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		// The first signal starts a graceful stop; a second one kills.

@@ -157,34 +157,3 @@ func wordMask(texts ...string) uint64 {
 
 // Label is the concept's folded prefLabel, the order ties are broken in.
 func (c *Concept) Label() string { return c.label }
-
-// Distance is the edit distance between a and b in runes (insertions,
-// deletions, substitutions), or max+1 as soon as it must exceed max.
-func Distance(a, b string, max int) int {
-	ra, rb := []rune(a), []rune(b)
-	if d := len(ra) - len(rb); d > max || -d > max {
-		return max + 1
-	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		best := cur[0]
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			best = min(best, cur[j])
-		}
-		if best > max {
-			return max + 1
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}

@@ -49,24 +49,3 @@ func TestQueryMatch(t *testing.T) {
 		t.Error("Empty is wrong")
 	}
 }
-
-func TestDistance(t *testing.T) {
-	tests := []struct {
-		a, b string
-		max  int
-		want int
-	}{
-		{"regression", "regression", 3, 0},
-		{"regresion", "regression", 3, 1},
-		{"regression", "regressoin", 3, 2},
-		{"linear", "lineal", 3, 1},
-		{"ab", "abcdefgh", 3, 4},
-		{"é", "e", 3, 1},
-		{"", "abc", 3, 3},
-	}
-	for _, tc := range tests {
-		if got := concept.Distance(tc.a, tc.b, tc.max); got != tc.want {
-			t.Errorf("Distance(%q, %q, %d) = %d, want %d", tc.a, tc.b, tc.max, got, tc.want)
-		}
-	}
-}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"vaultmcp/internal/editdist"
 	"vaultmcp/vault/access"
 	"vaultmcp/vault/concept"
 )
@@ -239,7 +240,7 @@ func (v *ConceptView) Suggest(name string, n int) []string {
 		if slices.Contains(out, rel) || !v.visible(rel) {
 			continue
 		}
-		d := min(concept.Distance(f, c.id, limit), concept.Distance(f, c.c.Label(), limit))
+		d := min(editdist.Within(f, c.id, limit), editdist.Within(f, c.c.Label(), limit))
 		if d <= limit {
 			cands = append(cands, near{rel, c.id, d})
 		}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"math"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"vaultmcp/internal/topk"
 	"vaultmcp/vault/access"
 	"vaultmcp/vault/index"
 )
@@ -199,7 +199,7 @@ func (t *Table) Run(ctx context.Context, req Request) (Result, error) {
 	}
 	end := min(req.Offset+limit, len(hits))
 	if req.Offset < len(hits) {
-		topK(hits, end, cmp)
+		topk.Sort(hits, end, cmp)
 	}
 	res := Result{Total: len(hits), Notes: []index.NoteMeta{}}
 	for i := req.Offset; i < end; i++ {
@@ -212,43 +212,6 @@ func (t *Table) Run(ctx context.Context, req Request) (Result, error) {
 		}
 	}
 	return res, nil
-}
-
-// topK puts the k smallest items of s first, in order. Only the page
-// asked for is sorted: a query matching most of a large vault does not
-// sort all of it.
-func topK[T any](s []T, k int, cmp func(a, b T) int) {
-	if k >= len(s)/2 {
-		slices.SortFunc(s, cmp)
-		return
-	}
-	// A max-heap of the k smallest seen so far, in s[:k].
-	down := func(i, n int) {
-		for {
-			l := 2*i + 1
-			if l >= n {
-				return
-			}
-			if r := l + 1; r < n && cmp(s[r], s[l]) > 0 {
-				l = r
-			}
-			if cmp(s[l], s[i]) <= 0 {
-				return
-			}
-			s[i], s[l] = s[l], s[i]
-			i = l
-		}
-	}
-	for i := k/2 - 1; i >= 0; i-- {
-		down(i, k)
-	}
-	for i := k; i < len(s); i++ {
-		if k > 0 && cmp(s[i], s[0]) < 0 {
-			s[0], s[i] = s[i], s[0]
-			down(0, k)
-		}
-	}
-	slices.SortFunc(s[:k], cmp)
 }
 
 // cmpFold compares strings ignoring case, without allocating for ASCII.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"vaultmcp/internal/topk"
 	"vaultmcp/vault/access"
 	"vaultmcp/vault/markdown"
 )
@@ -257,7 +258,7 @@ func (s *Searcher) rank(ctx context.Context, clauses []clause, n int) ([]Hit, in
 	}
 	sc.found = found
 	// Best first; equal scores by path, so pages are stable.
-	topK(found, min(n, len(found)), func(a, b scored) int {
+	topk.Sort(found, min(n, len(found)), func(a, b scored) int {
 		if a.score != b.score {
 			if a.score > b.score {
 				return -1
@@ -297,41 +298,6 @@ func resize[T any](buf []T, n int) []T {
 	buf = buf[:n]
 	clear(buf)
 	return buf
-}
-
-// topK puts the k smallest items of s first, in order, sorting only
-// what a page needs.
-func topK[T any](s []T, k int, cmp func(a, b T) int) {
-	if k >= len(s)/2 {
-		slices.SortFunc(s, cmp)
-		return
-	}
-	down := func(i, n int) {
-		for {
-			l := 2*i + 1
-			if l >= n {
-				return
-			}
-			if r := l + 1; r < n && cmp(s[r], s[l]) > 0 {
-				l = r
-			}
-			if cmp(s[l], s[i]) <= 0 {
-				return
-			}
-			s[i], s[l] = s[l], s[i]
-			i = l
-		}
-	}
-	for i := k/2 - 1; i >= 0; i-- {
-		down(i, k)
-	}
-	for i := k; i < len(s); i++ {
-		if k > 0 && cmp(s[i], s[0]) < 0 {
-			s[0], s[i] = s[i], s[0]
-			down(0, k)
-		}
-	}
-	slices.SortFunc(s[:k], cmp)
 }
 
 // posting is one decoded entry of a postings list.
