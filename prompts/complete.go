@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"vaultmcp/guides"
+	"vaultmcp/vault"
 )
 
 // MaxValues is the most values one completion answer holds (the MCP
@@ -83,15 +84,17 @@ func completeTags(tags []string, typed string) *mcp.Completion {
 }
 
 // Complete ranks the values that match what was typed so far, ignoring
-// case: those starting with it first, then those with a word or path
-// segment starting with it, then those containing it; each group keeps
-// the order of values (alphabetical paths, tags by use). At most
-// MaxValues are returned, with the total and whether there are more.
+// case, accents and Unicode form (vault.LooseName: "ete" offers
+// "Été 2026", stored composed or decomposed): those starting with it
+// first, then those with a word or path segment starting with it, then
+// those containing it; each group keeps the order of values (alphabetical
+// paths, tags by use). Values come back as given. At most MaxValues are
+// returned, with the total and whether there are more.
 func Complete(values []string, typed string) *mcp.Completion {
-	typed = strings.ToLower(typed)
+	typed = vault.LooseName(typed)
 	var prefix, word, inside []string
 	for _, v := range values {
-		lv := strings.ToLower(v)
+		lv := vault.LooseName(v)
 		switch {
 		case strings.HasPrefix(lv, typed):
 			prefix = append(prefix, v)

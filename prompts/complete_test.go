@@ -7,10 +7,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 var (
-	folders = []string{"Archive", "Daily Notes", "Projects", "Projects/Webapp", "Projects/Webapp/design", "Resources/Papers"}
+	folders = []string{"Archive", "Daily Notes", "Projects", "Projects/Webapp", "Projects/Webapp/design", "Resources/Papers", "Été 2026"}
 	tags    = []string{"project", "status/active", "meeting", "status/done", "Programming"}
 )
 
@@ -61,6 +64,7 @@ func TestCompletion(t *testing.T) {
 		{createNote, "folder", "pap", []string{"Resources/Papers"}},
 		{createNote, "folder", "otes", []string{"Daily Notes"}}, // inside a word, last
 		{createNote, "folder", "n", []string{"Daily Notes", "Projects/Webapp/design"}},
+		{createNote, "folder", "ete", []string{"Été 2026"}}, // accents and case fold
 		{createNote, "tags", "", []string{"project", "status/active", "meeting", "status/done", "Programming"}},
 		{createNote, "tags", "pro", []string{"project", "Programming"}},
 		{createNote, "tags", "#pro", []string{"project", "Programming"}},
@@ -120,6 +124,56 @@ func FuzzCompleteTags(f *testing.F) {
 			if !strings.HasPrefix(v, head) {
 				t.Errorf("%q does not keep %q", v, head)
 			}
+		}
+	})
+}
+
+// Complete ignores case, accents and Unicode form on both sides and
+// returns values as given (a folder stored decomposed comes back
+// decomposed, the spelling the file tools accept).
+func TestCompleteFoldsAccents(t *testing.T) {
+	nfd := norm.NFD.String
+	values := []string{"Archive", "Été 2026", nfd("Zettel/Énergie"), "Projets/Café", "한국어", "機械学習"}
+	tests := []struct {
+		typed string
+		want  []string
+	}{
+		{"ete", []string{"Été 2026"}},
+		{"ÉTÉ", []string{"Été 2026"}},
+		{nfd("été"), []string{"Été 2026"}},
+		{"energ", []string{nfd("Zettel/Énergie")}},
+		{"Énergie", []string{nfd("Zettel/Énergie")}},
+		{"cafe", []string{"Projets/Café"}},
+		{"e", []string{"Été 2026", nfd("Zettel/Énergie"), "Archive", "Projets/Café"}},
+		{"한국", []string{"한국어"}},
+		{"学習", []string{"機械学習"}},
+		{"x", []string{}},
+	}
+	for _, tt := range tests {
+		got := Complete(values, tt.typed).Values
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Complete(%q) = %q, want %q", tt.typed, got, tt.want)
+		}
+	}
+}
+
+// Whatever is typed, in whatever Unicode form, Complete offers the same
+// values, within the limit.
+func FuzzComplete(f *testing.F) {
+	for _, s := range []string{"", "ete", "É", "e\u0301", "\u0301", "한", "学", "\xff"} {
+		f.Add(s)
+	}
+	values := []string{"Été 2026", norm.NFD.String("Zettel/Énergie décomposée"), "Projects", "한국어", "e\u0301\u0301"}
+	f.Fuzz(func(t *testing.T, typed string) {
+		res := Complete(values, typed)
+		if len(res.Values) > MaxValues || res.Total < len(res.Values) {
+			t.Fatalf("%d values, total %d", len(res.Values), res.Total)
+		}
+		if !utf8.ValidString(typed) {
+			return
+		}
+		if other := Complete(values, norm.NFD.String(typed)).Values; !slices.Equal(res.Values, other) {
+			t.Errorf("%q offers %q, its NFD form %q", typed, res.Values, other)
 		}
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"vaultmcp/vault"
 	"vaultmcp/vault/concept"
 	"vaultmcp/vault/index"
+	"vaultmcp/vault/markdown"
 )
 
 // Limits of the concept tools. Each bad argument is refused with an error
@@ -70,10 +71,27 @@ type ConceptNotFoundError struct {
 	Available int
 	// Suggestions are the ids of up to five concepts with close names.
 	Suggestions []string
+	// Unreadable, when set, is the note the name designates, which is no
+	// concept because its frontmatter could not be read; Why says what
+	// is wrong and how to fix it.
+	Unreadable, Why string
 }
 
 func (e *ConceptNotFoundError) Error() string {
+	if e.Unreadable != "" {
+		return fmt.Sprintf("Concept '%s' not found: note %s has %s", e.Concept, e.Unreadable, e.Why)
+	}
 	return fmt.Sprintf("Concept '%s' not found", e.Concept)
+}
+
+// frontmatterProblem words why a note's frontmatter could not be read,
+// to follow "note X has ".
+func frontmatterProblem(why error) string {
+	var se *markdown.SyntaxError
+	if errors.As(why, &se) {
+		return se.Error() + "; " + se.Hint()
+	}
+	return fmt.Sprintf("frontmatter that could not be read (%v)", why)
 }
 
 // Unwrap makes the error a vault.ErrNotFound.
@@ -131,6 +149,9 @@ func findConcept(v *index.ConceptView, arg, name string) (index.ConceptNote, err
 	switch len(rels) {
 	case 0:
 		e := &ConceptNotFoundError{Concept: name, Available: v.Count(), Suggestions: []string{}}
+		if rel, why := v.UnreadableNamed(name); why != nil {
+			e.Unreadable, e.Why = rel, frontmatterProblem(why)
+		}
 		for _, rel := range v.Suggest(name, maxConceptSuggestions) {
 			n, _ := v.Note(rel)
 			e.Suggestions = append(e.Suggestions, n.ID)
@@ -602,6 +623,10 @@ type StatisticsResult struct {
 	RelationsByType     map[string]int `json:"relations_by_type"`    // total_relations by kind: broader (each broader/narrower pair), related, prerequisite
 	UnresolvedRelations int            `json:"unresolved_relations"` // Relation targets that name no concept (get_concept lists them per concept)
 	AmbiguousIDs        int            `json:"ambiguous_ids"`        // Ids that several concept notes share (reach those by path)
+	// UnreadableFrontmatter counts the notes whose frontmatter is not
+	// valid YAML (or not a mapping): a concept written there is missing
+	// from the graph, and get_concept on its name says what is wrong.
+	UnreadableFrontmatter int `json:"unreadable_frontmatter"`
 }
 
 // Statistics is get_statistics' work: counts over the concept graph.
@@ -612,7 +637,7 @@ func Statistics(ctx context.Context, d Deps, _ GetStatisticsArgs) (*StatisticsRe
 		res = &StatisticsResult{
 			TotalConcepts: s.Concepts, TotalRelations: s.Relations, VaultPath: d.Vault.Root(), ServerVersion: d.ServerVersion,
 			RelationsByType:     map[string]int{"broader": s.Broader, "related": s.Related, "prerequisite": s.Prerequisite},
-			UnresolvedRelations: s.Unresolved, AmbiguousIDs: s.AmbiguousIDs,
+			UnresolvedRelations: s.Unresolved, AmbiguousIDs: s.AmbiguousIDs, UnreadableFrontmatter: s.UnreadableFrontmatter,
 		}
 		return nil
 	})
@@ -650,7 +675,8 @@ var (
 		`"prefLabel":{"type":"string"},"path":{"type":"string"},"relation":{"type":"string"}}}},"message":{"type":"string"}}}`)
 	statisticsOutputSchema = []byte(`{"type":"object","required":["total_concepts","total_relations"],"properties":{` +
 		`"total_concepts":{"type":"integer"},"total_relations":{"type":"integer"},"vault_path":{"type":"string"},` +
-		`"server_version":{"type":"string"},"relations_by_type":{"type":"object"},"unresolved_relations":{"type":"integer"},"ambiguous_ids":{"type":"integer"}}}`)
+		`"server_version":{"type":"string"},"relations_by_type":{"type":"object"},"unresolved_relations":{"type":"integer"},"ambiguous_ids":{"type":"integer"},` +
+		`"unreadable_frontmatter":{"type":"integer"}}}`)
 )
 
 // conceptCall adapts one of the concept functions to an MCP handler: the
@@ -738,7 +764,7 @@ func GetConceptPath(d Deps) server.ServerTool {
 func GetStatistics(d Deps) server.ServerTool {
 	tool := mcp.NewTool("get_statistics",
 		mcp.WithDescription("Concept graph counts: concepts, distinct relations (in all and by kind), targets naming no concept, "+
-			"ids several notes share; the vault's path and the server version."),
+			"ids several notes share, notes whose frontmatter is not valid YAML; the vault's path and the server version."),
 		mcp.WithRawOutputSchema(statisticsOutputSchema),
 		annotate("Get statistics", true, false, true),
 	)

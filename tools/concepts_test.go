@@ -271,7 +271,8 @@ func TestConceptSeedExamples(t *testing.T) {
 	  "server_version": "1.2.3",
 	  "relations_by_type": {"broader": 23, "related": 10, "prerequisite": 4},
 	  "unresolved_relations": 2,
-	  "ambiguous_ids": 1
+	  "ambiguous_ids": 1,
+	  "unreadable_frontmatter": 1
 	}`, root)
 
 	r := h.fails("get_concept", `{"concept_id":"xyz"}`)
@@ -331,7 +332,12 @@ func TestGetConceptLookups(t *testing.T) {
 		t.Errorf("suggestions for a prefix: %v", r.errBody["suggestions"])
 	}
 	h.fails("get_concept", `{"concept_id":"Statistics Overview"}`, "not found") // a plain note
-	h.fails("get_concept", `{"concept_id":"broken"}`, "not found")              // unreadable frontmatter
+	// A note whose frontmatter is not YAML is no concept; the error says
+	// why, by its name, id, path or link.
+	for _, name := range []string{"broken", "Broken", "concepts/broken.md", "[[broken]]"} {
+		h.fails("get_concept", `{"concept_id":"`+name+`"}`, "Concept '"+name+"' not found: note concepts/broken.md has frontmatter that is not valid YAML (line 3: ",
+			`; quote wikilinks in lists: broader: ["[[A]]", "[[B]]"]`)
+	}
 	if r := h.fails("get_concept", `{"concept_id":"xyz"}`); strings.Contains(r.text, h.root) {
 		t.Errorf("error leaks the vault's path: %s", r.text)
 	}

@@ -108,8 +108,12 @@ func NewDailyNote(ctx context.Context, d Deps, a DailyNoteArgs) (*DailyNoteResul
 	}
 	w, err := d.Vault.CreateFile(ctx, res.Path, func(rel string) string { return "create " + rel + " (daily note)" }, []byte(content))
 	if errors.Is(err, vault.ErrExists) {
-		// Made meanwhile (Obsidian on the same disk): read it.
-		return DailyNote(ctx, d, a)
+		// Made meanwhile (Obsidian on the same disk): read it. A clash
+		// with a case variant ("journal/" for "Journal") is ErrExists too,
+		// but there is nothing to read: the error itself says what to do.
+		if again, rerr := DailyNote(ctx, d, a); rerr != nil || again.Exists {
+			return again, rerr
+		}
 	}
 	if err != nil {
 		return nil, err

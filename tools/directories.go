@@ -98,7 +98,7 @@ func entryLine(e vault.Entry) string {
 func CreateDirectory(d Deps) server.ServerTool {
 	tool := mcp.NewTool("create_directory",
 		mcp.WithDescription("Create a folder, including missing parent folders. An existing folder is left as it is. "+
-			"Git does not record empty folders: the folder reaches other devices once a file is written into it."),
+			"Git does not record empty folders: the folder reaches other devices once a file is written into it. "+newNamesRule),
 		mcp.WithString("path", mcp.Required(), mcp.Description("Folder path relative to the vault root")),
 		annotate("Create directory", false, false, true),
 	)

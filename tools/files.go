@@ -69,6 +69,10 @@ func renderPage(rel string, pg linePage) string {
 	return text
 }
 
+// newNamesRule is what every tool that creates a path says about names.
+const newNamesRule = "New names must work where the vault syncs (macOS, Windows): a name that differs from an existing file or folder only in case " +
+	"is refused (write to the existing one), and so are Windows device names (CON, NUL, COM1…), names ending in a dot or space, and \\ < > : \" | ? *."
+
 // WriteArgs are write_file's arguments.
 type WriteArgs struct {
 	Path    string `json:"path"`
@@ -83,7 +87,8 @@ var writeModes = map[string]vault.WriteMode{"": vault.Overwrite, "overwrite": va
 func WriteFile(d Deps) server.ServerTool {
 	tool := mcp.NewTool("write_file",
 		mcp.WithDescription("Create or replace a file (mode overwrite); mode create never replaces, append adds on a new line at the end. "+
-			"Missing folders are created; the change is committed and pushed. To change part of a note, prefer edit_file."),
+			"Missing folders are created; the change is committed and pushed. To change part of a note, prefer edit_file. "+
+			"Only .md files are notes. "+newNamesRule),
 		mcp.WithString("path", mcp.Required(), mcp.Description("File path relative to the vault root, e.g. \"notes/daily.md\"")),
 		mcp.WithString("content", mcp.Required(), mcp.Description("The new content (UTF-8 text): the whole file, or what to append")),
 		mcp.WithString("mode", mcp.Enum("overwrite", "create", "append"), mcp.DefaultString("overwrite"), mcp.Description("What to do with an existing file")),
@@ -99,7 +104,7 @@ func WriteFile(d Deps) server.ServerTool {
 		case w.Unchanged:
 			msg = fmt.Sprintf("No change: %s already holds this content; nothing committed", w.Path.Rel)
 		case w.Created:
-			msg = fmt.Sprintf("Created %s (%s%s)", w.Path.Rel, plural(w.Bytes, "byte"), commitNote(w.Commit))
+			msg = fmt.Sprintf("Created %s (%s%s)", w.Path.Rel, plural(w.Bytes, "byte"), commitNote(w.Commit)) + notNoteNotice(w.Path.Rel, false)
 		case a.Mode == "append":
 			msg = fmt.Sprintf("Appended to %s (was %s, now %s%s)", w.Path.Rel, plural(w.PrevBytes, "byte"), plural(w.Bytes, "byte"), commitNote(w.Commit))
 		default:
@@ -192,7 +197,8 @@ type renameArgs struct {
 func RenameFile(d Deps) server.ServerTool {
 	tool := mcp.NewTool("rename_file",
 		mcp.WithDescription("Move or rename a file, never overwriting one; missing folders are created. With update_links (default true), "+
-			"links to it in other notes are rewritten, keeping aliases, headings, block ids and style, in the same commit."),
+			"links to it in other notes are rewritten, keeping aliases, headings, block ids and style, in the same commit. "+
+			"A note (.md) is not renamed to a name without an extension. New names are checked as for write_file; renaming a file to a case variant of its own name is fine."),
 		mcp.WithString("old_path", mcp.Required(), mcp.Description("Current file path relative to the vault root")),
 		mcp.WithString("new_path", mcp.Required(), mcp.Description("New file path relative to the vault root")),
 		mcp.WithBoolean("update_links", mcp.DefaultBool(true), mcp.Description("Rewrite links in other notes to follow the file")),
@@ -224,8 +230,28 @@ func RenameFile(d Deps) server.ServerTool {
 		case d.Index != nil:
 			msg += "; links to it were not updated (update_links is false)"
 		}
+		if vault.IsNote(w.From.Rel) {
+			msg += notNoteNotice(w.Path.Rel, true)
+		}
 		return textResult(msg), nil
 	})}
+}
+
+// notNoteNotice is what an answer adds when a change leaves rel a file
+// that is not a note although it may have been meant as one: a written
+// name without an extension (attachments and data files have one), or a
+// note renamed to a name not ending in .md. Such files are legitimate,
+// but the index never reads them.
+func notNoteNotice(rel string, wasNote bool) string {
+	switch {
+	case vault.IsNote(rel):
+		return ""
+	case wasNote:
+		return fmt.Sprintf("; %s is now a plain file, not a note: names without .md are not indexed", rel)
+	case !vault.HasExtension(rel):
+		return fmt.Sprintf("; written as a plain file, not a note: names without .md are not indexed (for a note, use %s.md)", rel)
+	}
+	return ""
 }
 
 func parenthesize(note string) string {

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/text/unicode/norm"
-
 	"vaultmcp/internal/editdist"
+	"vaultmcp/vault"
 	"vaultmcp/vault/access"
 )
 
@@ -18,10 +17,11 @@ import (
 const maxSuggestions = 3
 
 // suggest returns the vault paths a client most likely meant by given,
-// which names nothing: the same path in another case or without ".md"
-// ("home.md" for "Home.md", "plugins" for the folder "Plugins"), then a
-// file or folder of that name elsewhere ("Canvas.md" for
-// "Plugins/Canvas.md"), then names a typo or two away. Folders end in
+// which names nothing: the same path in another case, without accents
+// or without ".md" ("home.md" for "Home.md", "ete.md" for "Été.md",
+// "plugins" for the folder "Plugins"), then a file or folder of that name
+// elsewhere ("Canvas.md" for "Plugins/Canvas.md"), then names a typo or
+// two away. Folders end in
 // "/". Paths come from the index when there is one (the vault's files
 // as scans see them: nothing hidden or skipped), else from a walk.
 //
@@ -129,7 +129,7 @@ func (q nameQuery) score(rel string, isDir bool) (int, bool) {
 		stem = strings.TrimSuffix(k, ".md")
 	}
 	if k == q.full || stem == q.full || stem == strings.TrimSuffix(q.full, ".md") {
-		return 0, true // another case, or ".md" added or left out
+		return 0, true // another case or accents, or ".md" added or left out
 	}
 	base := path.Base(k)
 	bstem := strings.TrimSuffix(base, ".md")
@@ -147,7 +147,6 @@ func (q nameQuery) score(rel string, isDir bool) (int, bool) {
 	return 0, false
 }
 
-// fold is the comparison form of a name: lower case, NFC.
-func fold(s string) string {
-	return strings.ToLower(norm.NFC.String(s))
-}
+// fold is the comparison form of a name: case, accents and Unicode form
+// ignored, as completion compares them (vault.LooseName).
+func fold(s string) string { return vault.LooseName(s) }

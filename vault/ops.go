@@ -204,7 +204,9 @@ func (v *Vault) DeleteFileWith(ctx context.Context, given string, before func(p 
 	return Written{Path: p, Commit: commit}, nil
 }
 
-// RenameFile moves a file, refusing to overwrite an existing target.
+// RenameFile moves a file, refusing to overwrite an existing target. A
+// note (.md) renamed to a name without an extension is refused: it would
+// silently stop being a note, which is never what "rename" means.
 // extra, when not nil, runs inside the same change after the move (the
 // index rewrites links there), so everything lands in one commit.
 func (v *Vault) RenameFile(ctx context.Context, oldGiven, newGiven string, extra func(tx *Tx, from, to Path) error) (Written, error) {
@@ -215,6 +217,10 @@ func (v *Vault) RenameFile(ctx context.Context, oldGiven, newGiven string, extra
 		}
 		if to, err = v.ResolveFile(ctx, newGiven); err != nil {
 			return err
+		}
+		if IsNote(from.Rel) && !HasExtension(to.Rel) && !lexists(to.Abs) {
+			return newError(ErrInvalidPath, newGiven, "Not renamed: %s is a note, and without an extension %s would stop being one (names without .md are not indexed, so its links, tags and properties would drop out). Rename it to %s instead; to make it a plain file, give the name an extension such as .txt",
+				oldGiven, newGiven, newGiven+".md")
 		}
 		tx.Summarize("rename %s -> %s", from.Rel, to.Rel)
 		if err := tx.Rename(from, to); err != nil {
@@ -231,8 +237,16 @@ func (v *Vault) RenameFile(ctx context.Context, oldGiven, newGiven string, extra
 	return Written{Path: to, From: from, Commit: commit}, nil
 }
 
+// lexists reports whether something is at abs (a final symlink is not
+// followed).
+func lexists(abs string) bool {
+	_, err := os.Lstat(abs)
+	return err == nil
+}
+
 // CreateDirectory creates a folder and its parents. An existing folder is
-// fine. Git does not track empty folders, so nothing is recorded.
+// fine; new names are checked as for WriteFile. Git does not track empty
+// folders, so nothing is recorded.
 func (v *Vault) CreateDirectory(ctx context.Context, given string) (Path, bool, error) {
 	if given == "" {
 		return Path{}, false, newError(ErrInvalidPath, given, "Path is required")
@@ -260,6 +274,9 @@ func (v *Vault) CreateDirectory(ctx context.Context, given string) (Path, bool, 
 			}
 			break
 		}
+	}
+	if err := v.checkNew(given, p.Rel, ""); err != nil {
+		return Path{}, false, err
 	}
 	if err := v.CheckRoot(); err != nil {
 		return Path{}, false, err // MkdirAll would recreate it, empty

@@ -39,7 +39,9 @@ func (tx *Tx) touch(rel string) {
 
 // WriteFile replaces p's content atomically, keeping its mode, creating
 // missing parent folders. A file whose write permission is off is refused:
-// the user made it read-only on purpose.
+// the user made it read-only on purpose. A new file, and every folder
+// made for it, must have a name every platform can hold that clashes with
+// no sibling (see checkNew).
 func (tx *Tx) WriteFile(p Path, data []byte) error {
 	if err := tx.allowed(p); err != nil {
 		return err
@@ -65,6 +67,9 @@ func (tx *Tx) WriteFile(p Path, data []byte) error {
 			return err
 		}
 	case errors.Is(err, fs.ErrNotExist):
+		if err := tx.v.checkNew(p.Given, p.Rel, ""); err != nil {
+			return err
+		}
 		if err := tx.mkdirAll(p, path.Dir(p.Rel)); err != nil {
 			return err
 		}
@@ -165,7 +170,9 @@ func (tx *Tx) Remove(p Path) error {
 }
 
 // Rename moves the file from to the path to, which must not exist yet;
-// missing parent folders of to are created.
+// missing parent folders of to are created. Names are checked as for
+// WriteFile, except that renaming a file to a case variant of its own
+// name is allowed.
 func (tx *Tx) Rename(from, to Path) error {
 	if err := tx.allowed(from); err != nil {
 		return err
@@ -192,6 +199,9 @@ func (tx *Tx) Rename(from, to Path) error {
 		return newError(ErrExists, to.Given, "Target already exists: %s (rename_file never overwrites)", to.Given)
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return osError(to.Given, err)
+	}
+	if err := tx.v.checkNew(to.Given, to.Rel, from.Rel); err != nil {
+		return err
 	}
 	if err := tx.mkdirAll(to, path.Dir(to.Rel)); err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestNoteURI(t *testing.T) {
@@ -279,6 +280,7 @@ func TestResourceCompletion(t *testing.T) {
 	r := newRig(t, map[string]string{
 		"Daily Notes/2026-02-08.md": "x", "Daily Notes/2026-02-09.md": "x", "Projects/Webapp/README.md": "#project #status/active",
 		"Projects/Mobile/README.md": "#project", ".obsidian/app.json": "{}",
+		norm.NFD.String("Été 2026/Énergie.md"): "x", // stored decomposed, as macOS writes it
 	})
 	cn := r.connect("2025-11-25")
 	complete := func(ref any, arg, value string) []string {
@@ -308,6 +310,10 @@ func TestResourceCompletion(t *testing.T) {
 		{mcp.ResourceReference{Type: "ref/resource", URI: "test://template/{id}/data"}, "id", "", []string{}},
 		{createNote, "folder", "proj", []string{"Projects", "Projects/Mobile", "Projects/Webapp"}},
 		{createNote, "folder", "web", []string{"Projects/Webapp"}},
+		// Accents, case and Unicode form fold; the value is the name as stored.
+		{createNote, "folder", "ete", []string{norm.NFD.String("Été 2026")}},
+		{createNote, "folder", "Été", []string{norm.NFD.String("Été 2026")}},
+		{note, "path", "énergie", []string{norm.NFD.String("Été 2026/Énergie.md")}},
 		{createNote, "tags", "", []string{"project", "status/active"}},
 		{createNote, "tags", "project, s", []string{"project, status/active"}},
 		{createNote, "note_type", "z", []string{"zettel"}},

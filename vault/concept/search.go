@@ -46,10 +46,10 @@ type Query struct {
 
 // NewQuery prepares s for matching: folded (case, Unicode form) with runs
 // of spaces collapsed, and split into words at anything that is not a
-// letter or a digit.
+// letter, a digit or a combining mark.
 func NewQuery(s string) Query {
 	text := strings.Join(strings.Fields(Fold(s)), " ")
-	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	words := strings.FieldsFunc(text, func(r rune) bool { return !inWord(r) })
 	return Query{text: text, id: idOf(text), words: words, mask: wordMask(text)}
 }
 
@@ -120,36 +120,67 @@ func startsWord(text, w string) bool {
 			return false
 		}
 		i += off
+		r, size := utf8.DecodeRuneInString(text[i:])
 		if i == 0 {
 			return true
 		}
 		prev, _ := utf8.DecodeLastRuneInString(text[:i])
-		if !unicode.IsLetter(prev) && !unicode.IsDigit(prev) {
+		if wordStart(prev, r) {
 			return true
 		}
-		_, size := utf8.DecodeRuneInString(text[i:])
 		off = i + size
 	}
 	return false
 }
 
-// wordMask sets, for every word of the texts (runs of letters and
-// digits) with two runes or more, a bit chosen by its first two runes. A
-// word that starts a word of a text has its bit set in the text's mask;
-// words of one rune set none, since any word may start with them.
+// wordStart reports whether a word may start at r, which follows prev.
+// In scripts written without spaces between words (Chinese, Japanese,
+// Korean as search treats it, Thai, Lao, Khmer, Burmese) every character
+// may start one: "学習" is found in "機械学習", as search_notes finds it
+// character by character.
+func wordStart(prev, r rune) bool {
+	return !inWord(prev) || unspaced(prev) || unspaced(r)
+}
+
+// inWord reports whether r belongs to a word: a letter, a digit or a
+// combining mark (Thai vowels and tone marks are marks, and split no
+// word).
+func inWord(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+}
+
+// unspacedScripts are written without spaces between words.
+var unspacedScripts = []*unicode.RangeTable{
+	unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul,
+	unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar,
+}
+
+// unspaced reports whether r belongs to a script written without spaces
+// between words.
+func unspaced(r rune) bool {
+	return r >= 0x0e00 && unicode.IsOneOf(unspacedScripts, r)
+}
+
+// wordMask sets, for every place a word may start in the texts (see
+// wordStart) followed by two word runes or more, a bit chosen by those
+// first two runes. A word that starts a word of a text has its bit set in
+// the text's mask; words of one rune set none, since any word may start
+// with them.
 func wordMask(texts ...string) uint64 {
 	var m uint64
 	for _, t := range texts {
-		start := true
+		prev := ' '
 		for i, r := range t {
-			in := unicode.IsLetter(r) || unicode.IsDigit(r)
-			if in && start {
+			if inWord(r) && wordStart(prev, r) {
 				_, size := utf8.DecodeRuneInString(t[i:])
-				if r2, _ := utf8.DecodeRuneInString(t[i+size:]); i+size < len(t) && (unicode.IsLetter(r2) || unicode.IsDigit(r2)) {
+				if r2, _ := utf8.DecodeRuneInString(t[i+size:]); i+size < len(t) && inWord(r2) {
 					m |= 1 << ((uint32(r)*31 + uint32(r2)) % 64)
 				}
 			}
-			start = !in
+			prev = r
 		}
 	}
 	return m

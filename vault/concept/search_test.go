@@ -11,6 +11,9 @@ func TestQueryMatch(t *testing.T) {
 	cnn := extract(t, "prefLabel: Convolutional Neural Network\ndefinition: Neural network with convolutional layers")
 	dl := extract(t, "prefLabel: Deep Learning\naltLabel: Deep neural networks\ndefinition: Learning with many layers")
 	reg := extract(t, "prefLabel: Régression Analysis\ndefinition: Statistical method")
+	ml := extract(t, "prefLabel: 機械学習\naltLabel: [マシンラーニング]\ndefinition: データから学習するアルゴリズムの研究")
+	ko := extract(t, "prefLabel: 기계학습\ndefinition: 데이터로부터 학습하는 방법")
+	th := extract(t, "prefLabel: การเรียนรู้ของเครื่อง\ndefinition: สาขาหนึ่งของปัญญาประดิษฐ์")
 	tests := []struct {
 		query string
 		c     *concept.Concept
@@ -36,6 +39,22 @@ func TestQueryMatch(t *testing.T) {
 		{"RÉGRESSION ANALYSIS", reg, "regression", concept.ExactLabel, true},
 		{"re\u0301gression", reg, "regression", concept.LabelPrefix, true}, // NFD query
 		{"---", nn, "neural_network", 0, false},
+		// Scripts written without spaces match inside a run of text,
+		// ranked as word matches, after exact and prefix label matches.
+		{"機械学習", ml, "機械学習", concept.ExactLabel, true},
+		{"機械", ml, "機械学習", concept.LabelPrefix, true},
+		{"学習", ml, "機械学習", concept.LabelWords, true},
+		{"学", ml, "機械学習", concept.LabelWords, true},
+		{"ラーニング", ml, "機械学習", concept.AltLabelWords, true},
+		{"アルゴリズム", ml, "機械学習", concept.DefinitionWords, true},
+		{"学習 研究", ml, "機械学習", concept.DefinitionWords, true},
+		{"研究 データ", ml, "機械学習", concept.DefinitionWords, true},
+		{"深層学習", ml, "機械学習", 0, false},
+		{"학습", ko, "기계학습", concept.LabelWords, true},
+		{"방법", ko, "기계학습", concept.DefinitionWords, true},
+		{"เรียนรู้", th, "การเรียนรู้ของเครื่อง", concept.LabelWords, true},
+		{"ปัญญาประดิษฐ์", th, "การเรียนรู้ของเครื่อง", concept.DefinitionWords, true},
+		{"earning", dl, "deep_learning", 0, false}, // spaced scripts still match at word starts only
 		{"", nn, "neural_network", 0, false},
 	}
 	for _, tc := range tests {

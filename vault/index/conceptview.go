@@ -8,6 +8,7 @@ import (
 	"vaultmcp/internal/editdist"
 	"vaultmcp/vault/access"
 	"vaultmcp/vault/concept"
+	"vaultmcp/vault/markdown"
 )
 
 // ConceptView reads the concept graph inside Index.Concepts. It is valid
@@ -77,6 +78,10 @@ type ConceptStats struct {
 	Unresolved int
 	// AmbiguousIDs counts ids that more than one note has.
 	AmbiguousIDs int
+	// UnreadableFrontmatter counts the notes whose frontmatter could not
+	// be read (not valid YAML, or not a mapping): a concept written there
+	// is not in the graph.
+	UnreadableFrontmatter int
 }
 
 // Count is the number of concept notes.
@@ -181,6 +186,39 @@ func (v *ConceptView) lookup(name string) []string {
 	return nil
 }
 
+// UnreadableNamed explains a lookup that found nothing when the note the
+// name designates (by link, path or id form) has a frontmatter block that
+// could not be read, so it is no concept at all: it returns that note and
+// why (a *markdown.SyntaxError for invalid YAML). why is nil when there is
+// no such note in sight. It parses the note again: the index keeps only
+// the fact, and this runs only on a failed lookup.
+func (v *ConceptView) UnreadableNamed(name string) (rel string, why error) {
+	t := strings.TrimSpace(name)
+	if ref, isRef := concept.ParseRef(t); isRef && (strings.HasPrefix(t, "[[") || strings.HasPrefix(t, "![[")) {
+		t = ref.Target
+	}
+	if t == "" {
+		return "", nil
+	}
+	linked, _ := v.ix.names.resolve(t, "")
+	id := concept.IDOf(t)
+	for r, n := range v.ix.notes {
+		if !n.badFrontmatter || !v.visible(r) || (r != linked && concept.ID(r) != id) {
+			continue
+		}
+		if rel == "" || r < rel { // the same answer whatever the map's order
+			rel = r
+		}
+	}
+	if rel == "" {
+		return "", nil
+	}
+	if why = markdown.Parse(v.ix.notes[rel].content).FrontmatterErr; why == nil {
+		return "", nil
+	}
+	return rel, why
+}
+
 // linked is the concept note a link to target from the vault root opens,
 // or "".
 func (v *ConceptView) linked(target string) string {
@@ -262,7 +300,7 @@ func (v *ConceptView) Stats() ConceptStats {
 	if v.hides {
 		return v.visibleStats()
 	}
-	s := ConceptStats{Concepts: len(v.g.nodes), Unresolved: v.g.unresolved}
+	s := ConceptStats{Concepts: len(v.g.nodes), Unresolved: v.g.unresolved, UnreadableFrontmatter: v.ix.badFM}
 	for _, n := range v.g.nodes {
 		s.Broader += len(n.adj[concept.Broader])
 		s.Related += len(n.adj[concept.Related])
@@ -297,6 +335,13 @@ func (v *ConceptView) visibleStats() ConceptStats {
 	for _, rels := range v.g.byID {
 		if len(v.visibleOnly(rels)) > 1 {
 			s.AmbiguousIDs++
+		}
+	}
+	if v.ix.badFM > 0 {
+		for rel, n := range v.ix.notes {
+			if n.badFrontmatter && v.visible(rel) {
+				s.UnreadableFrontmatter++
+			}
 		}
 	}
 	return s

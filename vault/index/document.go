@@ -28,10 +28,11 @@ type docLink struct {
 	line   int32  // 1-based line the link is on, for get_backlinks
 }
 
-// parse extracts a document from the bytes of the note at rel. Keys are
-// folded and concepts extracted here, on the parallel part of a build, not
-// under the index's lock.
-func parse(rel string, content []byte) document {
+// parse extracts a document from the bytes of the note at rel, and says
+// whether its frontmatter could not be read. Keys are folded and concepts
+// extracted here, on the parallel part of a build, not under the index's
+// lock.
+func parse(rel string, content []byte) (document, bool) {
 	n := markdown.Parse(content)
 	d := document{
 		links:   make([]docLink, len(n.Links)),
@@ -61,7 +62,7 @@ func parse(rel string, content []byte) document {
 			p.Values[j] = detach(v)
 		}
 	}
-	return d
+	return d, n.FrontmatterErr != nil && n.Frontmatter == nil
 }
 
 // detach copies s out of the parser's string. The parser's strings slice

@@ -55,6 +55,7 @@ type Index struct {
 	backlinks map[string]map[string]int      // target rel -> source rel -> link count
 	tags      map[string]*tagStat            // key(tag) -> counts
 	broken    int                            // notes with at least one broken link
+	badFM     int                            // notes whose frontmatter could not be read
 	concepts  conceptGraph                   // the SKOS concept graph (concepts.go)
 	gen       uint64                         // bumped by every change, for caches
 	seq       atomic.Uint64                  // numbers the notes read, for NoteMeta.Seq
@@ -80,6 +81,10 @@ type note struct {
 	// tooLarge: the note is bigger than the index reads; it is known by
 	// name (links to it resolve) but its own links and tags are not.
 	tooLarge bool
+	// badFrontmatter: the note opens with a frontmatter block that could
+	// not be read (not YAML, or not a mapping). Why is not kept: a failed
+	// lookup parses the note again to say (UnreadableNamed).
+	badFrontmatter bool
 }
 
 // DefaultMaxNoteBytes is the largest note the index reads and parses. A
@@ -300,16 +305,17 @@ func (ix *Index) loadAt(rel, abs string) (n *note) {
 	if _, err := readFull(f, content); err != nil {
 		return nil
 	}
-	return &note{rel: rel, content: content, size: fi.Size(), modTime: fi.ModTime(), doc: ix.parse(rel, content), seq: ix.seq.Add(1)}
+	doc, bad := ix.parse(rel, content)
+	return &note{rel: rel, content: content, size: fi.Size(), modTime: fi.ModTime(), doc: doc, badFrontmatter: bad, seq: ix.seq.Add(1)}
 }
 
 // parse parses one note, turning a parser panic (a bug the note's text
 // triggers) into a logged error and a note without links, tags or concept.
-func (ix *Index) parse(rel string, content []byte) (d document) {
+func (ix *Index) parse(rel string, content []byte) (d document, badFrontmatter bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			ix.log.Error("parsing a note panicked; it is indexed without links or tags", "path", rel, "panic", p, "stack", string(debug.Stack()))
-			d = document{}
+			d, badFrontmatter = document{}, false
 		}
 	}()
 	return parse(rel, content)
@@ -551,6 +557,9 @@ func (ix *Index) addContributions(n *note) {
 		}
 	}
 	ix.adjustBroken(false, n.brokenCount() > 0)
+	if n.badFrontmatter {
+		ix.badFM++
+	}
 	ix.addConcept(n)
 	seen := map[string]bool{}
 	for j, t := range n.doc.tags {
@@ -573,6 +582,9 @@ func (ix *Index) addContributions(n *note) {
 func (ix *Index) removeContributions(n *note) {
 	ix.gen++
 	ix.adjustBroken(n.brokenCount() > 0, false)
+	if n.badFrontmatter {
+		ix.badFM--
+	}
 	ix.removeConcept(n)
 	for i, l := range n.doc.links {
 		ix.unlink(n.rel, n.out[i])

@@ -5,14 +5,12 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/text/unicode/norm"
+	"vaultmcp/vault"
 )
 
 // key folds a name or path for lookup: Obsidian resolves links without
 // regard to case, and a name typed in NFC must find a file stored in NFD.
-func key(s string) string {
-	return strings.ToLower(norm.NFC.String(s))
-}
+func key(s string) string { return vault.FoldName(s) }
 
 // linkKey is the bucket a link target or a file falls in: its base name,
 // folded, without a .md extension. A file can only be the target of a link

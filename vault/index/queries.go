@@ -397,6 +397,10 @@ type Stats struct {
 	// TooLarge counts the notes over the size the index reads: known by
 	// name, their own links and tags left out.
 	TooLarge int
+	// UnreadableFrontmatter counts the notes whose frontmatter block could
+	// not be read (not valid YAML, or not a mapping): their properties,
+	// tags and concept fields are left out.
+	UnreadableFrontmatter int
 }
 
 // Stats returns counts over the index.
@@ -422,6 +426,9 @@ func (ix *Index) Stats(ctx context.Context) (Stats, error) {
 			if n.brokenCount() > 0 {
 				s.BrokenNotes++
 			}
+			if n.badFrontmatter {
+				s.UnreadableFrontmatter++
+			}
 		}
 		s.Tags = len(ix.visibleTags(scope))
 		return s, nil
@@ -431,6 +438,9 @@ func (ix *Index) Stats(ctx context.Context) (Stats, error) {
 		s.Links += len(n.doc.links)
 		if n.tooLarge {
 			s.TooLarge++
+		}
+		if n.badFrontmatter {
+			s.UnreadableFrontmatter++
 		}
 	}
 	return s, nil

@@ -118,7 +118,7 @@ func (p *parser) readYAML(text []byte, firstLine int) {
 	}()
 	var doc yaml.Node
 	if err := yaml.Unmarshal(text, &doc); err != nil {
-		n.FrontmatterErr = fmt.Errorf("frontmatter: %w", err)
+		n.FrontmatterErr = syntaxError(err, text, firstLine)
 		return
 	}
 	if len(doc.Content) == 0 {

@@ -161,6 +161,8 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(tc.src))
 	}
 	f.Add([]byte(benchNote))
+	f.Add([]byte("---\nprefLabel: X\nnarrower: [[Naïve Bayes]], [[Régression]]\n---\n"))
+	f.Add([]byte("---\nskos:broader: [[A]] [[B\n---\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		checkNote(t, src)
 	})

@@ -25,6 +25,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"vaultmcp/vault"
 	"vaultmcp/vault/index"
 )
 
@@ -111,7 +112,7 @@ func parse(raw any, where string, depth int) (*Filter, error) {
 			var dirs []string
 			if dirs, err = stringList(v, at); err == nil {
 				for _, d := range dirs {
-					f.folders = append(f.folders, strings.Trim(strings.TrimSpace(d), "/"))
+					f.folders = append(f.folders, vault.NFC(strings.Trim(strings.TrimSpace(d), "/")))
 				}
 			}
 		case "path":
@@ -122,7 +123,7 @@ func parse(raw any, where string, depth int) (*Filter, error) {
 					if !doublestar.ValidatePattern(g) {
 						return nil, bad("%s: %q is not a valid glob pattern", at, g)
 					}
-					f.paths = append(f.paths, g)
+					f.paths = append(f.paths, vault.NFC(g))
 				}
 			}
 		case "links_to":
@@ -488,11 +489,16 @@ func (f *Filter) match(rw *row, r *resolved) bool {
 			return false
 		}
 	}
-	if len(f.folders) > 0 && !slices.ContainsFunc(f.folders, func(d string) bool { return inFolder(rw.path, d) }) {
-		return false
-	}
-	if len(f.paths) > 0 && !slices.ContainsFunc(f.paths, func(g string) bool { ok, _ := doublestar.Match(g, rw.path); return ok }) {
-		return false
+	if len(f.folders) > 0 || len(f.paths) > 0 {
+		// Folders and globs were put in NFC when parsed; the path is too
+		// here, so a name stored decomposed (NFD) on disk still matches.
+		p := vault.NFC(rw.path)
+		if len(f.folders) > 0 && !slices.ContainsFunc(f.folders, func(d string) bool { return inFolder(p, d) }) {
+			return false
+		}
+		if len(f.paths) > 0 && !slices.ContainsFunc(f.paths, func(g string) bool { ok, _ := doublestar.Match(g, p); return ok }) {
+			return false
+		}
 	}
 	for _, set := range r.linksFrom[f] {
 		if !set[rw.path] {

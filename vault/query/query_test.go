@@ -188,7 +188,8 @@ func TestBadFilters(t *testing.T) {
 // FuzzParse: no filter text makes Parse or Run panic.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{`{}`, `{"tags": ["a"], "properties": {"s": {"gte": 2, "in": ["x", 1]}}, "any": [{"not": {"folder": "x"}}]}`,
-		`{"modified_after": "2026-01-01", "path": "**/*.md", "sort": 1}`, `{"properties": {"a": null, "b": [true, 2.5]}}`, `"{}"`, `[]`, `null`} {
+		`{"modified_after": "2026-01-01", "path": "**/*.md", "sort": 1}`, `{"properties": {"a": null, "b": [true, 2.5]}}`, `"{}"`, `[]`, `null`,
+		`{"path": "Zettel/E\u0301nergie*", "folder": "\u00c9t\u00e9 2026"}`, `{"folder": ["e\u0301", "\u0301"], "path": "[\u00e9e\u0301]*"}`} {
 		f.Add(s)
 	}
 	ix := testIndex(f, vaultFiles, nil)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"vaultmcp/vault"
 )
 
 const (
@@ -126,8 +128,8 @@ func (e *Engine) Find(ctx context.Context, q FindQuery) (*FindResult, error) {
 			}
 			name = func(base string) bool { return g.match(base) }
 		} else {
-			sub := strings.ToLower(q.Name)
-			name = func(base string) bool { return strings.Contains(strings.ToLower(base), sub) }
+			sub := vault.FoldName(q.Name)
+			name = func(base string) bool { return strings.Contains(vault.FoldName(base), sub) }
 		}
 	}
 	if !q.ModifiedAfter.IsZero() && !q.ModifiedBefore.IsZero() && !q.ModifiedAfter.Before(q.ModifiedBefore) {

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"vaultmcp/vault"
 )
@@ -233,12 +236,22 @@ func FuzzGlob(f *testing.F) {
 	for _, s := range []string{"**/*.md", "/*.md", "{a,b}/[0-9]?", "\\*", "[!a]"} {
 		f.Add(s, "Daily Notes/2025-01-01.md", true)
 	}
+	f.Add("**/*décomposée*", norm.NFD.String("Zettel/Énergie décomposée.md"), false)
+	f.Add(norm.NFD.String("Zettel/É*"), "Zettel/Énergie.md", true)
+	f.Add("[éa]*", norm.NFD.String("été.md"), false)
 	f.Fuzz(func(t *testing.T, pattern, rel string, fold bool) {
 		g, err := compileGlob("pattern", pattern, fold)
 		if err != nil {
 			return
 		}
-		g.match(rel) // must not panic
+		// A name matches or not whatever Unicode form it is stored in.
+		if !utf8.ValidString(rel) {
+			g.match(rel) // must not panic
+			return
+		}
+		if a, b := g.match(norm.NFC.String(rel)), g.match(norm.NFD.String(rel)); a != b {
+			t.Fatalf("%q: NFC form of %q matches %v, NFD form %v", pattern, rel, a, b)
+		}
 	})
 }
 

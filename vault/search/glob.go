@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"vaultmcp/vault"
 )
 
 // glob is a compiled path pattern (doublestar syntax: *, **, ?, [a-z],
@@ -66,8 +68,13 @@ func compileGlob(what, pattern string, caseInsensitive bool) (*glob, error) {
 		return nil, invalidInput("%s %q has too many {…} alternatives (more than %d names once expanded): use fewer braces, or several searches", what, pattern, maxAlternatives)
 	}
 	g.baseOnly = !anchored && !strings.Contains(p, "/")
+	// Patterns and names are compared in NFC (see vault.NFC): a pattern
+	// typed composed finds names stored decomposed, and the other way
+	// round.
 	if caseInsensitive {
-		p = strings.ToLower(p)
+		p = vault.FoldName(p)
+	} else {
+		p = vault.NFC(p)
 	}
 	g.pattern = p
 	return g, nil
@@ -81,7 +88,9 @@ func (g *glob) match(rel string) bool {
 		name = path.Base(rel)
 	}
 	if g.fold {
-		name = strings.ToLower(name)
+		name = vault.FoldName(name)
+	} else {
+		name = vault.NFC(name)
 	}
 	return doublestar.MatchUnvalidated(g.pattern, name)
 }

@@ -109,7 +109,7 @@ func (w *Watcher) watchTree() (*fsnotify.Watcher, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", errNoEvents, err)
 	}
-	if err := w.addTree(fw, root.Abs); err != nil {
+	if err := w.addTree(fw, root.Abs, nil); err != nil {
 		fw.Close()
 		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EMFILE) {
 			return nil, nil, fmt.Errorf("%w: out of file watches (raise fs.inotify.max_user_watches): %w", errNoEvents, err)
@@ -129,7 +129,10 @@ func (w *Watcher) Close() error {
 }
 
 // addTree watches dir and every folder below it that scans do not skip.
-func (w *Watcher) addTree(fw *fsnotify.Watcher, dir string) error {
+// found, if not nil, is given every path below dir: for a folder that
+// was just created, what was put in it before its watch was added made
+// no event of its own (a copied or checked-out folder arrives whole).
+func (w *Watcher) addTree(fw *fsnotify.Watcher, dir string, found func(abs string)) error {
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir {
@@ -137,11 +140,17 @@ func (w *Watcher) addTree(fw *fsnotify.Watcher, dir string) error {
 			}
 			return nil
 		}
-		if !d.IsDir() {
+		if p != dir && w.v.Skipped(d.Name()) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
 			return nil
 		}
-		if p != dir && w.v.Skipped(d.Name()) {
-			return fs.SkipDir
+		if p != dir && found != nil {
+			found(p)
+		}
+		if !d.IsDir() {
+			return nil
 		}
 		return fw.Add(p)
 	})
@@ -221,7 +230,12 @@ func (w *Watcher) watch(ctx context.Context, fw *fsnotify.Watcher, rootInfo fs.F
 			}
 			if ev.Has(fsnotify.Create) {
 				if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
-					if err := w.addTree(fw, ev.Name); err != nil {
+					found := func(abs string) {
+						if rel, ok := w.relevant(root, abs); ok {
+							b.add(rel)
+						}
+					}
+					if err := w.addTree(fw, ev.Name, found); err != nil {
 						w.opts.Logger.Warn("cannot watch new folder", "path", rel, "err", err)
 					}
 				}
