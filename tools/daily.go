@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"vaultmcp/vault"
+	"vaultmcp/vault/access"
 	"vaultmcp/vault/daily"
 )
 
@@ -62,6 +63,11 @@ func (d Deps) dailyNote(ctx context.Context, a DailyNoteArgs, now time.Time) (da
 		return s, date, DailyNoteResult{}, badInput("%v", err)
 	}
 	res := DailyNoteResult{Path: s.Path(date), Date: date.Format(time.DateOnly)}
+	if !access.From(ctx).Visible(res.Path) {
+		// The path comes from the vault's settings, not from the
+		// client: refuse without naming where the scope hides it.
+		return s, date, DailyNoteResult{}, dailyDenied("the daily notes' folder")
+	}
 	f, err := d.Vault.ReadFile(ctx, res.Path, int64(d.readBytes()))
 	switch {
 	case err == nil:
@@ -70,6 +76,14 @@ func (d Deps) dailyNote(ctx context.Context, a DailyNoteArgs, now time.Time) (da
 		return s, date, res, err
 	}
 	return s, date, res, nil
+}
+
+// dailyDenied refuses a daily note whose folder or template (what, as
+// the vault's daily-note settings name it) the request's access scope
+// hides.
+func dailyDenied(what string) error {
+	return &vault.Error{Kind: vault.ErrDenied,
+		Msg: "Access denied: " + what + " (set in " + daily.SettingsFile + ") is outside the folders this session may access, so nothing was read or changed"}
 }
 
 // DailyNote is get_daily_note's work: find the daily note of a date
@@ -95,6 +109,11 @@ func NewDailyNote(ctx context.Context, d Deps, a DailyNoteArgs) (*DailyNoteResul
 	}
 	content := ""
 	if tp := s.TemplatePath(); tp != "" {
+		if !access.From(ctx).Visible(tp) {
+			// Filling the note from a template the session may not read
+			// would copy hidden text into a note it can read.
+			return nil, dailyDenied("the daily-note template")
+		}
 		f, err := d.Vault.ReadFile(ctx, tp, 0)
 		switch {
 		case err == nil:

@@ -2,11 +2,16 @@ package tools_test
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"vaultmcp/tools"
+	"vaultmcp/vault"
+	"vaultmcp/vault/access"
 	"vaultmcp/vault/daily"
 )
 
@@ -70,5 +75,69 @@ func TestDailyNotesDefaultsAndBrokenSettings(t *testing.T) {
 	g.write(".obsidian/daily-notes.json", `{"folder": `)
 	if _, err := tools.DailyNote(ctx, g.d, tools.DailyNoteArgs{}); err == nil || !strings.Contains(err.Error(), "daily-notes.json") {
 		t.Errorf("broken settings: %v", err)
+	}
+}
+
+// TestDailyNotesUnderScope checks the daily notes under access scopes:
+// a folder or template the scope hides is refused without being named
+// (the client did not name it: the vault's settings did), and nothing is
+// created.
+func TestDailyNotesUnderScope(t *testing.T) {
+	g := newNotesVault(t, map[string]string{
+		".obsidian/daily-notes.json": `{"folder": "Journal", "template": "Templates/Day"}`,
+		"Templates/Day.md":           "TEMPLATESECRET {{title}}\n",
+		"Journal/2026-01-05.md":      "already here",
+	})
+	scoped := func(r access.Rules) context.Context {
+		return access.With(context.Background(), access.MustNew(`the token "t"`, r))
+	}
+	for _, c := range []struct {
+		name   string
+		ctx    context.Context
+		create bool
+		date   string
+		want   string // "" for success
+	}{
+		{"get, folder visible", scoped(access.Rules{Deny: []string{"Templates"}}), false, "2026-01-05", ""},
+		{"get, folder hidden", scoped(access.Rules{Deny: []string{"Journal"}}), false, "2026-01-05", "daily notes' folder"},
+		{"get, outside an allow list", scoped(access.Rules{Allow: []string{"Templates"}}), false, "2026-01-05", "daily notes' folder"},
+		{"create, template hidden", scoped(access.Rules{Deny: []string{"Templates"}}), true, "2026-01-06", "daily-note template"},
+		{"create, template outside an allow list", scoped(access.Rules{Allow: []string{"Journal"}}), true, "2026-01-06", "daily-note template"},
+		{"create, folder hidden", scoped(access.Rules{Deny: []string{"Journal"}}), true, "2026-01-06", "daily notes' folder"},
+		{"create, read-only", scoped(access.Rules{ReadOnly: true}), true, "2026-01-06", "read-only"},
+		{"create, existing note under a hidden template", scoped(access.Rules{Deny: []string{"Templates"}}), true, "2026-01-05", ""},
+		{"create, both visible", scoped(access.Rules{Allow: []string{"Journal", "Templates"}}), true, "2026-01-07", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n := g.commits()
+			work := tools.DailyNote
+			if c.create {
+				work = tools.NewDailyNote
+			}
+			res, err := work(c.ctx, g.d, tools.DailyNoteArgs{Date: c.date})
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("want success, got %v", err)
+				}
+				return
+			}
+			if err == nil || !errors.Is(err, vault.ErrDenied) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("want an access refusal about %q, got %+v, %v", c.want, res, err)
+			}
+			for _, hidden := range []string{"Journal/", "Templates/Day", "TEMPLATESECRET"} {
+				if strings.Contains(err.Error(), hidden) {
+					t.Errorf("the refusal names %q: %v", hidden, err)
+				}
+			}
+			if g.commits() != n {
+				t.Error("a refused daily note made a commit")
+			}
+		})
+	}
+	if got := g.read("Journal/2026-01-07.md"); got != "TEMPLATESECRET 2026-01-07\n" {
+		t.Errorf("created inside the scope: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(g.root, "Journal", "2026-01-06.md")); err == nil {
+		t.Error("a refused create_daily_note created the note")
 	}
 }

@@ -1,11 +1,14 @@
 package tools_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +17,7 @@ import (
 	"vaultmcp/internal/mcpserver"
 	"vaultmcp/tools"
 	"vaultmcp/vault"
+	"vaultmcp/vault/access"
 )
 
 // newDepsHarness is newHarness with Deps adjusted by fn.
@@ -212,5 +216,63 @@ func TestGetVaultInfoSync(t *testing.T) {
 	sync, _ := sc["sync"].(map[string]any)
 	if sc["last_sync"] != "2025-06-01T10:00:00Z" || sync["ahead"] != float64(2) || sync["last_push_error"] != "push rejected" {
 		t.Errorf("structuredContent = %v", sc)
+	}
+}
+
+// TestGetVaultInfoUnderScope checks get_vault_info's sync part under
+// access scopes: conflict copies in hidden folders are left out, and a
+// scope that hides folders gets a sync failure without its text (which
+// may name any file); a read-only scope, which hides nothing, gets it all.
+func TestGetVaultInfoUnderScope(t *testing.T) {
+	h := newDepsHarness(t, func(d *tools.Deps) {
+		d.SyncStatus = func() gitsync.SyncStatus {
+			return gitsync.SyncStatus{Branch: "main", Head: "abc1234", RemoteConfigured: true, Remote: "origin",
+				LastPushError: "push rejected", LastPullError: "replay: write Private/diary.md: permission denied",
+				PendingConflicts: []string{"Journal/a (conflict 2025-06-01 1000).md", "Private/diary (conflict 2025-06-01 1000).md"}}
+		}
+	})
+	for _, c := range []struct {
+		name      string
+		scope     *access.Scope
+		conflicts []any
+		pullError string
+	}{
+		{"no scope", nil, []any{"Journal/a (conflict 2025-06-01 1000).md", "Private/diary (conflict 2025-06-01 1000).md"}, "replay: write Private/diary.md: permission denied"},
+		{"read-only", access.MustNew("t", access.Rules{ReadOnly: true}), []any{"Journal/a (conflict 2025-06-01 1000).md", "Private/diary (conflict 2025-06-01 1000).md"}, "replay: write Private/diary.md: permission denied"},
+		{"deny Private", access.MustNew("t", access.Rules{Deny: []string{"Private"}}), []any{"Journal/a (conflict 2025-06-01 1000).md"}, "(details withheld"},
+		{"allow Journal", access.MustNew("t", access.Rules{Allow: []string{"Journal"}}), []any{"Journal/a (conflict 2025-06-01 1000).md"}, "(details withheld"},
+		{"allow Public", access.MustNew("t", access.Rules{Allow: []string{"Public"}}), []any{}, "(details withheld"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			msg := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"get_vault_info","arguments":{}}}`
+			raw, _ := json.Marshal(h.s.HandleMessage(access.With(context.Background(), c.scope), json.RawMessage(msg)))
+			var resp struct {
+				Result struct {
+					Content []struct {
+						Text string `json:"text"`
+					} `json:"content"`
+					Structured struct {
+						Sync struct {
+							Conflicts []any  `json:"pending_conflicts"`
+							PullError string `json:"last_pull_error"`
+							PushError string `json:"last_push_error"`
+						} `json:"sync"`
+					} `json:"structuredContent"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal(raw, &resp); err != nil || len(resp.Result.Content) != 1 {
+				t.Fatalf("answer %s: %v", raw, err)
+			}
+			sync := resp.Result.Structured.Sync
+			if !reflect.DeepEqual(sync.Conflicts, c.conflicts) {
+				t.Errorf("pending_conflicts = %v, want %v", sync.Conflicts, c.conflicts)
+			}
+			if !strings.HasPrefix(sync.PullError, c.pullError) || sync.PushError == "" {
+				t.Errorf("last_pull_error = %q, want %q…; last_push_error %q", sync.PullError, c.pullError, sync.PushError)
+			}
+			if c.scope.Hides() && strings.Contains(string(raw), "Private") {
+				t.Errorf("the answer names the hidden folder: %s", raw)
+			}
+		})
 	}
 }

@@ -8,6 +8,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"vaultmcp/gitsync"
+	"vaultmcp/vault/access"
 )
 
 // maxTopFolders caps the folders get_vault_info's text lists (the
@@ -66,7 +69,7 @@ func GetVaultInfo(d Deps) server.ServerTool {
 			res.TopLevelFolders = append(res.TopLevelFolders, folderInfo{Name: f.Name, Files: f.Files})
 		}
 		if d.SyncStatus != nil {
-			s := d.SyncStatus()
+			s := syncStatusFor(ctx, d.SyncStatus())
 			res.LastSync = rfc3339(s.LastSync)
 			res.Sync = &syncInfo{
 				Branch: s.Branch, Head: s.Head, RemoteConfigured: s.RemoteConfigured, Remote: s.Remote, RemoteURL: s.RemoteURL,
@@ -80,6 +83,35 @@ func GetVaultInfo(d Deps) server.ServerTool {
 		return structuredResult(res, vaultInfoText(res))
 	})}
 }
+
+// syncStatusFor is the sync state as the request's access scope lets the
+// client see it: conflict copies in folders it hides are left out, and
+// under a scope that hides anything the text of a push or pull failure,
+// which may name any file (a replayed commit's, a conflict's), is
+// withheld; that a push or pull failed is still said.
+func syncStatusFor(ctx context.Context, s gitsync.SyncStatus) gitsync.SyncStatus {
+	scope := access.From(ctx)
+	if !scope.Hides() {
+		return s
+	}
+	var conflicts []string
+	for _, p := range s.PendingConflicts {
+		if scope.Visible(p) {
+			conflicts = append(conflicts, p)
+		}
+	}
+	s.PendingConflicts = conflicts
+	for _, e := range []*string{&s.LastPushError, &s.LastPullError} {
+		if *e != "" {
+			*e = withheldSyncError
+		}
+	}
+	return s
+}
+
+// withheldSyncError stands in for a sync failure's text under a scope
+// that hides folders.
+const withheldSyncError = "(details withheld: the message may name files outside the folders this session may access; the server's log has them)"
 
 func rfc3339(t time.Time) string {
 	if t.IsZero() {

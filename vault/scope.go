@@ -3,7 +3,10 @@ package vault
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
+	"path"
+	"path/filepath"
 
 	"vaultmcp/vault/access"
 )
@@ -36,11 +39,6 @@ func checkRead(ctx context.Context, given string, p Path) error {
 	return deniedError(given, access.From(ctx).CheckRead(given, p.Rel))
 }
 
-// checkFolder refuses a folder to list that ctx's scope does not lead to.
-func checkFolder(ctx context.Context, given string, p Path) error {
-	return deniedError(given, access.From(ctx).CheckFolder(given, p.Rel))
-}
-
 // checkWrite refuses a change of the client path given under ctx's scope.
 func checkWrite(ctx context.Context, given string, p Path) error {
 	return deniedError(given, access.From(ctx).CheckWrite(given, p.Rel))
@@ -54,8 +52,9 @@ func (tx *Tx) allowed(p Path) error {
 
 // ResolveFor is Resolve for a path a client named, under the access
 // scope ctx carries: a folder passes when it may be listed (it is
-// visible, or leads to a visible folder), anything else when it is
-// visible.
+// visible, or it holds something visible: see folders), anything else
+// when it is visible. A path that passes neither way gets the same
+// refusal whether or not it exists.
 func (v *Vault) ResolveFor(ctx context.Context, given string) (Path, error) {
 	p, err := v.Resolve(given)
 	if err != nil {
@@ -65,11 +64,65 @@ func (v *Vault) ResolveFor(ctx context.Context, given string) (Path, error) {
 	if s.Visible(p.Rel) {
 		return p, nil
 	}
-	if fi, err := os.Stat(p.Abs); err == nil && fi.IsDir() {
-		if err := checkFolder(ctx, given, p); err != nil {
-			return Path{}, err
-		}
+	if fi, err := os.Stat(p.Abs); err == nil && fi.IsDir() && v.folders(s).shown(p.Abs, p.Rel) {
 		return p, nil
 	}
 	return Path{}, checkRead(ctx, given, p)
+}
+
+// folderView decides which folders an answer may show under a scope
+// that hides paths. A visible folder is shown. So is a folder that is
+// not visible itself but holds, at any depth, something that is (a
+// parent of an allowed folder): without it the client could not reach
+// what it may see. A folder the scope's patterns merely could lead into
+// (Projects/Beta under an allow of Projects/*/public, when Beta has no
+// public folder) holds nothing the client may see, and showing it would
+// name a folder the client has no other way to know of; it is treated
+// as hidden. Answers are memoized, so a listing looks into each folder
+// at most once.
+type folderView struct {
+	v     *Vault
+	scope *access.Scope
+	memo  map[string]bool
+}
+
+func (v *Vault) folders(scope *access.Scope) *folderView {
+	return &folderView{v: v, scope: scope, memo: map[string]bool{}}
+}
+
+// shown reports whether the folder rel (at abs) may appear in answers.
+func (f *folderView) shown(abs, rel string) bool {
+	if f.scope.Visible(rel) {
+		return true
+	}
+	if !f.scope.Navigable(rel) {
+		return false
+	}
+	if r, ok := f.memo[rel]; ok {
+		return r
+	}
+	res := false
+	defer func() { f.memo[rel] = res }()
+	if fi, err := os.Lstat(abs); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+		// A link is not looked through (a listing does not descend into
+		// one either), which also ends any cycle.
+		return false
+	}
+	entries, _ := os.ReadDir(abs)
+	for _, e := range entries {
+		name := e.Name()
+		if f.v.Skipped(name) || IsSpecial(e.Type()) {
+			continue
+		}
+		childRel := path.Join(rel, name)
+		if e.IsDir() {
+			res = f.shown(filepath.Join(abs, name), childRel)
+		} else {
+			res = f.scope.Visible(childRel)
+		}
+		if res {
+			break
+		}
+	}
+	return res
 }

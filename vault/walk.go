@@ -83,6 +83,15 @@ func (v *Vault) List(ctx context.Context, given string, maxDepth int) ([]Entry, 
 		return nil, err
 	}
 	scope := access.From(ctx)
+	var fv *folderView
+	if scope.Hides() {
+		// Refused before looking, so a hidden path answers the same
+		// whether it exists, is a file or is a folder.
+		fv = v.folders(scope)
+		if fi, err := os.Stat(p.Abs); !scope.Visible(p.Rel) && (err != nil || !fi.IsDir() || !fv.shown(p.Abs, p.Rel)) {
+			return nil, checkRead(ctx, given, p)
+		}
+	}
 	fi, err := os.Stat(p.Abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -96,17 +105,16 @@ func (v *Vault) List(ctx context.Context, given string, maxDepth int) ([]Entry, 
 	if maxDepth < 1 {
 		maxDepth = 1
 	}
-	if err := checkFolder(ctx, given, p); err != nil {
-		return nil, err
-	}
 	var out []Entry
-	if err := v.list(scope, p.Abs, p.Rel, 1, maxDepth, &out); err != nil {
+	if err := v.list(scope, fv, p.Abs, p.Rel, 1, maxDepth, &out); err != nil {
 		return nil, osError(given, err)
 	}
 	return out, nil
 }
 
-func (v *Vault) list(scope *access.Scope, abs, rel string, depth, maxDepth int, out *[]Entry) error {
+// list appends the entries under abs; fv, set when scope hides paths,
+// decides which folders show.
+func (v *Vault) list(scope *access.Scope, fv *folderView, abs, rel string, depth, maxDepth int, out *[]Entry) error {
 	entries, err := os.ReadDir(abs)
 	if err != nil {
 		return err
@@ -148,12 +156,12 @@ func (v *Vault) list(scope *access.Scope, abs, rel string, depth, maxDepth int, 
 			isDir = fi.IsDir()
 			size, mod = fi.Size(), fi.ModTime()
 		}
-		if isDir && !scope.Navigable(childRel) || !isDir && !scope.Visible(childRel) {
+		if isDir && fv != nil && !fv.shown(childAbs, childRel) || !isDir && !scope.Visible(childRel) {
 			continue
 		}
 		*out = append(*out, Entry{Rel: childRel, Name: name, IsDir: isDir, Depth: depth, Size: size, ModTime: mod})
 		if isDir && depth < maxDepth && e.Type()&fs.ModeSymlink == 0 {
-			if err := v.list(scope, childAbs, childRel, depth+1, maxDepth, out); err != nil && !errors.Is(err, fs.ErrPermission) {
+			if err := v.list(scope, fv, childAbs, childRel, depth+1, maxDepth, out); err != nil && !errors.Is(err, fs.ErrPermission) {
 				return err
 			}
 		}

@@ -19,7 +19,7 @@ type clock struct{ t time.Time }
 func (c *clock) now() time.Time { return c.t }
 
 // testHash is a cheap bcrypt hash: cost 12 would make every test slow.
-func testHash(t *testing.T, pw string) string {
+func testHash(t testing.TB, pw string) string {
 	t.Helper()
 	h, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.MinCost)
 	if err != nil {
@@ -28,7 +28,7 @@ func testHash(t *testing.T, pw string) string {
 	return string(h)
 }
 
-func newAuth(t *testing.T, c *clock) (*Authenticator, string) {
+func newAuth(t testing.TB, c *clock) (*Authenticator, string) {
 	t.Helper()
 	tok, hash, err := NewToken()
 	if err != nil {
@@ -149,4 +149,32 @@ func TestHashes(t *testing.T) {
 	if _, err := New(Options{Tokens: []Token{{Name: "x", Hash: "plain"}}}); err == nil {
 		t.Error("a token with a malformed hash was accepted")
 	}
+}
+
+// FuzzAuthenticate sends arbitrary Authorization headers: nothing panics,
+// and only the configured token or a JWT this server signed gets in.
+func FuzzAuthenticate(f *testing.F) {
+	c := &clock{t: time.Now()}
+	a, tok := newAuth(f, c)
+	jwtTok, _, err := a.Login("admin", "s3cret")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{"", "Bearer", "Bearer ", "bearer x", "Basic YWRtaW46eA==", "Bearer " + TokenPrefix,
+		"Bearer " + TokenPrefix + "nonsense", "Bearer a.b.c", "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJhZG1pbiJ9.",
+		"Bearer " + tok + "x", "Bearer " + jwtTok[:len(jwtTok)-2], "Bearer  " + tok, "Bearer\t" + tok} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, header string) {
+		r := httptest.NewRequest("GET", "/mcp", nil)
+		r.Header.Set("Authorization", header)
+		id, err := a.Authenticate(r)
+		if err != nil {
+			return
+		}
+		bearer := strings.TrimSpace(header[min(len(header), len("Bearer ")):])
+		if bearer != tok && bearer != jwtTok {
+			t.Errorf("Authorization %q got in as %+v", header, id)
+		}
+	})
 }

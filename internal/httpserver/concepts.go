@@ -10,9 +10,9 @@ import (
 	"vaultmcp/vault"
 )
 
-// indexWait bounds how long a concept endpoint waits for the index to
-// finish loading before answering 503.
-const indexWait = 10 * time.Second
+// defaultIndexWait bounds how long a concept endpoint waits for the
+// index to finish loading before answering 503 (Options.IndexWait).
+const defaultIndexWait = 10 * time.Second
 
 // conceptRoutes are the concept endpoints: the same typed functions as the
 // get_concept, expand_context, search_concepts and get_statistics tools,
@@ -47,7 +47,11 @@ func conceptPost[A, R any](s *Server, fn func(context.Context, tools.Deps, A) (*
 // conceptAnswer runs a concept function, waiting a bounded time for the
 // index, and maps its errors onto the API's statuses.
 func (s *Server) conceptAnswer(w http.ResponseWriter, r *http.Request, fn func(context.Context) (any, error)) {
-	wait, cancel := context.WithTimeout(r.Context(), indexWait)
+	limit := s.opts.IndexWait
+	if limit <= 0 {
+		limit = defaultIndexWait
+	}
+	wait, cancel := context.WithTimeout(r.Context(), limit)
 	err := s.opts.Deps.Index.Wait(wait)
 	cancel()
 	if err != nil {

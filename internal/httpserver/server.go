@@ -116,6 +116,9 @@ type Options struct {
 	TLSCert, TLSKey string
 	// Limits are the rate limits; zero value means DefaultLimits.
 	Limits *Limits
+	// IndexWait bounds how long an endpoint that needs the index waits
+	// for its first build before answering 503 (10 s when 0).
+	IndexWait time.Duration
 	// Version is reported by /health.
 	Version string
 	// Logger gets the server's own log; nil means slog.Default().

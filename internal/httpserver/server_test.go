@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -41,6 +42,7 @@ type env struct {
 	srv    *Server
 	clock  *clock
 	audit  *syncBuffer
+	logs   *syncBuffer       // everything the server logs, at debug level
 	tokens map[string]string // name -> token
 }
 
@@ -108,7 +110,8 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	git(t, root, "add", "-A")
 	git(t, root, "commit", "-q", "-m", "initial")
 
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	v, err := vault.Open(root, vault.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +134,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 		t.Fatal(err)
 	}
 
-	e := &env{t: t, root: root, clock: &clock{t: time.Now()}, audit: &syncBuffer{}, tokens: map[string]string{}}
+	e := &env{t: t, root: root, clock: &clock{t: time.Now()}, audit: &syncBuffer{}, logs: logs, tokens: map[string]string{}}
 	var toks []auth.Token
 	for name, rules := range map[string]access.Rules{
 		"full":     {},
@@ -645,5 +648,119 @@ func TestConceptAPI(t *testing.T) {
 	resp, m = e.do("POST", "/api/context/expand", `{"concept_id": "regression", "relation_types": ["related"]}`, j...)
 	if raw, _ := json.Marshal(m); resp.StatusCode != 200 || strings.Contains(string(raw), "SECRETWORD") || strings.Contains(string(raw), "secret_concept") {
 		t.Errorf("journal token's expand: %d %s", resp.StatusCode, raw)
+	}
+}
+
+// TestNoSecretsLogged drives every kind of credential, good and bad,
+// through a session and the REST API, with a panic-free error path
+// included, and checks that neither the server's log (at debug level) nor
+// the audit log holds a password, a token, a JWT or a note's content.
+func TestNoSecretsLogged(t *testing.T) {
+	e := newEnv(t)
+	_, body := e.do("POST", "/api/auth/login", `{"username": "admin", "password": "`+password+`"}`)
+	jwtTok, _ := body["access_token"].(string)
+	if jwtTok == "" {
+		t.Fatalf("login: %v", body)
+	}
+	e.do("POST", "/api/auth/login", `{"username": "admin", "password": "WRONGPASSWORD"}`)
+	e.do("POST", "/api/auth/login", `{"username": "nobody", "password": "OTHERPASSWORD"}`)
+	badTok := auth.TokenPrefix + "GUESSEDTOKEN"
+	for _, tok := range []string{badTok, jwtTok + "x", e.tokens["readonly"]} {
+		e.do("POST", "/mcp", initialize, mcpHeaders(bearer(tok)...)...)
+		e.do("GET", "/api/notes/Private/diary.md", "", bearer(tok)...)
+	}
+	c := e.mcpClient(jwtTok)
+	callTool(t, c, "write_file", map[string]any{"path": "Journal/logged.md", "content": "NOTE CONTENT"})
+	callTool(t, c, "read_file", map[string]any{"path": "Private/diary.md"})
+	callTool(t, e.mcpClient(e.tokens["journal"]), "write_file", map[string]any{"path": "Home.md", "content": "REFUSED CONTENT"})
+	e.do("PUT", "/api/notes/Journal/rest.md", `{"content": "REST CONTENT"}`, bearer(e.tokens["full"])...)
+	e.do("PUT", "/api/notes/Journal/rest.md", `{"content": "RO CONTENT"}`, bearer(e.tokens["readonly"])...)
+
+	secrets := []string{password, "WRONGPASSWORD", "OTHERPASSWORD", "GUESSEDTOKEN", jwtTok, "SECRETWORD",
+		"NOTE CONTENT", "REFUSED CONTENT", "REST CONTENT", "RO CONTENT", "test secret of the server"}
+	for _, tok := range e.tokens {
+		secrets = append(secrets, tok, strings.TrimPrefix(tok, auth.TokenPrefix))
+	}
+	for what, log := range map[string]string{"server log": e.logs.String(), "audit log": e.audit.String()} {
+		for _, secret := range secrets {
+			if strings.Contains(log, secret) {
+				t.Errorf("the %s holds %q:\n%s", what, secret, log)
+			}
+		}
+	}
+	if !strings.Contains(e.audit.String(), "Journal/logged.md") {
+		t.Errorf("the audit log lacks the write (so the check above saw nothing):\n%s", e.audit.String())
+	}
+}
+
+// TestAPIStatuses checks the REST API's remaining statuses: 503 with
+// Retry-After while the index has not finished its first build, and the
+// mapping of the typed functions' errors, 500 without details included.
+func TestAPIStatuses(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	v, err := vault.Open(root, vault.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps := tools.Deps{Vault: v, Index: index.New(v, logger), Logger: logger} // never built
+	s, err := mcpserver.New(deps, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, hash, err := auth.NewToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	authn, err := auth.New(auth.Options{Tokens: []auth.Token{{Name: "t", Hash: hash}}, JWTSecret: []byte("test secret of the server, 32 bytes")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Options{MCP: s, Deps: deps, Auth: authn, Logger: logger, IndexWait: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.SetLoopback(true)
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	e := &env{t: t, url: ts.URL}
+	for _, c := range []struct{ method, path, body string }{
+		{"POST", "/api/concept", `{"concept_id": "x"}`},
+		{"POST", "/api/search", `{"query": "x"}`},
+		{"POST", "/api/context/expand", `{"concept_id": "x"}`},
+		{"GET", "/api/statistics", ""},
+	} {
+		resp, m := e.do(c.method, c.path, c.body, bearer(tok)...)
+		if resp.StatusCode != 503 || m["detail"] == nil || resp.Header.Get("Retry-After") == "" {
+			t.Errorf("%s %s before the index is built: %d %v %v", c.method, c.path, resp.StatusCode, m, resp.Header)
+		}
+	}
+
+	for _, c := range []struct {
+		err  error
+		want int
+	}{
+		{&vault.Error{Kind: vault.ErrNotFound, Msg: "File not found: a.md"}, 404},
+		{&vault.Error{Kind: vault.ErrDenied, Msg: "Access denied: a.md"}, 403},
+		{&vault.Error{Kind: vault.ErrHidden, Msg: "hidden"}, 403},
+		{&vault.Error{Kind: vault.ErrOutside, Msg: "outside"}, 403},
+		{&vault.Error{Kind: vault.ErrExists, Msg: "exists"}, 409},
+		{&vault.Error{Kind: vault.ErrInvalidInput, Msg: "bad"}, 400},
+		{context.DeadlineExceeded, 503},
+		{errors.New("disk on fire at /srv/vault/a.md"), 500},
+	} {
+		w := httptest.NewRecorder()
+		srv.fail(w, c.err)
+		var m map[string]string
+		_ = json.Unmarshal(w.Body.Bytes(), &m)
+		if w.Code != c.want || m["detail"] == "" || len(m) != 1 {
+			t.Errorf("%v: %d %s, want %d with a detail", c.err, w.Code, w.Body, c.want)
+		}
+		if c.want == 500 && strings.Contains(m["detail"], "/srv/vault") {
+			t.Errorf("a 500 shows the error's details: %s", w.Body)
+		}
 	}
 }

@@ -415,6 +415,17 @@ func TestScopeResources(t *testing.T) {
 	if strings.Contains(string(comp), "Private") {
 		t.Errorf("completion offers the hidden folder: %s", comp)
 	}
+	for _, params := range []string{
+		`{"ref": {"type": "ref/prompt", "name": "obsidian-create-note"}, "argument": {"name": "tags", "value": "priv"}}`,
+		`{"ref": {"type": "ref/prompt", "name": "obsidian-create-note"}, "argument": {"name": "folder", "value": "Pri"}}`,
+		`{"ref": {"type": "ref/resource", "uri": "vault:///{+path}"}, "argument": {"name": "path", "value": ""}}`,
+		`{"ref": {"type": "ref/resource", "uri": "vault:///{+path}"}, "argument": {"name": "path", "value": "Private/"}}`,
+	} {
+		comp, _ := json.Marshal(sv.rpc(ctx, "completion/complete", params))
+		if l := leaks(string(comp)); len(l) > 0 {
+			t.Errorf("completion %s leaks %q: %s", params, l, comp)
+		}
+	}
 	text, _ := sv.call(ctx, "get_claude_context", `{"path": "Journal"}`)
 	if strings.Contains(text, "SECRETWORD") {
 		t.Errorf("get_claude_context: %s", text)
@@ -422,5 +433,96 @@ func TestScopeResources(t *testing.T) {
 	text, isErr := sv.call(ctx, "get_claude_context", `{"path": "Private"}`)
 	if !isErr || strings.Contains(text, "SECRETWORD") {
 		t.Errorf("get_claude_context of the hidden folder: %s", text)
+	}
+}
+
+// TestScopeInstructions checks the initialize instructions under each
+// kind of scope: the root CLAUDE.md reaches only sessions that may read
+// it, and a read-only session's orientation names no writing tool.
+func TestScopeInstructions(t *testing.T) {
+	sv := newScopedVault(t)
+	if err := os.WriteFile(filepath.Join(sv.root, "CLAUDE.md"), []byte("ROOTRULES for agents\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	init := `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}`
+	for _, c := range []struct {
+		name       string
+		scope      *access.Scope
+		wantRoot   bool
+		wantWrites bool
+	}{
+		{"no scope", nil, true, true},
+		{"deny Private", access.MustNew("test", access.Rules{Deny: []string{"Private"}}), true, true},
+		{"deny CLAUDE.md", access.MustNew("test", access.Rules{Deny: []string{"CLAUDE.md"}}), false, true},
+		{"allow Journal", access.MustNew("test", access.Rules{Allow: []string{"Journal"}}), false, true},
+		{"allow Journal and CLAUDE.md", access.MustNew("test", access.Rules{Allow: []string{"Journal", "CLAUDE.md"}}), true, true},
+		{"read-only", access.MustNew("test", access.Rules{ReadOnly: true}), true, false},
+		{"read-only, allow Journal", access.MustNew("test", access.Rules{ReadOnly: true, Allow: []string{"Journal"}}), false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp := sv.rpc(access.With(context.Background(), c.scope), "initialize", init)
+			res, _ := resp["result"].(map[string]any)
+			text, _ := res["instructions"].(string)
+			if got := strings.Contains(text, "ROOTRULES"); got != c.wantRoot {
+				t.Errorf("root CLAUDE.md in the instructions = %v, want %v:\n%s", got, c.wantRoot, text)
+			}
+			if c.wantRoot {
+				return
+			}
+			if !strings.HasPrefix(text, "This server gives you an Obsidian vault") {
+				t.Errorf("no orientation: %q", text)
+			}
+			if got := strings.Contains(text, "write_file"); got != c.wantWrites {
+				t.Errorf("orientation names write_file = %v, want %v:\n%s", got, c.wantWrites, text)
+			}
+		})
+	}
+}
+
+// TestScopeRefusalSameWhetherExists names, in every tool that takes a
+// path, a hidden note and a hidden folder that exist and ones that do
+// not: the answers must be the same, so a refusal tells nothing about
+// what the hidden folders hold.
+func TestScopeRefusalSameWhetherExists(t *testing.T) {
+	sv := newScopedVault(t)
+	ctx := access.With(context.Background(), access.MustNew("test", access.Rules{Deny: []string{"Private"}}))
+	for _, c := range []struct{ tool, args string }{
+		{"read_file", `{"path": "%s"}`},
+		{"read_file", `{"path": "%s", "version": "HEAD~1"}`},
+		{"list_directory", `{"path": "%s"}`},
+		{"grep", `{"query": "x", "path": "%s"}`},
+		{"search_files", `{"pattern": "*", "path": "%s"}`},
+		{"find_files", `{"path": "%s"}`},
+		{"get_tags", `{"path": "%s"}`},
+		{"get_claude_context", `{"path": "%s"}`},
+		{"find_links", `{"path": "%s"}`},
+		{"get_backlinks", `{"path": "%s"}`},
+		{"get_recent_changes", `{"path": "%s"}`},
+		{"get_note_history", `{"path": "%s"}`},
+		{"get_diff", `{"from": "HEAD~3", "path": "%s"}`},
+		{"revert_change", `{"commit": "HEAD~2", "path": "%s"}`},
+		{"get_properties", `{"path": "%s"}`},
+		{"set_properties", `{"path": "%s", "properties": {"a": 1}}`},
+		{"patch_note", `{"path": "%s", "target_type": "heading", "target": "X", "operation": "append", "content": "x"}`},
+		{"edit_file", `{"path": "%s", "old_text": "a", "new_text": "b"}`},
+		{"write_file", `{"path": "%s", "content": "x"}`},
+		{"delete_file", `{"path": "%s"}`},
+		{"rename_file", `{"old_path": "%s", "new_path": "Journal/moved.md"}`},
+		{"rename_file", `{"old_path": "Journal/Day.md", "new_path": "%s"}`},
+		{"create_directory", `{"path": "%s"}`},
+		{"query_notes", `{"filter": {"links_to": "%s"}}`},
+		{"query_notes", `{"filter": {"links_from": "%s"}}`},
+		{"query_notes", `{"filter": {"folder": "%s"}}`},
+	} {
+		for _, pair := range [][2]string{{"Private/Secret Plan.md", "Private/Nothing.md"}, {"Private", "Private/nofolder"}} {
+			a, _ := sv.call(ctx, c.tool, strings.Replace(c.args, "%s", pair[0], 1))
+			b, _ := sv.call(ctx, c.tool, strings.Replace(c.args, "%s", pair[1], 1))
+			a = strings.ReplaceAll(a, pair[0], "<P>")
+			b = strings.ReplaceAll(b, pair[1], "<P>")
+			a, b = a[strings.Index(a, `"result"`):], b[strings.Index(b, `"result"`):] // past the ids
+			if a != b {
+				t.Errorf("%s %s:\n  exists:  %.300s\n  missing: %.300s", c.tool, c.args, a, b)
+			}
+		}
 	}
 }

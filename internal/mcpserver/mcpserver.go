@@ -24,6 +24,7 @@ import (
 	"vaultmcp/guides"
 	"vaultmcp/prompts"
 	"vaultmcp/tools"
+	"vaultmcp/vault/access"
 	"vaultmcp/vault/guidance"
 )
 
@@ -93,12 +94,16 @@ func assemble(d tools.Deps, version string, opts ...Option) (*server.MCPServer, 
 	if err != nil {
 		return nil, nil, err
 	}
-	names := make([]string, len(all))
-	for i, t := range all {
-		names[i] = t.Tool.Name
+	var names, readNames []string
+	for _, t := range all {
+		names = append(names, t.Tool.Name)
+		if !writes(t.Tool) {
+			readNames = append(readNames, t.Tool.Name)
+		}
 	}
 	slices.Sort(names)
-	instr := &instructions{files: d.Guidance, fallback: defaultInstructions(names)}
+	slices.Sort(readNames)
+	instr := &instructions{files: d.Guidance, fallback: defaultInstructions(names), readOnly: defaultInstructions(readNames)}
 
 	hooks := &server.Hooks{}
 	if o.startGate != nil {
@@ -110,12 +115,12 @@ func assemble(d tools.Deps, version string, opts ...Option) (*server.MCPServer, 
 	// session; the guidance cache makes that a map lookup.
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		if res != nil {
-			res.Instructions = instr.text(d.Logger)
+			res.Instructions = instr.text(ctx, d.Logger)
 		}
 	})
 	hooks.AddAfterDiscover(func(ctx context.Context, _ any, _ *mcp.DiscoverRequest, res *mcp.DiscoverResult) {
 		if res != nil {
-			res.Instructions = instr.text(d.Logger)
+			res.Instructions = instr.text(ctx, d.Logger)
 		}
 	})
 
@@ -167,33 +172,51 @@ func assemble(d tools.Deps, version string, opts ...Option) (*server.MCPServer, 
 }
 
 // instructions are the MCP instructions: the vault's root CLAUDE.md, or a
-// short orientation when it has none.
+// short orientation when it has none. They follow the session's access
+// scope (package access): a scope that hides the root CLAUDE.md (a deny
+// naming it, or an allow list that leaves it out) gets the orientation
+// instead, as get_claude_context and resources/read would refuse the file;
+// a read-only scope's orientation names only the tools it may call.
 type instructions struct {
 	files    *guidance.Files
 	fallback string
+	readOnly string // fallback naming only the read-only tools
 }
 
-func (in *instructions) text(logger *slog.Logger) (text string) {
+func (in *instructions) text(ctx context.Context, logger *slog.Logger) (text string) {
+	scope := access.From(ctx)
+	fallback := in.fallback
+	if scope.ReadOnly() {
+		fallback = in.readOnly
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			logger.Error("reading the instructions panicked", "panic", p, "stack", string(debug.Stack()))
-			text = in.fallback
+			text = fallback
 		}
 	}()
+	if !scope.Visible(guidance.FileName) {
+		return fallback
+	}
 	if root := in.files.Root(); root != "" {
 		return root
 	}
-	return in.fallback
+	return fallback
 }
 
 // defaultInstructions orient an agent in a vault without a root CLAUDE.md,
 // naming the tools it has.
 func defaultInstructions(tools []string) string {
 	var b strings.Builder
-	b.WriteString("This server gives you an Obsidian vault: a folder of Markdown notes kept in git. " +
-		"Paths are relative to the vault root. Every write, edit, delete and rename is a git commit, pushed to the vault's remote.\n")
-	b.WriteString("Notes link to each other with [[wikilinks]]; rename and move notes with rename_file so the links follow.\n")
-	b.WriteString("Read a note before you edit it, and prefer edit_file for small changes over rewriting a whole note with write_file.\n")
+	b.WriteString("This server gives you an Obsidian vault: a folder of Markdown notes kept in git. Paths are relative to the vault root. ")
+	if slices.Contains(tools, "write_file") {
+		b.WriteString("Every write, edit, delete and rename is a git commit, pushed to the vault's remote.\n")
+		b.WriteString("Notes link to each other with [[wikilinks]]; rename and move notes with rename_file so the links follow.\n")
+		b.WriteString("Read a note before you edit it, and prefer edit_file for small changes over rewriting a whole note with write_file.\n")
+	} else {
+		b.WriteString("This session is read-only: you can read, search and follow the history, not change notes.\n")
+		b.WriteString("Notes link to each other with [[wikilinks]].\n")
+	}
 	if slices.Contains(tools, "get_obsidian_guide") {
 		b.WriteString("Unsure about the vault's conventions, a note template or which search tool to use? Call get_obsidian_guide.\n")
 	}

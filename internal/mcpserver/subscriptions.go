@@ -95,7 +95,9 @@ func (su *subscriptions) hook(hooks *server.Hooks) {
 		su.streams[key] = session
 		su.mu.Unlock()
 		for _, uri := range req.Params.Notifications.ResourceSubscriptions {
-			su.add(key, uri)
+			if !hiddenURI(ctx, uri) { // as for resources/subscribe
+				su.add(key, uri)
+			}
 		}
 	})
 	hooks.AddAfterSubscriptionsListen(func(ctx context.Context, id any, _ *mcp.SubscriptionsListenRequest, _ *mcp.SubscriptionsListenResult) {

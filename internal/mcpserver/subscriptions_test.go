@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"vaultmcp/vault/access"
 )
 
 // subscribe and unsubscribe speak 2025-11-25's resources/subscribe, which
@@ -238,4 +240,62 @@ func TestChangedUnder(t *testing.T) {
 	if !changedUnder("x.md", map[string]bool{"": true}) {
 		t.Error("the whole vault did not count")
 	}
+}
+
+// TestSubscriptionsUnderScope subscribes, both ways, to a note the
+// session's scope hides and to one it shows: only the visible one is
+// followed, so no update ever tells of a hidden note.
+func TestSubscriptionsUnderScope(t *testing.T) {
+	r := newRig(t, map[string]string{"Journal/a.md": "a\n", "Private/b.md": "b\n"})
+	scoped := access.With(context.Background(), access.MustNew("test", access.Rules{Deny: []string{"Private"}}))
+	visible, hidden := NoteURI("Journal/a.md"), NoteURI("Private/b.md")
+	followed := func() map[string]bool {
+		su := r.resources().subs
+		su.mu.Lock()
+		defer su.mu.Unlock()
+		out := map[string]bool{}
+		for _, m := range su.subs {
+			for uri := range m {
+				out[uri] = true
+			}
+		}
+		return out
+	}
+
+	// resources/subscribe
+	cn := r.connect("2025-11-25")
+	for _, uri := range []string{hidden, visible} {
+		var req mcp.SubscribeRequest
+		req.Params.URI = uri
+		//lint:ignore SA1019 resources/subscribe is tested on purpose
+		if err := cn.c.Subscribe(scoped, req); err != nil {
+			t.Fatalf("subscribe %s: %v", uri, err)
+		}
+	}
+	if got := followed(); !got[visible] || got[hidden] {
+		t.Errorf("resources/subscribe: followed %v, want only %s", got, visible)
+	}
+	r.writeThroughVault("Private/b.md", "b2\n")
+	r.writeThroughVault("Journal/a.md", "a2\n")
+	cn.expect("notifications/resources/updated " + visible) // and nothing about b before it
+	cn.unsubscribe(visible)
+
+	// subscriptions/listen
+	cn = r.connect("")
+	if cn.c.ProtocolVersion() == "2025-11-25" {
+		t.Skip("mcp-go's client negotiated the legacy protocol")
+	}
+	filter := mcp.SubscriptionFilter{ResourceSubscriptions: []string{hidden, visible}}
+	stop, err := cn.c.ListenAsync(scoped, filter, func(err error) { t.Errorf("listen: %v", err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	eventually(t, "the listen stream registered", func() bool { return followed()[visible] })
+	if followed()[hidden] {
+		t.Errorf("subscriptions/listen: the stream follows the hidden note")
+	}
+	r.writeThroughVault("Private/b.md", "b3\n")
+	r.writeThroughVault("Journal/a.md", "a3\n")
+	cn.expect("notifications/resources/updated " + visible)
 }

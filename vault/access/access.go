@@ -34,6 +34,11 @@
 // empty, admits only what it covers; a deny list hides what it covers and
 // wins over allow. The parent folders of an allowed folder stay
 // navigable (listed, searched within) but show only the allowed parts.
+// Navigable says only where a pattern could lead: with a wildcard
+// (Projects/*/public) it holds for Projects/Beta even when Beta has no
+// public folder. The vault therefore shows, and lets a client name, a
+// folder that is not visible itself only when it holds something that
+// is; any other folder is hidden like a denied one.
 package access
 
 import (

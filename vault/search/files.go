@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"vaultmcp/vault"
+	"vaultmcp/vault/access"
 )
 
 const (
@@ -222,14 +223,37 @@ func (e *Engine) Stats(ctx context.Context) (*Stats, error) {
 	var mu sync.Mutex
 	s := &Stats{}
 	top := map[string]int{}
-	err = walkFiles(ctx, e.newGuard(), e.v, root, e.workers, func(rel string) {
-		mu.Lock()
-		defer mu.Unlock()
+	// Under a scope that hides paths the walk also enters folders that
+	// only might lead to visible ones. A folder counts when it is
+	// visible or holds something that is, as list_directory shows it:
+	// the folders are counted after the walk, from what it found.
+	scope := access.From(ctx)
+	hides := scope.Hides()
+	var dirs []string
+	shown := map[string]bool{}
+	show := func(dir string) { // dir and its parents, under mu
+		for ; dir != "." && dir != "" && !shown[dir]; dir = path.Dir(dir) {
+			shown[dir] = true
+		}
+	}
+	countDir := func(rel string) {
 		s.Folders++
 		if !strings.Contains(rel, "/") {
 			if _, ok := top[rel]; !ok {
 				top[rel] = 0
 			}
+		}
+	}
+	err = walkFiles(ctx, e.newGuard(), e.v, root, e.workers, func(rel string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !hides {
+			countDir(rel)
+			return
+		}
+		dirs = append(dirs, rel)
+		if scope.Visible(rel) {
+			show(rel)
 		}
 	}, func(f fileRef) {
 		first, _, nested := strings.Cut(f.rel, "/")
@@ -242,12 +266,20 @@ func (e *Engine) Stats(ctx context.Context) (*Stats, error) {
 		}
 		if nested {
 			top[first]++
+			if hides {
+				show(path.Dir(f.rel))
+			}
 		} else {
 			s.RootFiles++
 		}
 	})
 	if err != nil {
 		return nil, err
+	}
+	for _, rel := range dirs {
+		if shown[rel] {
+			countDir(rel)
+		}
 	}
 	for name, n := range top {
 		s.TopFolders = append(s.TopFolders, FolderCount{Name: name, Files: n})

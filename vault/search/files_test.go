@@ -15,6 +15,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"vaultmcp/vault"
+	"vaultmcp/vault/access"
 )
 
 var fileVault = map[string]string{
@@ -304,6 +305,37 @@ func TestDotfilesLeftOut(t *testing.T) {
 		}
 		if !slices.Equal(res.Paths, []string{".github/ci.md"}) {
 			t.Errorf("%s: Glob in .github = %q", name, res.Paths)
+		}
+	}
+}
+
+// TestStatsUnderScope counts under scopes: hidden files and folders are
+// not counted, nor are folders an allow pattern could lead into that
+// hold nothing visible; parents of visible ones are.
+func TestStatsUnderScope(t *testing.T) {
+	v := newTestVault(t, map[string]string{
+		"Projects/Alpha/public/x.md": "x", "Projects/Beta/secret.md": "x", "Projects/Gamma/sub/y.md": "y",
+		"Other/z.md": "z", "root.md": "r",
+	})
+	if err := os.MkdirAll(filepath.Join(v.Root(), "Projects", "Delta", "public"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		rules access.Rules
+		want  string
+	}{
+		{access.Rules{}, "{Files:5 Markdown:5 Folders:9 TopFolders:[{Name:Other Files:1} {Name:Projects Files:3}] RootFiles:1}"},
+		{access.Rules{Allow: []string{"Projects/*/public"}}, "{Files:1 Markdown:1 Folders:5 TopFolders:[{Name:Projects Files:1}] RootFiles:0}"},
+		{access.Rules{Deny: []string{"Projects"}}, "{Files:2 Markdown:2 Folders:1 TopFolders:[{Name:Other Files:1}] RootFiles:1}"},
+		{access.Rules{Allow: []string{"Other"}, ReadOnly: true}, "{Files:1 Markdown:1 Folders:1 TopFolders:[{Name:Other Files:1}] RootFiles:0}"},
+	} {
+		ctx := access.With(context.Background(), access.MustNew("test", c.rules))
+		s, err := New(v, Options{}).Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprintf("%+v", *s); got != c.want {
+			t.Errorf("%+v:\n got %s\nwant %s", c.rules, got, c.want)
 		}
 	}
 }
