@@ -14,6 +14,9 @@ type figure struct {
 	budget   time.Duration // 0: no budget
 	baseName string        // e.g. "rg", "git add && git commit"; "" for none
 	base     time.Duration
+	// minRatio, when set, is the budget as a speed-up over the baseline
+	// (DESIGN.md's "≥ 3× faster than ripgrep").
+	minRatio float64
 
 	gotBytes, budgetBytes uint64 // for memory figures
 
@@ -24,12 +27,12 @@ type figure struct {
 }
 
 func printHeader() {
-	fmt.Printf("%-46s %12s %12s  %s\n", "operation", "vaultmcp", "budget", "baseline (same run)")
+	fmt.Printf("%-52s %12s %12s  %s\n", "operation", "vaultmcp", "budget", "baseline (same run)")
 }
 
 func (f figure) print() {
 	got, budget, verdict := f.format()
-	line := fmt.Sprintf("%-46s %12s %12s", f.name, got, budget)
+	line := fmt.Sprintf("%-52s %12s %12s", f.name, got, budget)
 	if f.note != "" {
 		line += "  " + f.note
 	}
@@ -61,6 +64,13 @@ func (f figure) format() (got, budget, verdict string) {
 		return got, budget, verdict
 	}
 	got = fmtDuration(f.got)
+	if f.minRatio > 0 {
+		budget = fmt.Sprintf("≥ %.0fx %s", f.minRatio, f.baseName)
+		if f.got > 0 && float64(f.base)/float64(f.got) < f.minRatio {
+			verdict = "  OVER BUDGET"
+		}
+		return got, budget, verdict
+	}
 	if f.budget > 0 {
 		budget = "≤ " + fmtDuration(f.budget)
 		if f.got > f.budget {

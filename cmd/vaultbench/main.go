@@ -5,7 +5,11 @@
 //
 // Usage:
 //
-//	vaultbench [--notes 10000] [--commits 2000] [--only section,section] [--keep]
+//	vaultbench [--notes 10000] [--large 100000] [--plain] [--commits 2000] [--only section,section] [--keep]
+//
+// The vault is a varied one by default (internal/vaultgen's Varied: names
+// and prose in six languages and four scripts, deep folders, attachments),
+// as real vaults are; --plain measures the plain generated vault instead.
 package main
 
 import (
@@ -15,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -26,7 +31,9 @@ import (
 // that write make their own) and the built server binary.
 type env struct {
 	notes   int
-	commits int // history length of the history section
+	commits int  // history length of the history section
+	large   int  // notes in the scale section's vault; 0 skips it
+	plain   bool // plain generated vaults rather than varied ones
 	vault   *vaultgen.Vault
 	bin     string
 	tmp     string // scratch space, removed at exit unless --keep
@@ -45,24 +52,28 @@ var sections = []section{
 	{"git", benchGit},
 	{"history", benchHistory},
 	{"search", benchSearch},
+	{"rename", benchRename},
 	{"notes", benchNotes},
 	{"concepts", benchConcepts},
 	{"http", benchHTTP},
+	{"scale", benchScale},
 }
 
 func main() {
 	notes := flag.Int("notes", 10000, "notes in the generated vault")
+	large := flag.Int("large", 100000, "notes in the scale section's vault (0 skips it)")
+	plain := flag.Bool("plain", false, "measure plain generated vaults, not varied ones")
 	commits := flag.Int("commits", 2000, "commits in the history section's generated history")
 	only := flag.String("only", "", "comma-separated sections to run (default all)")
 	keep := flag.Bool("keep", false, "keep the generated vaults")
 	flag.Parse()
-	if err := run(*notes, *commits, *only, *keep); err != nil {
+	if err := run(&env{notes: *notes, large: *large, plain: *plain, commits: *commits}, *only, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "vaultbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(notes, commits int, only string, keep bool) error {
+func run(e *env, only string, keep bool) error {
 	ctx := context.Background()
 	tmp, err := os.MkdirTemp("", "vaultbench-")
 	if err != nil {
@@ -79,18 +90,17 @@ func run(notes, commits int, only string, keep bool) error {
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("build vaultmcp: %w", err)
 	}
-	start := time.Now()
-	v, err := vaultgen.Generate(filepath.Join(tmp, "vault"), vaultgen.Options{Notes: notes, Seed: 1})
-	if err != nil {
+	e.bin, e.tmp = bin, tmp
+	if e.vault, err = e.generate("vault", e.notes, 1); err != nil {
 		return err
 	}
-	fmt.Printf("generated %d notes (%.1f MB) in %s\n\n", len(v.Paths), float64(v.Bytes)/(1<<20), time.Since(start).Round(time.Millisecond))
-	e := &env{notes: notes, commits: commits, vault: v, bin: bin, tmp: tmp}
 
 	var want []string
 	if only != "" {
 		want = strings.Split(only, ",")
 	}
+	fmt.Println(machine())
+	fmt.Println()
 	printHeader()
 	failed := false
 	for _, s := range sections {
@@ -110,4 +120,49 @@ func run(notes, commits int, only string, keep bool) error {
 		return fmt.Errorf("some sections failed")
 	}
 	return nil
+}
+
+// generate writes a vault of n notes into the scratch folder name, varied
+// unless --plain, and says what it wrote.
+func (e *env) generate(name string, n int, seed uint64) (*vaultgen.Vault, error) {
+	start := time.Now()
+	v, err := vaultgen.Generate(filepath.Join(e.tmp, name), vaultgen.Options{Notes: n, Seed: seed, Varied: !e.plain})
+	if err != nil {
+		return nil, err
+	}
+	kind := "varied"
+	if e.plain {
+		kind = "plain"
+	}
+	fmt.Printf("generated a %s vault of %d notes (%.1f MB, %d attachments of %.1f MB) in %s\n",
+		kind, len(v.Paths), float64(v.Bytes)/(1<<20), len(v.Attachments), float64(v.AttachmentBytes)/(1<<20), time.Since(start).Round(time.Millisecond))
+	return v, nil
+}
+
+// rareName is a note name linked from a handful of notes, for searches:
+// in a varied vault a Greek one, so case-insensitive matching meets
+// letters beyond ASCII.
+func (e *env) rareName() string {
+	if e.plain {
+		return e.vault.Name(1234)
+	}
+	return e.vault.Name(1237)
+}
+
+// machine describes where the figures come from: cores, CPU model, load.
+func machine() string {
+	model := "unknown CPU"
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(line, "model name"); ok {
+				model = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
+				break
+			}
+		}
+	}
+	load := "?"
+	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
+		load = strings.Join(strings.Fields(string(data))[:3], " ")
+	}
+	return fmt.Sprintf("machine: %d cores (%s), %s, load average %s at start", runtime.NumCPU(), model, runtime.Version(), load)
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"vaultmcp/internal/vaultgen"
 	"vaultmcp/tools"
 	"vaultmcp/vault"
 	"vaultmcp/vault/index"
@@ -79,7 +78,11 @@ func benchNotes(ctx context.Context, e *env) ([]figure, error) {
 	}
 
 	d := tools.Deps{Vault: v, Index: ix, Ranked: ranked, Queries: table, Logger: logger}
-	rare := vaultgen.Name(1234)
+	rare := e.rareName()
+	folder := "Projects"
+	if e.plain {
+		folder = "area-03"
+	}
 	queries := []struct {
 		name string
 		fn   func() (int, error)
@@ -89,12 +92,12 @@ func benchNotes(ctx context.Context, e *env) ([]figure, error) {
 			return r.Total, err
 		}},
 		{"query_notes property range + folder (typed, warm)", func() (int, error) {
-			r, err := tools.Query(ctx, d, tools.QueryNotesArgs{Filter: map[string]any{"folder": "area-03",
+			r, err := tools.Query(ctx, d, tools.QueryNotesArgs{Filter: map[string]any{"folder": folder,
 				"properties": map[string]any{"created": map[string]any{"gte": "2025-06-01"}}}, Sort: "properties.created"})
 			return r.Total, err
 		}},
 		{"query_notes links_to + any-of tags (typed, warm)", func() (int, error) {
-			r, err := tools.Query(ctx, d, tools.QueryNotesArgs{Filter: map[string]any{"links_to": vaultgen.Name(7),
+			r, err := tools.Query(ctx, d, tools.QueryNotesArgs{Filter: map[string]any{"links_to": e.vault.Name(7),
 				"any": []any{map[string]any{"tags": "idea"}, map[string]any{"tags": "area"}}}})
 			return r.Total, err
 		}},
@@ -144,8 +147,8 @@ func benchNotes(ctx context.Context, e *env) ([]figure, error) {
 		return figs, err
 	}
 	figs = append(figs,
-		figure{name: "resident memory, peak (vault index built)", gotBytes: rssIndex, budgetBytes: 120 << 20},
-		figure{name: "resident memory, peak (+ search index built)", gotBytes: rssSearch, budgetBytes: 120 << 20})
+		figure{name: "resident memory, peak (vault index built)", gotBytes: rssIndex, budgetBytes: rssBudget},
+		figure{name: "resident memory, peak (+ search index built)", gotBytes: rssSearch, budgetBytes: rssBudget})
 	rg, rgErr := exec.LookPath("rg")
 	calls := []struct {
 		name string
@@ -189,7 +192,7 @@ func benchNotes(ctx context.Context, e *env) ([]figure, error) {
 	if err != nil {
 		return figs, err
 	}
-	figs = append(figs, figure{name: "resident memory, peak (+ the queries above)", gotBytes: rss, budgetBytes: 120 << 20})
+	figs = append(figs, figure{name: "resident memory, peak (+ the queries above)", gotBytes: rss, budgetBytes: rssBudget})
 
 	// patch_note's write path on a scratch copy: find the section, edit,
 	// write, index, commit.
@@ -204,7 +207,7 @@ func benchNotes(ctx context.Context, e *env) ([]figure, error) {
 	i := 0
 	dur, err := timeIt(30, func() error {
 		i++
-		_, err := w.call(ctx, "patch_note", map[string]any{"path": vaultgen.Path(i), "target_type": "heading", "target": vaultgen.Name(i),
+		_, err := w.call(ctx, "patch_note", map[string]any{"path": e.vault.Path(i), "target_type": "heading", "target": e.vault.Name(i),
 			"operation": "prepend", "content": "patched"})
 		return err
 	})
@@ -215,13 +218,13 @@ func benchNotes(ctx context.Context, e *env) ([]figure, error) {
 	// comparison: patch_note adds reading and editing the note.
 	base, err := timeIt(30, func() error {
 		i++
-		_, err := w.call(ctx, "write_file", map[string]any{"path": vaultgen.Path(i), "content": strings.Repeat("written\n", 260)})
+		_, err := w.call(ctx, "write_file", map[string]any{"path": e.vault.Path(i), "content": strings.Repeat("written\n", 260)})
 		return err
 	})
 	if err != nil {
 		return figs, err
 	}
-	figs = append(figs, figure{name: "patch_note -> committed -> returned (tool call)", got: dur, budget: 5 * time.Millisecond,
+	figs = append(figs, figure{name: "patch_note -> committed -> returned (tool call)", got: dur, budget: writeBudget,
 		baseName: "write_file", base: base})
 	return figs, nil
 }

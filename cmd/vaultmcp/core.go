@@ -15,6 +15,7 @@ import (
 	"vaultmcp/tools"
 	"vaultmcp/vault"
 	"vaultmcp/vault/changes"
+	"vaultmcp/vault/guidance"
 	"vaultmcp/vault/index"
 	"vaultmcp/vault/rank"
 	"vaultmcp/vault/watch"
@@ -30,7 +31,13 @@ type core struct {
 	watch  *watch.Watcher
 	deps   tools.Deps
 	logger *slog.Logger
+	// started is closed once the watcher is up and the index build
+	// has started.
+	started chan struct{}
 }
+
+// Started is closed once the core watches the vault and builds its index.
+func (c *core) Started() <-chan struct{} { return c.started }
 
 // openCore opens the configured vault (creating the local default vault
 // when none is configured), starts the index build, git sync and the
@@ -78,12 +85,25 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 		}
 	}()
 	v.SetRecorder(repo)
-	ix.Start(ctx)
 	repo.Start(ctx)
+	// Watching every folder walks the whole vault (about 25 ms of CPU at
+	// 10,000 notes), so it runs after initialize is answered, and the
+	// index build after it: a file the build reads has been watched
+	// since before, so no outside edit falls between the two. Requests
+	// that read the vault wait for this (Started, mcpserver.WithStartGate).
 	c.watch = watch.New(v, feed.Publish, watch.Options{Logger: logger})
-	if err := c.watch.Start(ctx); err != nil {
-		return nil, fmt.Errorf("watch vault: %w", err)
-	}
+	c.started = make(chan struct{})
+	go func() {
+		defer close(c.started)
+		if err := c.watch.Start(ctx); err != nil {
+			logger.Error("cannot watch the vault for outside edits", "err", err)
+		}
+		// initialize read the root CLAUDE.md (the instructions) before
+		// the watcher was up: announce it, so no edit in between is
+		// missed by the cache that holds it.
+		feed.Publish([]string{guidance.FileName})
+		ix.Start(ctx)
+	}()
 	// The ranked search builds in the background once the index is ready.
 	ranked := rank.New(ix, logger)
 	ranked.Start(ctx)
@@ -97,6 +117,9 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 // transport has finished its in-flight requests.
 func (c *core) Close() error {
 	var errs []error
+	if c.started != nil {
+		<-c.started // the watcher is not closed before it started
+	}
 	if c.watch != nil {
 		errs = append(errs, c.watch.Close())
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"runtime/debug"
 
 	"vaultmcp/internal/config"
 	"vaultmcp/internal/mcpserver"
@@ -25,6 +27,7 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	// Server logs also reach the clients that ask (logging/setLevel).
 	clientLog := mcpserver.NewClientLog(newLogger(stderr, cfg.Log.Level).Handler())
 	logger := slog.New(clientLog)
+	setMemoryLimit(cfg.Limits.MemoryBytes)
 	scope, err := access.New(serverScope, access.Rules{ReadOnly: cfg.Access.ReadOnly, Allow: cfg.Access.Allow, Deny: cfg.Access.Deny})
 	if err != nil {
 		return fmt.Errorf("access: %w", err)
@@ -48,7 +51,7 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	defer c.Close() // last: the final push gets the commits of the drained requests
 
 	drain := &mcpserver.Drain{}
-	s, err := mcpserver.New(c.deps, version, mcpserver.WithClientLog(clientLog), mcpserver.WithDrain(drain))
+	s, err := mcpserver.New(c.deps, version, mcpserver.WithClientLog(clientLog), mcpserver.WithDrain(drain), mcpserver.WithStartGate(c.Started()))
 	if err != nil {
 		return err
 	}
@@ -70,4 +73,12 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	}
 	logger.Info("stopped: every request received was answered")
 	return nil
+}
+
+// setMemoryLimit sets the runtime's soft memory limit (limits.memory_bytes)
+// unless GOMEMLIMIT already did.
+func setMemoryLimit(n int64) {
+	if n > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(n)
+	}
 }

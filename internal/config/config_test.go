@@ -69,7 +69,7 @@ func TestDefaults(t *testing.T) {
 		c.Git.MassDeletionFiles != 200 || c.Git.MassDeletionPercent != 20 || c.Git.AllowMassDeletion || c.Git.GCInterval != time.Hour {
 		t.Errorf("defaults: %+v", c)
 	}
-	if c.Limits != (Limits{MaxResultBytes: 4 << 20, MaxWriteBytes: 10 << 20, MaxMessageBytes: 10 << 20, MaxNoteBytes: 10 << 20}) {
+	if c.Limits != (Limits{MaxResultBytes: 4 << 20, MaxWriteBytes: 10 << 20, MaxMessageBytes: 10 << 20, MaxNoteBytes: 10 << 20, MemoryBytes: DefaultMemoryBytes}) {
 		t.Errorf("default limits: %+v", c.Limits)
 	}
 	// No flag set at all works too.
@@ -183,7 +183,7 @@ git:
 	if !slices.Equal(c.Vault.Hidden, []string{".git", ".claude", "private"}) || !slices.Equal(c.Vault.Skip, []string{".obsidian"}) {
 		t.Errorf("hidden %q skip %q", c.Vault.Hidden, c.Vault.Skip)
 	}
-	if c.Limits != (Limits{MaxResultBytes: 4 << 20, MaxWriteBytes: 2048, MaxMessageBytes: 4096, MaxNoteBytes: 512}) {
+	if c.Limits != (Limits{MaxResultBytes: 4 << 20, MaxWriteBytes: 2048, MaxMessageBytes: 4096, MaxNoteBytes: 512, MemoryBytes: DefaultMemoryBytes}) {
 		t.Errorf("limits: %+v", c.Limits)
 	}
 	if c.Vault.MaxReadBytes != 1024 || c.Git.Branch != "trunk" || c.Git.Push || c.Git.Remote != "git@example.com:me/vault.git" {
@@ -305,6 +305,7 @@ func TestEveryKeyFromEnvironment(t *testing.T) {
 		{"VAULTMCP_LIMITS_MAX_WRITE_BYTES", "11", func(c *Config) any { return c.Limits.MaxWriteBytes }, int64(11)},
 		{"VAULTMCP_LIMITS_MAX_MESSAGE_BYTES", "12", func(c *Config) any { return c.Limits.MaxMessageBytes }, int64(12)},
 		{"VAULTMCP_LIMITS_MAX_NOTE_BYTES", "13", func(c *Config) any { return c.Limits.MaxNoteBytes }, int64(13)},
+		{"VAULTMCP_LIMITS_MEMORY_BYTES", "0", func(c *Config) any { return c.Limits.MemoryBytes }, int64(0)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.env, func(t *testing.T) {

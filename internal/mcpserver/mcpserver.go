@@ -38,6 +38,7 @@ type options struct {
 	log            *ClientLog
 	validateOutput bool
 	drain          *Drain
+	startGate      <-chan struct{}
 }
 
 // WithClientLog forwards the records of l (the server's logger) to
@@ -105,6 +106,9 @@ func assemble(d tools.Deps, version string, opts ...Option) (*server.MCPServer, 
 	instr := &instructions{files: d.Guidance, fallback: defaultInstructions(names), readOnly: defaultInstructions(readNames)}
 
 	hooks := &server.Hooks{}
+	if o.startGate != nil {
+		startGate(hooks, o.startGate)
+	}
 	accessHooks(hooks)
 	// The instructions are read at every initialize (and discover), so a
 	// root CLAUDE.md changed while the server runs reaches the next

@@ -2,7 +2,9 @@
 // load tests: notes of realistic size and shape (frontmatter, headings,
 // wikilinks in every form, tags, a code block now and then), spread over
 // nested folders, deterministic for a given seed. Some notes can be SKOS
-// concept notes forming a knowledge graph (Options.Concepts).
+// concept notes forming a knowledge graph (Options.Concepts), and a vault
+// can be as varied as people's are (Options.Varied: several languages and
+// scripts, attachments, deeper folders; see varied.go).
 package vaultgen
 
 import (
@@ -26,14 +28,36 @@ type Options struct {
 	// misspelt, so the same bytes make no concept: a control vault for
 	// measuring what the concept graph costs.
 	ConceptsInert bool
+	// Varied makes the vault as varied as real ones (see varied.go):
+	// names and prose in six languages and four scripts, deeper folders,
+	// binary attachments, richer frontmatter. The package's Name and
+	// Path then do not describe it: use Vault.Name and Vault.Path.
+	Varied bool
 }
 
 // Vault describes what Generate wrote.
 type Vault struct {
 	Dir   string
 	Paths []string // vault-relative note paths, in generation order
-	Bytes int64
+	Bytes int64    // of the notes
+	// Attachments are the vault-relative paths of the binary files
+	// (varied vaults), AttachmentBytes their size.
+	Attachments     []string
+	AttachmentBytes int64
+
+	varied bool
 }
+
+// Name returns the name (file name without .md) of note i of this vault.
+func (v *Vault) Name(i int) string {
+	if v.varied {
+		return variedName(i)
+	}
+	return Name(i)
+}
+
+// Path returns the vault-relative path of note i of this vault.
+func (v *Vault) Path(i int) string { return v.Paths[i] }
 
 // Name returns the note name (file name without .md) of note i.
 func Name(i int) string { return fmt.Sprintf("Note %05d", i) }
@@ -59,23 +83,52 @@ func Generate(dir string, opts Options) (*Vault, error) {
 	if links <= 0 {
 		links = 8
 	}
+	if opts.Varied && opts.Concepts > 0 {
+		return nil, fmt.Errorf("generate: concept notes are named as in the plain vault; Varied and Concepts do not combine")
+	}
 	r := rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15))
-	v := &Vault{Dir: dir, Paths: make([]string, 0, n)}
+	v := &Vault{Dir: dir, Paths: make([]string, 0, n), varied: opts.Varied}
+	write := func(rel string, data []byte) error {
+		abs := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			return fmt.Errorf("generate %s: %w", rel, err)
+		}
+		if err := os.WriteFile(abs, data, 0o644); err != nil {
+			return fmt.Errorf("generate %s: %w", rel, err)
+		}
+		return nil
+	}
 	for i := 0; i < n; i++ {
 		rel := Path(i)
-		content := note(r, i, n, links)
+		var content string
+		if opts.Varied {
+			rel = variedPath(i)
+			att := attachmentOf(i)
+			content = variedNote(r, i, n, links, att)
+			if att != "" {
+				data := attachmentBytes(r, att)
+				if err := write(att, data); err != nil {
+					return nil, err
+				}
+				v.Attachments = append(v.Attachments, att)
+				v.AttachmentBytes += int64(len(data))
+			}
+		} else {
+			content = note(r, i, n, links)
+		}
 		if k, ok := conceptIndex(i, n, opts.Concepts); ok {
 			content = withConcept(content, k, n, opts)
 		}
-		abs := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			return nil, fmt.Errorf("generate %s: %w", rel, err)
-		}
-		if err := os.WriteFile(abs, []byte(content), 0o644); err != nil {
-			return nil, fmt.Errorf("generate %s: %w", rel, err)
+		if err := write(rel, []byte(content)); err != nil {
+			return nil, err
 		}
 		v.Paths = append(v.Paths, rel)
 		v.Bytes += int64(len(content))
+	}
+	if opts.Varied {
+		if err := variedExtras(dir); err != nil {
+			return nil, err
+		}
 	}
 	return v, nil
 }

@@ -2,7 +2,6 @@ package search
 
 import (
 	"bytes"
-	"encoding/binary"
 	"unicode"
 	"unicode/utf8"
 )
@@ -87,19 +86,59 @@ func (f *finder) find(s []byte, from int) (pos int, sure bool) {
 		if p < 0 {
 			return -1, false
 		}
-		start := p - f.off
-		if start >= 0 && foldEqualAt(s, start, f.needle) {
+		if start, ok := f.matchAround(s, p); ok {
 			return start, true
-		}
-		// Runes other than ASCII near the candidate may fold to the
-		// literal with other lengths: let the regexp decide.
-		lo, hi := max(0, p-4*f.off-4), min(len(s), p+4*(n-f.off)+4)
-		if hasHighByte(s[lo:hi]) {
-			return p, false
 		}
 		i = p + 1
 	}
 	return -1, false
+}
+
+// matchAround reports where the match whose scanned byte is the one at p
+// starts, if there is one. The scanned byte's rune folds only to itself
+// (or, for an ASCII letter, to its other case), so it sits at the same
+// place in the text as in the literal; from there the literal is compared
+// rune by rune forwards and backwards, which holds where the text's runes
+// and the folded literal's differ in length (K and the Kelvin sign, say).
+// So no line needs the regexp, however much of the text is not ASCII.
+func (f *finder) matchAround(s []byte, p int) (int, bool) {
+	ro := f.off // the start of the scanned rune in the literal
+	for ro > 0 && !utf8.RuneStart(f.needle[ro]) {
+		ro--
+	}
+	i := p - (f.off - ro)
+	if i < 0 || !foldEqualAt(s, i, f.needle[ro:]) {
+		return -1, false
+	}
+	for j := ro; j > 0; {
+		if i <= 0 {
+			return -1, false
+		}
+		want, m := utf8.DecodeLastRune(f.needle[:j])
+		c := s[i-1]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if m != 1 || c != f.needle[j-1] {
+				return -1, false
+			}
+			i--
+			j--
+			continue
+		}
+		r, n := utf8.DecodeLastRune(s[:i])
+		if r == utf8.RuneError && n == 1 {
+			if want != utf8.RuneError || m != 1 || f.needle[j-1] != c {
+				return -1, false
+			}
+		} else if canon(r) != want {
+			return -1, false
+		}
+		i -= n
+		j -= m
+	}
+	return i, true
 }
 
 // next returns the first position at or after i holding rare or alt.
@@ -153,23 +192,6 @@ func foldEqualAt(s []byte, start int, needle []byte) bool {
 		j += m
 	}
 	return true
-}
-
-// hasHighByte reports whether b holds a byte of a multi-byte rune (or an
-// invalid one), eight bytes at a time.
-func hasHighByte(b []byte) bool {
-	for len(b) >= 8 {
-		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
-			return true
-		}
-		b = b[8:]
-	}
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			return true
-		}
-	}
-	return false
 }
 
 // index returns the first position of the literal in s, or -1

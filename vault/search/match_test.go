@@ -169,6 +169,12 @@ func FuzzMatcherLines(f *testing.F) {
 		{"ⱥ7", "\u023A7\nⱥ7\n"},
 		{"mass", "MA\u017FS\nmass\n"},
 		{"büro 3", "BÜRO 3\nbüro 3"},
+		// Case-insensitive literals whose scanned byte (a digit) has runes
+		// other than ASCII before it, some folding to other lengths.
+		{"μελέτη 01237", "ΜΕΛΕΤΗ 01237\nΜελέτη 0123\nx μελέτη 01237 y\nμελέτη 01238"},
+		{"key 7", "\u212Aey 7\nKEY 7\nkey 8\nékey 7"},
+		{"ſx9", "sx9\nSX9\n\u017Fx9"},
+		{"日本 5", "日本 5\n日本5\n\xe6\x97 5"},
 	}
 	for _, s := range seeds {
 		for _, regex := range []bool{true, false} {

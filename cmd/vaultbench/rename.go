@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// renameBudget is DESIGN.md's budget for renaming a note with about 1,800
+// backlinks, relinked, in one commit.
+const renameBudget = time.Second
+
+// hubLinks is how many notes get a link to the renamed note.
+const hubLinks = 1800
+
+// benchRename renames a note that 1,800 others link to, through the
+// server (relinking them all, one commit), beside a shell pipeline doing
+// the least of the same work in a copy of the vault: git mv, rewriting
+// the plain [[name]] links with sed, git commit -a.
+func benchRename(ctx context.Context, e *env) ([]figure, error) {
+	hub := e.vault.Path(15)
+	name := strings.TrimSuffix(path.Base(hub), ".md")
+	ours, theirs := filepath.Join(e.tmp, "rename-ours"), filepath.Join(e.tmp, "rename-cli")
+	for _, dir := range []string{ours, theirs} {
+		if err := copyTree(e.vault.Dir, dir); err != nil {
+			return nil, err
+		}
+		if err := os.RemoveAll(filepath.Join(dir, ".git")); err != nil {
+			return nil, err
+		}
+		for i := 100; i < 100+hubLinks; i++ {
+			f, err := os.OpenFile(filepath.Join(dir, filepath.FromSlash(e.vault.Path(i))), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				return nil, err
+			}
+			_, err = fmt.Fprintf(f, "\nSee [[%s]].\n", name)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		if err := gitInit(dir); err != nil {
+			return nil, err
+		}
+	}
+
+	s, err := startServer(ctx, e, ours, "VAULTMCP_GIT_SYNC_INTERVAL=0")
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	if _, err := s.call(ctx, "get_tags", map[string]any{}); err != nil { // waits for the index build
+		return nil, err
+	}
+	// Back and forth: each rename relinks the same notes.
+	var durs []time.Duration
+	from := hub
+	for i := 0; i < 4; i++ {
+		to := path.Dir(hub) + "/" + fmt.Sprintf("%s renamed %d.md", name, i)
+		start := time.Now()
+		if _, err := s.call(ctx, "rename_file", map[string]any{"old_path": from, "new_path": to}); err != nil {
+			return nil, err
+		}
+		durs = append(durs, time.Since(start))
+		from = to
+	}
+	linked, err := runRg("rg", ours, []string{"-l", "-F", "-e", "[[" + strings.TrimSuffix(path.Base(from), ".md") + "]]"})
+	if err != nil {
+		return nil, err
+	}
+	if n := lineCount(linked); n < hubLinks {
+		return nil, fmt.Errorf("rename_file relinked %d notes, want at least %d", n, hubLinks)
+	}
+
+	var cli []time.Duration
+	from = hub
+	for i := 0; i < 4; i++ {
+		toName := fmt.Sprintf("%s renamed %d", name, i)
+		to := path.Dir(hub) + "/" + toName + ".md"
+		oldName := strings.TrimSuffix(path.Base(from), ".md")
+		script := fmt.Sprintf(`set -e
+git mv %[1]q %[2]q
+rg -l -F -e '[[%[3]s]]' -0 | xargs -0 sed -i 's/\[\[%[3]s\]\]/[[%[4]s]]/g'
+git commit -q -a -m rename`, from, to, oldName, toName)
+		start := time.Now()
+		cmd := exec.CommandContext(ctx, "bash", "-c", script)
+		cmd.Dir = theirs
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "RIPGREP_CONFIG_PATH=",
+			"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@localhost", "GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@localhost")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("shell rename: %v: %s", err, out)
+		}
+		cli = append(cli, time.Since(start))
+		from = to
+	}
+	return []figure{{
+		name: fmt.Sprintf("rename_file, %d backlinks relinked, one commit", hubLinks), got: median(durs), budget: renameBudget,
+		baseName: "git mv + rg|sed + git commit -a", base: median(cli),
+	}}, nil
+}

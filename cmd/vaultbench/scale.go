@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// benchScale repeats the figures that grow with the vault on a large one
+// (--large notes, 100,000 by default): start-up, the index built from
+// cold in process and through the server, resident memory, a warm
+// backlinks query and a case-insensitive grep beside ripgrep. Cost should
+// grow at most linearly with the vault.
+func benchScale(ctx context.Context, e *env) ([]figure, error) {
+	if e.large <= 0 {
+		return nil, nil
+	}
+	v, err := e.generate("vault-large", e.large, 3)
+	if err != nil {
+		return nil, err
+	}
+	label := fmt.Sprintf(", %dk notes", e.large/1000)
+	figs, err := buildFigures(ctx, v.Dir, e.large)
+	if err != nil {
+		return figs, err
+	}
+	start, s, err := startFigures(ctx, e, v.Dir, label)
+	figs = append(figs, start...)
+	if err != nil {
+		return figs, err
+	}
+	defer s.close()
+	if _, err := s.call(ctx, "get_tags", map[string]any{}); err != nil { // waits for the index build
+		return figs, err
+	}
+	figs = append(figs, figure{name: "index ready after start (server)" + label, got: time.Since(s.started)})
+	rss, err := s.peakRSS()
+	if err != nil {
+		return figs, err
+	}
+	figs = append(figs, figure{name: "resident memory, peak (vault indexed)" + label, gotBytes: rss,
+		note: fmt.Sprintf("(%.1f MB per 10k notes)", float64(rss)/float64(e.large)*10000/(1<<20))})
+
+	backlinks := map[string]any{"note_name": v.Name(7)}
+	if _, err := s.call(ctx, "get_backlinks", backlinks); err != nil {
+		return figs, err
+	}
+	d, err := timeIt(30, func() error { _, err := s.call(ctx, "get_backlinks", backlinks); return err })
+	if err != nil {
+		return figs, err
+	}
+	figs = append(figs, figure{name: "get_backlinks (tool call, warm)" + label, got: d, budget: 5 * time.Millisecond})
+
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		return figs, fmt.Errorf("ripgrep (rg) is not installed: run `make bench-deps`")
+	}
+	query := strings.ToLower(v.Name(1237))
+	grep := map[string]any{"query": query}
+	out, err := s.call(ctx, "grep", grep)
+	if err != nil {
+		return figs, err
+	}
+	rgArgs := []string{"-n", "-i", "-F", "-e", query}
+	rgOut, err := runRg(rg, v.Dir, rgArgs)
+	if err != nil {
+		return figs, err
+	}
+	if got, want := lineCount(out), lineCount(rgOut); got != want {
+		return figs, fmt.Errorf("grep%s: vaultmcp found %d lines, rg %d", label, got, want)
+	}
+	d, err = timeIt(10, func() error { _, err := s.call(ctx, "grep", grep); return err })
+	if err != nil {
+		return figs, err
+	}
+	base, err := timeIt(5, func() error { _, err := runRg(rg, v.Dir, rgArgs); return err })
+	if err != nil {
+		return figs, err
+	}
+	figs = append(figs, figure{name: "grep case-insensitive (tool call, warm)" + label, got: d, baseName: "rg", base: base, minRatio: grepSpeedup})
+	rss, err = s.peakRSS()
+	if err != nil {
+		return figs, err
+	}
+	return append(figs, figure{name: "resident memory, peak (after grep)" + label, gotBytes: rss}), nil
+}
