@@ -47,7 +47,7 @@ type syncInfo struct {
 	PendingConflicts []string `json:"pending_conflicts" jsonschema:"Conflict copies still to merge by hand"`
 }
 
-// GetVaultInfo is get_vault_info (seed 003): counts and sync state.
+// GetVaultInfo is get_vault_info: counts and sync state.
 func GetVaultInfo(d Deps) server.ServerTool {
 	eng := d.search()
 	tool := mcp.NewTool("get_vault_info",
