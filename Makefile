@@ -133,7 +133,7 @@ bench-deps: ## install ripgrep (make bench's baseline) from Debian's packages wh
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ripgrep >/dev/null; \
 	fi
 
-bench: go-deps bench-deps ## Go benchmarks, then the DESIGN.md budget table (cmd/vaultbench)
+bench: go-deps bench-deps ## Go benchmarks, then the performance budget table (cmd/vaultbench; README, Performance)
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	@if [[ -d cmd/vaultbench ]]; then echo "$(GO) run ./cmd/vaultbench"; $(GO) run ./cmd/vaultbench; fi
 

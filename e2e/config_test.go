@@ -7,7 +7,7 @@ import (
 )
 
 // TestVaultFromEnvironment checks that the vault can be named by each of
-// the environment variables the seeds use, with no --vault flag.
+// the environment variables other Obsidian MCP servers use (OBSIDIAN_VAULT_PATH, VAULT_PATH), with no --vault flag.
 func TestVaultFromEnvironment(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"VAULTMCP_VAULT_PATH", "OBSIDIAN_VAULT_PATH", "VAULT_PATH"} {

@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 )
 
-// fileTools are the seven tools of seed 003's file and directory
+// fileTools are the seven tools of the file and directory
 // operations, with the arguments each one requires.
 var fileTools = map[string][]string{
 	"read_file":        {"path"},

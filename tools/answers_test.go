@@ -28,7 +28,7 @@ func TestGetBacklinksAnswer(t *testing.T) {
 	if text != want {
 		t.Errorf("text =\n%s\nwant\n%s", text, want)
 	}
-	// The structured answer keeps the seed's absolute_path.
+	// The structured answer keeps the documented absolute_path.
 	items, _ := sc["backlinks"].([]any)
 	if len(items) != 1 || items[0].(map[string]any)["absolute_path"] != filepath.Join(h.root, "Daily", "2025-01-15.md") {
 		t.Errorf("structured backlinks = %v", sc["backlinks"])

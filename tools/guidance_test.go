@@ -20,7 +20,7 @@ func TestGetClaudeContext(t *testing.T) {
 	h.file("projects/webapp/notes/todo.md", "x\n")
 	h.file("notes/a.md", "x\n")
 
-	// The seed's example, byte for byte.
+	// The documented example, byte for byte.
 	want := "--- CLAUDE.md in projects/ ---\n# Project conventions\nUse kebab-case for filenames.\n\n" +
 		"--- CLAUDE.md in projects/webapp/ ---\n# Webapp specifics\nComponents go in components/."
 	for _, path := range []string{"projects/webapp", "projects/webapp/", "projects/webapp/notes", "projects/webapp/notes/todo.md", "projects/webapp/not/yet"} {

@@ -233,7 +233,7 @@ func historyNotices(ns []string) string {
 	return b.String()
 }
 
-// GetRecentChanges is get_recent_changes (seed 003): recent commits with
+// GetRecentChanges is get_recent_changes: recent commits with
 // their per-file diffs, as numbered text.
 func GetRecentChanges(d Deps) server.ServerTool {
 	tool := mcp.NewTool("get_recent_changes",

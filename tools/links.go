@@ -28,7 +28,7 @@ type BacklinksArgs struct {
 	Paging
 }
 
-// BacklinksResult is get_backlinks' answer: the seed's note,
+// BacklinksResult is get_backlinks' answer: the documented note,
 // backlink_count and backlinks, plus what the name resolved to and the
 // page.
 type BacklinksResult struct {
@@ -176,7 +176,7 @@ type BrokenArgs struct {
 	Paging
 }
 
-// BrokenResult is get_broken_links' answer: the seed's shape plus the page.
+// BrokenResult is get_broken_links' answer: the documented shape plus the page.
 type BrokenResult struct {
 	FilesWithBrokenLinks int          `json:"files_with_broken_links" jsonschema:"Notes with broken links, over all pages"`
 	BrokenLinks          []BrokenItem `json:"broken_links"`

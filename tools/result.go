@@ -52,7 +52,7 @@ func (e *toolError) Error() string { return e.msg }
 
 func (e *toolError) Unwrap() error { return e.err }
 
-// errorResult renders err as seed-style {"error": "..."} with isError set.
+// errorResult renders err as the documented {"error": "..."} with isError set.
 // Unexpected errors are logged, and the vault's absolute root is scrubbed
 // from any message so no client learns the server's layout.
 func errorResult(ctx context.Context, d Deps, err error) *mcp.CallToolResult {

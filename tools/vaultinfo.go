@@ -56,7 +56,7 @@ type heldInfo struct {
 	Since    string   `json:"since"`
 }
 
-// GetVaultInfo is get_vault_info (seed 003): counts and sync state.
+// GetVaultInfo is get_vault_info: counts and sync state.
 func GetVaultInfo(d Deps) server.ServerTool {
 	eng := d.search()
 	tool := mcp.NewTool("get_vault_info",

@@ -20,7 +20,7 @@ import (
 )
 
 // DefaultHidden are the directories refused in any path and left out of
-// every listing, search and count (seed 003's HIDDEN_DIRECTORIES).
+// every listing, search and count (the documented hidden directories, README "Tools").
 var DefaultHidden = []string{".git", ".claude"}
 
 // DefaultSkip are directories that scans leave out but that a client may
@@ -158,7 +158,7 @@ func HumanBytes(n int64) string {
 }
 
 // Root returns the vault's absolute root directory. It is for wiring and
-// for fields the seeds define (absolute_path); never put it in an error.
+// for fields the documented answers carry (absolute_path); never put it in an error.
 func (v *Vault) Root() string { return v.root }
 
 // SetRecorder installs the recorder every change goes through. Call it

@@ -13,7 +13,7 @@ import (
 	"vaultmcp/vault/index"
 )
 
-// conceptBudget is DESIGN.md's budget for the concept tools (expand depth
+// conceptBudget is the budget (README, Performance) for the concept tools (expand depth
 // 3, search, path), warm.
 const conceptBudget = 5 * time.Millisecond
 

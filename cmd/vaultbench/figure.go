@@ -15,7 +15,7 @@ type figure struct {
 	baseName string        // e.g. "rg", "git add && git commit"; "" for none
 	base     time.Duration
 	// minRatio, when set, is the budget as a speed-up over the baseline
-	// (DESIGN.md's "≥ 3× faster than ripgrep").
+	// (the budget's "≥ 3× faster than ripgrep").
 	minRatio float64
 
 	gotBytes, budgetBytes uint64 // for memory figures

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// writeBudget is DESIGN.md's budget for write_file → committed → returned.
+// writeBudget is the budget (README, Performance) for write_file → committed → returned.
 const writeBudget = 5 * time.Millisecond
 
 // benchGit measures the write path (write_file → committed → returned) on

@@ -11,7 +11,7 @@ import (
 	"vaultmcp/vault/index"
 )
 
-// indexBudget is DESIGN.md's budget for building the index from cold at
+// indexBudget is the budget (README, Performance) for building the index from cold at
 // 10,000 notes.
 const indexBudget = 500 * time.Millisecond
 

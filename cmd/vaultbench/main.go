@@ -1,5 +1,5 @@
-// Command vaultbench measures vaultmcp against the performance budget in
-// DESIGN.md on generated vaults and prints each figure beside its budget
+// Command vaultbench measures vaultmcp against its performance budget (the
+// table in the README's Performance section) on generated vaults and prints each figure beside its budget
 // and, where there is one, beside the git CLI or ripgrep doing the same
 // work in the same run. `make bench` runs it.
 //

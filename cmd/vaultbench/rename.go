@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// renameBudget is DESIGN.md's budget for renaming a note with about 1,800
+// renameBudget is the budget (README, Performance) for renaming a note with about 1,800
 // backlinks, relinked, in one commit.
 const renameBudget = time.Second
 

@@ -7,7 +7,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// The start-up budgets of DESIGN.md.
+// The start-up budgets (README, Performance).
 const (
 	initBudget      = 30 * time.Millisecond
 	toolsListBudget = 5 * time.Millisecond

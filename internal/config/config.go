@@ -1,6 +1,6 @@
 // Package config loads vaultmcp's configuration with viper: flags over
-// environment (VAULTMCP_*, plus the seeds' OBSIDIAN_VAULT_PATH and
-// VAULT_PATH) over a vaultmcp.yaml file over defaults.
+// environment (VAULTMCP_*, plus OBSIDIAN_VAULT_PATH and
+// VAULT_PATH, which other Obsidian MCP servers read) over a vaultmcp.yaml file over defaults.
 package config
 
 import (
@@ -138,8 +138,9 @@ func Load(fs *pflag.FlagSet) (*Config, error) {
 	v.SetEnvPrefix("VAULTMCP")
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	v.AutomaticEnv()
-	// The seeds name the vault by OBSIDIAN_VAULT_PATH (000, 003) and
-	// VAULT_PATH (004); ours wins when several are set.
+	// Other Obsidian MCP servers name the vault by OBSIDIAN_VAULT_PATH or
+	// VAULT_PATH, so configurations written for them work; ours wins when
+	// several are set.
 	if err := v.BindEnv("vault.path", "VAULTMCP_VAULT_PATH", "OBSIDIAN_VAULT_PATH", "VAULT_PATH"); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}

@@ -22,7 +22,7 @@ type document struct {
 
 // docLink is one link of a note.
 type docLink struct {
-	raw    string // as written, for seed 000's "links"
+	raw    string // as written, for get_backlinks' "links" field
 	target string // path or name part; "" links to the note itself
 	bucket string // linkKey(target), "" for a link to the note itself
 	line   int32  // 1-based line the link is on, for get_backlinks

@@ -11,7 +11,7 @@ import (
 // Backlink is a note linking to the queried one.
 type Backlink struct {
 	Source string   // vault-relative path of the linking note
-	Links  []string // every link in the linking note, as written (seed 000's "links")
+	Links  []string // every link in the linking note, as written (get_backlinks' "links" field)
 	Count  int      // how many of those point at the queried note
 }
 

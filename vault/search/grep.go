@@ -16,7 +16,7 @@ import (
 )
 
 const (
-	// DefaultGrepLimit is seed 003's cap on grep results.
+	// DefaultGrepLimit is the documented cap on grep results (README, Tools).
 	DefaultGrepLimit = 500
 	// MaxContext is the most context lines grep shows around a match.
 	MaxContext = 5
