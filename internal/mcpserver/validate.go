@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"slices"
 	"sort"
 	"strings"
@@ -161,6 +162,9 @@ func (v *argValidator) leaf(tool string, e *jsonschema.ValidationError) string {
 	case *kind.Required:
 		return "missing required argument " + quoteAll(k.Missing)
 	case *kind.AdditionalProperties:
+		if len(v.params[tool]) == 0 {
+			return fmt.Sprintf("unknown argument %s (%s takes no arguments)", quoteAll(k.Properties), tool)
+		}
 		return fmt.Sprintf("unknown argument %s (%s takes: %s)", quoteAll(k.Properties), tool, strings.Join(v.params[tool], ", "))
 	case *kind.Type:
 		if len(e.InstanceLocation) == 0 {
@@ -168,7 +172,30 @@ func (v *argValidator) leaf(tool string, e *jsonschema.ValidationError) string {
 		}
 	}
 	where := strings.Join(e.InstanceLocation, ".")
+	// Bounds are said in plain numbers: the library's printer writes a
+	// large one as 1×10⁰⁷.
+	switch k := e.ErrorKind.(type) {
+	case *kind.Maximum:
+		return fmt.Sprintf("argument %q: must be at most %s, got %s", where, plainNumber(k.Want), plainNumber(k.Got))
+	case *kind.Minimum:
+		return fmt.Sprintf("argument %q: must be at least %s, got %s", where, plainNumber(k.Want), plainNumber(k.Got))
+	case *kind.ExclusiveMaximum:
+		return fmt.Sprintf("argument %q: must be less than %s, got %s", where, plainNumber(k.Want), plainNumber(k.Got))
+	case *kind.ExclusiveMinimum:
+		return fmt.Sprintf("argument %q: must be more than %s, got %s", where, plainNumber(k.Want), plainNumber(k.Got))
+	}
 	return fmt.Sprintf("argument %q: %s", where, e.ErrorKind.LocalizedString(v.printer))
+}
+
+// plainNumber writes r as an integer when it is one, else as a decimal.
+func plainNumber(r *big.Rat) string {
+	if r == nil {
+		return "?"
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	return strings.TrimRight(strings.TrimRight(r.FloatString(6), "0"), ".")
 }
 
 func quoteAll(names []string) string {
