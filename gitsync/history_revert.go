@@ -267,7 +267,7 @@ func (h *history) planFile(plan *RevertPlan, d fileDiff, cur string, current Cur
 		conflict("changed again since "+short+" and too large to merge line by line", nil)
 		return nil
 	default:
-		merged, regions := revertMerge(string(after), string(now), string(before))
+		merged, regions := mergeRegions(string(after), string(now), string(before))
 		if len(regions) > 0 {
 			conflict("a later change touches the same lines", regions)
 			return nil
@@ -280,75 +280,6 @@ func (h *history) planFile(plan *RevertPlan, d fileDiff, cur string, current Cur
 	}
 	plan.Files = append(plan.Files, RevertFile{Path: target, MoveFrom: moveFrom, Content: result, What: what})
 	return nil
-}
-
-// revertMerge merges line by line as a revert needs it: base is the file
-// as the commit left it, ours as it is now, theirs as it was before the
-// commit. Changes of one side only are applied; where both changed the
-// same lines differently the region is returned as a conflict.
-func revertMerge(base, ours, theirs string) (string, []ConflictRegion) {
-	switch {
-	case ours == base:
-		return theirs, nil
-	case theirs == base || ours == theirs:
-		return ours, nil
-	}
-	b := splitLines(base)
-	side := [2][]hunk{hunks(base, ours), hunks(base, theirs)}
-	var out strings.Builder
-	var conflicts []ConflictRegion
-	pos, oursLine := 0, 0
-	next := [2]int{}
-	for next[0] < len(side[0]) || next[1] < len(side[1]) {
-		first := 0
-		if next[0] >= len(side[0]) || (next[1] < len(side[1]) && side[1][next[1]].start < side[0][next[0]].start) {
-			first = 1
-		}
-		h := side[first][next[first]]
-		s, e := h.start, h.end
-		from := next
-		for grown := true; grown; {
-			grown = false
-			for k := 0; k < 2; k++ {
-				for next[k] < len(side[k]) && touches(side[k][next[k]], s, e) {
-					hk := side[k][next[k]]
-					s, e = min(s, hk.start), max(e, hk.end)
-					next[k]++
-					grown = true
-				}
-			}
-		}
-		for _, l := range b[pos:s] {
-			out.WriteString(l)
-		}
-		oursLine += s - pos
-		var versions [2]string
-		for k := 0; k < 2; k++ {
-			versions[k] = applyHunks(b, s, e, side[k][from[k]:next[k]])
-		}
-		switch {
-		case from[1] == next[1]:
-			out.WriteString(versions[0])
-		case from[0] == next[0]:
-			out.WriteString(versions[1])
-		case versions[0] == versions[1]:
-			out.WriteString(versions[0])
-		default:
-			out.WriteString(versions[0])
-			conflicts = append(conflicts, ConflictRegion{
-				Line:   oursLine + 1,
-				Commit: trimLines(b[s:e]),
-				Now:    trimLines(splitLines(versions[0])),
-				Before: trimLines(splitLines(versions[1])),
-			})
-		}
-		oursLine += len(splitLines(versions[0]))
-		pos = e
-	}
-	for _, l := range b[pos:] {
-		out.WriteString(l)
-	}
-	return out.String(), conflicts
 }
 
 // changedRegions lists where now differs from base, as conflict regions

@@ -84,28 +84,37 @@ func touches(h hunk, s, e int) bool {
 	return h.start < e && s < h.end
 }
 
-// merge3 merges two texts that both derive from base, line by line (diff3):
-// changes made by one side only are applied, changes both sides made
-// identically are applied once, and ok is false when the sides changed the
-// same lines differently (the caller then keeps both versions whole).
+// merge3 merges two texts that both derive from base (see mergeRegions);
+// ok is false when the sides changed the same lines differently (the
+// caller then keeps both versions whole).
 func merge3(base, ours, theirs string) (merged string, ok bool) {
-	if ours == theirs {
-		return ours, true
+	merged, conflicts := mergeRegions(base, ours, theirs)
+	if len(conflicts) > 0 {
+		return "", false
 	}
-	if ours == base {
-		return theirs, true
-	}
-	if theirs == base {
-		return ours, true
+	return merged, true
+}
+
+// mergeRegions merges two texts that both derive from base, line by line
+// (diff3): changes made by one side only are applied, changes both sides
+// made identically are applied once, and where the sides changed the same
+// lines differently ours is kept and the region is returned as a
+// conflict. A revert merges with base the file as the commit left it,
+// ours as it is now and theirs as it was before the commit.
+func mergeRegions(base, ours, theirs string) (string, []ConflictRegion) {
+	switch {
+	case ours == base:
+		return theirs, nil
+	case theirs == base || ours == theirs:
+		return ours, nil
 	}
 	b := splitLines(base)
 	side := [2][]hunk{hunks(base, ours), hunks(base, theirs)}
 	var out strings.Builder
-	pos := 0
+	var conflicts []ConflictRegion
+	pos, oursLine := 0, 0
 	next := [2]int{}
 	for next[0] < len(side[0]) || next[1] < len(side[1]) {
-		// Start a region at the earliest pending hunk, then grow it with
-		// every hunk of either side that touches it.
 		first := 0
 		if next[0] >= len(side[0]) || (next[1] < len(side[1]) && side[1][next[1]].start < side[0][next[0]].start) {
 			first = 1
@@ -127,26 +136,34 @@ func merge3(base, ours, theirs string) (merged string, ok bool) {
 		for _, l := range b[pos:s] {
 			out.WriteString(l)
 		}
-		versions := [2]string{}
+		oursLine += s - pos
+		var versions [2]string
 		for k := 0; k < 2; k++ {
 			versions[k] = applyHunks(b, s, e, side[k][from[k]:next[k]])
 		}
 		switch {
-		case from[1] == next[1]: // ours only
+		case from[1] == next[1]:
 			out.WriteString(versions[0])
-		case from[0] == next[0]: // theirs only
+		case from[0] == next[0]:
 			out.WriteString(versions[1])
 		case versions[0] == versions[1]:
 			out.WriteString(versions[0])
 		default:
-			return "", false
+			out.WriteString(versions[0])
+			conflicts = append(conflicts, ConflictRegion{
+				Line:   oursLine + 1,
+				Commit: trimLines(b[s:e]),
+				Now:    trimLines(splitLines(versions[0])),
+				Before: trimLines(splitLines(versions[1])),
+			})
 		}
+		oursLine += len(splitLines(versions[0]))
 		pos = e
 	}
 	for _, l := range b[pos:] {
 		out.WriteString(l)
 	}
-	return out.String(), true
+	return out.String(), conflicts
 }
 
 // applyHunks returns base region [s, e) with hs (all inside it) applied.
