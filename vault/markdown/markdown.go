@@ -20,6 +20,7 @@ package markdown
 
 import (
 	"bytes"
+	"unsafe"
 
 	"gopkg.in/yaml.v3"
 )
@@ -144,7 +145,23 @@ type Heading struct {
 // frontmatter is reported in Note.FrontmatterErr and the body is parsed
 // anyway.
 func Parse(src []byte) *Note {
-	p := &parser{src: src, str: string(src)}
+	return parse(src, string(src))
+}
+
+// ParseShared is Parse without the copy: the Note's strings slice src
+// itself, so src must never be modified while any of them is in use. The
+// live index, which keeps every note's bytes unmodified anyway, parses
+// this way: a copy per note would double the text it allocates at start,
+// and copying out the strings it keeps would cost more still.
+func ParseShared(src []byte) *Note {
+	if len(src) == 0 {
+		return parse(src, "")
+	}
+	return parse(src, unsafe.String(&src[0], len(src)))
+}
+
+func parse(src []byte, str string) *Note {
+	p := &parser{src: src, str: str}
 	p.stack = p.stackArr[:0]
 	p.leaves, p.segs = p.leavesArr[:0], p.segsArr[:0]
 	p.regions, p.mdLinks, p.brackets, p.bmap = p.regionsArr[:0], p.mdLinksArr[:0], p.bracketsArr[:0], p.bmapArr[:0]
