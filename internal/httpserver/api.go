@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"reflect"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -38,16 +39,60 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		return false
 	}
 	dec := json.NewDecoder(r.Body)
-	if err := dec.Decode(v); err != nil {
+	// A misspelt field would otherwise be dropped and its default used
+	// without a word, as the MCP tools refuse an unknown argument.
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errTrailingJSON
+	}
+	if err != nil {
 		msg := "The body is not valid JSON"
 		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
+		switch {
+		case errors.As(err, &te):
 			msg = fmt.Sprintf("Field %q must be a %s", te.Field, jsonKind(te.Type.Kind().String()))
+		case errors.Is(err, errTrailingJSON):
+			msg = "The body must be one JSON object; more follows it"
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			// encoding/json has no error type for this; its message is
+			// stable since Go 1.10.
+			field := strings.TrimPrefix(err.Error(), "json: unknown field ")
+			msg = fmt.Sprintf("Unknown field %s; this endpoint takes %s", field, strings.Join(jsonFields(v), ", "))
 		}
 		detail(w, http.StatusBadRequest, msg)
 		return false
 	}
 	return true
+}
+
+var errTrailingJSON = errors.New("trailing JSON")
+
+// jsonFields lists the JSON field names of the struct v points to, for
+// an error naming what a body may hold.
+func jsonFields(v any) []string {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var names []string
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch name {
+		case "-":
+			continue
+		case "":
+			name = f.Name
+		}
+		names = append(names, `"`+name+`"`)
+	}
+	return names
 }
 
 func jsonKind(goKind string) string {

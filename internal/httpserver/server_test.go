@@ -633,6 +633,12 @@ func TestConceptAPI(t *testing.T) {
 			t.Errorf("%s %s %.40s: %d %v, want %d", c.method, c.path, c.body, resp.StatusCode, m, c.want)
 		}
 	}
+	// A misspelt field is named with what the endpoint takes, not
+	// dropped (TestDecode has the other bodies).
+	resp, m = e.do("POST", "/api/concept", `{"concept_id": "regression", "include_relation": true}`, tok...)
+	if d, _ := m["detail"].(string); resp.StatusCode != 400 || !strings.Contains(d, `Unknown field "include_relation"`) || !strings.Contains(d, `"include_relations"`) {
+		t.Errorf("unknown field: %d %v", resp.StatusCode, m)
+	}
 	if resp, _ := e.do("GET", "/api/statistics", ""); resp.StatusCode != 401 {
 		t.Errorf("statistics without a credential: %d", resp.StatusCode)
 	}
