@@ -14,6 +14,7 @@ import (
 
 	"vaultmcp/internal/audit"
 	"vaultmcp/internal/auth"
+	"vaultmcp/tools"
 	"vaultmcp/vault"
 )
 
@@ -169,12 +170,21 @@ func vaultStatus(err error) int {
 
 // fail answers a typed function's error: client errors with their
 // message, anything unexpected as 500 with the details in the log.
-func (s *Server) fail(w http.ResponseWriter, err error) {
+// A path that names nothing is answered with the paths it may have meant,
+// in the message and as "suggestions", as the tools do.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	status := vaultStatus(err)
 	if status == http.StatusInternalServerError {
 		s.log.Error("REST call failed", "err", err)
 		detail(w, status, "Internal server error; the server logged the details")
 		return
+	}
+	var ve *vault.Error
+	if status == http.StatusNotFound && errors.As(err, &ve) && ve.Path != "" && s.opts.Deps.Vault != nil {
+		if paths, hint := tools.Suggest(r.Context(), s.opts.Deps, ve.Path); len(paths) > 0 {
+			writeJSON(w, status, map[string]any{"detail": err.Error() + hint, "suggestions": paths})
+			return
+		}
 	}
 	detail(w, status, err.Error())
 }
@@ -212,7 +222,7 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 	case http.MethodGet:
 		f, err := v.ReadFile(ctx, p, s.maxRead())
 		if err != nil {
-			s.fail(w, err)
+			s.fail(w, r, err)
 			return
 		}
 		mod := f.ModTime.UTC()
@@ -239,7 +249,7 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 		}
 		wr, err := v.WriteFile(ctx, p, []byte(*req.Content))
 		if err != nil {
-			s.fail(w, err)
+			s.fail(w, r, err)
 			return
 		}
 		n := wr.Bytes
@@ -247,7 +257,7 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 	case http.MethodDelete:
 		wr, err := v.DeleteFile(ctx, p)
 		if err != nil {
-			s.fail(w, err)
+			s.fail(w, r, err)
 			return
 		}
 		writeJSON(w, http.StatusOK, noteResponse{Path: wr.Path.Rel, Commit: wr.Commit, Deleted: true})
