@@ -8,11 +8,14 @@
 // comes near the limit, every few megabytes allocated start a full
 // collection: a 100,000-note vault took five times as long to index, and
 // every tool call paid for a collection. So the limit the runtime is given
-// follows the live heap: it is the configured limit, or Headroom times the
-// live heap when that is more, re-checked after every collection. The
-// configured limit still bounds memory while the live heap is well below
-// it; above that the collector runs as GOGC paces it, not on every
-// allocation.
+// follows the live heap, re-checked after every collection: it is the
+// largest of the configured limit, Headroom times the live heap, and
+// MinHeadroom times the live heap plus what the runtime holds beside the
+// heap's objects and free pages (free slots in part-used spans, metadata,
+// stacks), which the limit counts too. The configured limit still bounds
+// memory while the live heap is well below it; above that the collector
+// runs at most once per tenth of the live heap allocated, typically once
+// per quarter, never on every allocation.
 package memlimit
 
 import (
@@ -24,13 +27,32 @@ import (
 	"sync"
 )
 
-// Headroom is how much room the effective limit leaves above the live
-// heap: with a limit of 1.5 times the live heap, the collector runs at
-// most once per half a live heap allocated.
+// Headroom is the room the effective limit leaves above the live heap,
+// counted in all the memory the limit counts: with 1.5, a heap whose
+// overhead is the usual quarter of its live part is collected once per
+// quarter of the live heap allocated (GOGC's default paces it at once per
+// live heap).
 const Headroom = 1.5
 
-// liveMetric is the heap that survived the last collection.
-const liveMetric = "/gc/heap/live:bytes"
+// MinHeadroom is the least room left above the live heap in the heap
+// itself, whatever the overhead: the collector runs at most once per
+// tenth of the live heap allocated. Neither is more generous than it must
+// be: a 10,000-note vault, whose live heap comes within a few megabytes
+// of both while its search index builds, keeps the default limit and with
+// it its 120 MB resident-memory budget.
+const MinHeadroom = 1.1
+
+// The metrics read after each collection: the heap that survived it, and
+// what the limit counts (all the runtime's memory but what it returned to
+// the system) beside the heap's objects and its free pages (which the
+// runtime returns to the system when it nears the limit).
+var metricNames = []string{
+	"/gc/heap/live:bytes",
+	"/memory/classes/total:bytes",
+	"/memory/classes/heap/released:bytes",
+	"/memory/classes/heap/objects:bytes",
+	"/memory/classes/heap/free:bytes",
+}
 
 // Governor keeps the runtime's soft memory limit at the larger of the
 // configured limit and Headroom times the live heap. The zero value does
@@ -41,6 +63,7 @@ type Governor struct {
 
 	mu      sync.Mutex
 	limit   int64 // the limit last set; 0 for none
+	logged  int64 // the limit last logged
 	stopped bool
 	sample  []metrics.Sample
 }
@@ -60,8 +83,11 @@ func Start(configured int64, gomemlimit string, log *slog.Logger) *Governor {
 	if g.log == nil {
 		g.log = slog.Default()
 	}
-	g.sample = []metrics.Sample{{Name: liveMetric}}
-	g.limit = configured
+	g.sample = make([]metrics.Sample, len(metricNames))
+	for i, name := range metricNames {
+		g.sample[i].Name = name
+	}
+	g.limit, g.logged = configured, configured
 	debug.SetMemoryLimit(configured)
 	g.arm()
 	return g
@@ -103,30 +129,45 @@ func (g *Governor) adjust() bool {
 		return false
 	}
 	metrics.Read(g.sample)
-	if g.sample[0].Value.Kind() != metrics.KindUint64 {
-		g.stopped = true // not this runtime: leave the configured limit
-		return false
+	var v [5]uint64
+	for i, s := range g.sample {
+		if s.Value.Kind() != metrics.KindUint64 {
+			g.stopped = true // not this runtime: leave the configured limit
+			return false
+		}
+		v[i] = s.Value.Uint64()
 	}
-	live := g.sample[0].Value.Uint64()
-	want := Effective(g.configured, live)
+	live, total, released, objects, free := v[0], v[1], v[2], v[3], v[4]
+	var overhead uint64
+	if total > released+objects+free {
+		overhead = total - released - objects - free
+	}
+	want := Effective(g.configured, live, overhead)
 	// Small changes are not worth a call into the runtime, nor a log
 	// line; a return to the configured limit always is.
 	if diff := want - g.limit; want == g.limit || want != g.configured && max(diff, -diff) < g.limit/16 {
 		return true
 	}
 	debug.SetMemoryLimit(want)
-	if want > g.configured || g.limit > g.configured {
-		g.log.Info("soft memory limit follows the live heap", "limit_bytes", want, "live_heap_bytes", live, "configured_bytes", g.configured)
-	}
 	g.limit = want
+	// A log line when the limit leaves or comes back to the configured
+	// one, or has moved by half since the last line: not one per
+	// collection while an index builds.
+	if d := want - g.logged; want == g.configured || g.logged == g.configured || max(d, -d) >= g.logged/2 {
+		g.logged = want
+		g.log.Info("soft memory limit follows the live heap", "limit_bytes", want, "live_heap_bytes", live,
+			"overhead_bytes", overhead, "configured_bytes", g.configured)
+	}
 	return true
 }
 
-// Effective is the soft limit for a live heap of live bytes under a
-// configured limit: the configured one, or Headroom times the live heap
-// when that is more.
-func Effective(configured int64, live uint64) int64 {
-	need := float64(live) * Headroom
+// Effective is the soft limit for a live heap of live bytes, with
+// overhead bytes of runtime memory beside the heap's objects and free
+// pages, under a configured limit: the largest of the configured one,
+// Headroom times the live heap, and MinHeadroom times the live heap plus
+// the overhead.
+func Effective(configured int64, live, overhead uint64) int64 {
+	need := max(float64(live)*Headroom, float64(live)*MinHeadroom+float64(overhead))
 	if need >= math.MaxInt64 {
 		return math.MaxInt64
 	}

@@ -2,6 +2,7 @@ package memlimit
 
 import (
 	"log/slog"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -10,18 +11,19 @@ import (
 func TestEffective(t *testing.T) {
 	const mib = 1 << 20
 	for _, tc := range []struct {
-		configured int64
-		live       uint64
-		want       int64
+		configured     int64
+		live, overhead uint64
+		want           int64
 	}{
-		{100 * mib, 10 * mib, 100 * mib},  // far below: the budget holds
-		{100 * mib, 66 * mib, 100 * mib},  // 1.5 × 66 = 99: still the budget
-		{100 * mib, 80 * mib, 120 * mib},  // near the limit: room above the live heap
-		{100 * mib, 530 * mib, 795 * mib}, // a 100,000-note index
-		{1, 1 << 62, 1<<62 + 1<<61},
+		{100 * mib, 10 * mib, 4 * mib, 100 * mib},    // far below: the budget holds
+		{100 * mib, 66 * mib, 27 * mib, 100 * mib},   // 1.5 × 66 = 99, 1.1 × 66 + 27 = 99.6: still the budget
+		{100 * mib, 80 * mib, 12 * mib, 120 * mib},   // near the limit: 1.5 × the live heap
+		{100 * mib, 80 * mib, 42 * mib, 130 * mib},   // much overhead: a tenth of the live heap above both
+		{100 * mib, 500 * mib, 120 * mib, 750 * mib}, // a 100,000-note index
+		{1, 1 << 62, 1 << 62, math.MaxInt64},         // no overflow
 	} {
-		if got := Effective(tc.configured, tc.live); got != tc.want {
-			t.Errorf("Effective(%d, %d) = %d, want %d", tc.configured, tc.live, got, tc.want)
+		if got := Effective(tc.configured, tc.live, tc.overhead); got != tc.want {
+			t.Errorf("Effective(%d, %d, %d) = %d, want %d", tc.configured, tc.live, tc.overhead, got, tc.want)
 		}
 	}
 }
