@@ -74,6 +74,16 @@ type FileWrite struct {
 // renames themselves are flushed by the recorder, which flushes the
 // folders of the paths it commits before the commit counts.
 func (tx *Tx) WriteFiles(files []FileWrite) error {
+	// Names are checked before any file is written, so two new files of
+	// one batch would not see each other: a batch names each file once.
+	seen := make(map[string]bool, len(files))
+	for _, fw := range files {
+		k := foldName(fw.Path.Rel)
+		if seen[k] {
+			return newError(ErrInvalidInput, fw.Path.Given, "%s is written twice in one change", fw.Path.Given)
+		}
+		seen[k] = true
+	}
 	perms := make([]fs.FileMode, len(files))
 	for i, fw := range files {
 		perm, err := tx.prepareWrite(fw.Path)
