@@ -51,11 +51,14 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	defer c.Close() // last: the final push gets the commits of the drained requests
 
 	drain := &mcpserver.Drain{}
-	s, err := mcpserver.New(c.deps, version, mcpserver.WithClientLog(clientLog), mcpserver.WithDrain(drain), mcpserver.WithStartGate(c.Started()))
+	s, err := mcpserver.New(c.deps, version, mcpserver.WithClientLog(clientLog), mcpserver.WithDrain(drain), mcpserver.WithStartGate(c.Started(), c.Begin))
 	if err != nil {
 		return err
 	}
 	if wb != nil {
+		// The REST API reads the vault without the start gate, and an
+		// HTTP server is not started for one quick session.
+		c.Begin()
 		err = wb.serve(ctx, c, s)
 	} else {
 		// Every request on stdio runs under the server's own scope.
