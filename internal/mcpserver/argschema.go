@@ -17,10 +17,10 @@ import (
 // checks and their messages to a full JSON Schema validator's.
 //
 // It replaces a general validator (github.com/santhosh-tekuri/jsonschema)
-// in the server: that one compiles the JSON Schema metaschemas when the
-// process starts, 10–17 ms of every start (1.7 MB, 21,000 allocations),
-// and checked each call's arguments only after encoding and decoding them
-// again.
+// on the call path: that one needed each call's arguments encoded and
+// decoded again into its own value types and then walked its general
+// schema model, about 38 µs and 60 allocations a call, where this check
+// reads the decoded arguments in place (about 2 µs).
 type argSchema struct {
 	types      []string // JSON types allowed; none: any
 	properties map[string]*argSchema
