@@ -85,3 +85,31 @@ func mustResponse(t *testing.T, p *proc, id string) rawResponse {
 	}
 	return resp
 }
+
+// A git index the server cannot read, read only after the first answers,
+// still stops the server before any request touches the vault, saying
+// how to fix it.
+func TestUnreadableIndexStops(t *testing.T) {
+	t.Parallel()
+	v := newVault(t, map[string]string{"a.md": "a\n"})
+	v.commitAll(t, "a")
+	v.gitRun(t, "update-index", "--split-index")
+	p := startProc(t, v, withDirtyVault())
+	p.sendLines(t, lineInitialize, lineInitialized, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		toolCall(2, "write_file", map[string]any{"path": "b.md", "content": "b"}))
+	err := p.waitExit(t)
+	if err == nil {
+		if resp, ok := p.response(t, "2"); ok {
+			if _, isErr := toolText(t, resp); !isErr {
+				t.Skip("go-git reads split indexes now") // then nothing to refuse
+			}
+		}
+		t.Fatalf("server exited cleanly\n%s", p.stderr.String())
+	}
+	if !strings.Contains(p.stderr.String(), "split-index") {
+		t.Errorf("the log does not say how to fix it:\n%s", p.stderr.String())
+	}
+	if v.exists("b.md") {
+		t.Error("the write went through")
+	}
+}

@@ -38,9 +38,20 @@ type core struct {
 	mu            sync.Mutex
 	begun, closed bool
 	// started is closed once the watcher is up and the index build
-	// has started.
+	// has started, or the start failed.
 	started chan struct{}
+	// failed is closed when the start failed, err saying why.
+	failed chan struct{}
+	err    error
 }
+
+// Failed is closed when the core cannot serve the vault after all: its git
+// index, read after the first answers (gitsync.Options.LoadIndexLater),
+// is unreadable. Err then says why; the server stops with it.
+func (c *core) Failed() <-chan struct{} { return c.failed }
+
+// Err is why the core failed, once Failed is closed.
+func (c *core) Err() error { return c.err }
 
 // Begin starts the work that scales with the vault, in the background:
 // git sync (its first step commits the edits made outside the server
@@ -116,11 +127,19 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 	// between the two.
 	c.watch = watch.New(v, feed.Publish, watch.Options{Logger: logger})
 	c.started = make(chan struct{})
+	c.failed = make(chan struct{})
 	ranked := rank.New(ix, logger)
 	c.start = func() {
-		repo.Start(ctx)
 		go func() {
 			defer close(c.started)
+			// Open left the git index to now; an unreadable one stops
+			// the server before any request is let through.
+			if err := repo.CheckIndex(); err != nil {
+				c.err = fmt.Errorf("git: %w", err)
+				close(c.failed)
+				return
+			}
+			repo.Start(ctx)
 			if err := c.watch.Start(ctx); err != nil {
 				logger.Error("cannot watch the vault for outside edits", "err", err)
 			}
@@ -196,9 +215,11 @@ func gitOptions(cfg *config.Config, v *vault.Vault, feed *changes.Feed, logger *
 		AllowMassDeletion:   cfg.Git.AllowMassDeletion,
 		GCInterval:          gcInterval(cfg.Git.GCInterval),
 		MaxFileBytes:        cfg.Limits.MaxNoteBytes,
-		Locker:              v.Locker(),
-		Changed:             feed.Publish,
-		Logger:              logger,
+		// Read by Begin, after the first answers (CheckIndex).
+		LoadIndexLater: true,
+		Locker:         v.Locker(),
+		Changed:        feed.Publish,
+		Logger:         logger,
 	}
 }
 
