@@ -20,9 +20,10 @@ import (
 // check built in, but its messages read "<root>: &{Missing:[path]}";
 // agents act on these messages, so they must read well.
 //
-// Each tool's schema is compiled (argschema.go) at its first call, not
-// when the server is assembled; compileAll does them all at once for
-// tests, so a schema the check cannot hold fails a test.
+// Each tool's schema is encoded and compiled (argschema.go) at its first
+// call, not when the server is assembled: encoding them all costs about
+// 1.5 ms of a cold start. compileAll does them all at once for tests, so
+// a schema the check cannot hold fails a test.
 type argValidator struct {
 	schemas map[string]func() (*argSchema, error)
 	params  map[string][]string // each tool's argument names, for hints
@@ -39,12 +40,12 @@ func newArgValidator(tools []server.ServerTool) (*argValidator, error) {
 			// As WithStrictInputSchemaDefault publishes it.
 			in.AdditionalProperties = false
 		}
-		raw, err := json.Marshal(in)
-		if err != nil {
-			return nil, fmt.Errorf("tool %s: encode input schema: %w", t.Tool.Name, err)
-		}
 		name := t.Tool.Name
 		v.schemas[name] = sync.OnceValues(func() (*argSchema, error) {
+			raw, err := json.Marshal(in)
+			if err != nil {
+				return nil, fmt.Errorf("tool %s: encode input schema: %w", name, err)
+			}
 			return compileSchema(name, raw)
 		})
 		names := make([]string, 0, len(t.Tool.InputSchema.Properties))
