@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -48,6 +49,10 @@ type Repo struct {
 	netMu sync.Mutex
 	netSt *filesystem.Storage
 	net   *gogit.Repository
+	// packs counts the packs our commits wrote (pack.go); netPacks is
+	// the count the network storage last saw, under netMu.
+	packs    atomic.Uint64
+	netPacks uint64
 
 	statMu sync.Mutex
 	state  syncState
@@ -95,6 +100,7 @@ func Open(ctx context.Context, opts Options) (*Repo, error) {
 	}
 	r.recoverLocks()
 	r.obj = newObjects(r.st, r.gitDir)
+	r.obj.packed = func() { r.packs.Add(1) }
 	r.index = &indexFile{path: filepath.Join(r.gitDir, "index")}
 	r.histSt = filesystem.NewStorageWithOptions(plainFS{root: r.gitDir}, cache.NewObjectLRU(histCacheSize),
 		filesystem.Options{KeepDescriptors: true, MaxOpenDescriptors: 32})
