@@ -96,7 +96,9 @@
 //     re-staged by the first sync's external-changes step, which needs no
 //     network.
 //   - Small files in .git (config, the conflict list) are replaced
-//     atomically.
+//     atomically. The one ref go-git writes in place, the fetched copy of
+//     the remote's head, is dropped when a kill left it empty, and fetched
+//     again.
 //
 // # History
 //

@@ -16,7 +16,9 @@ import (
 // power loss leaves either the old commit or the new one, never a ref
 // pointing at an object that never reached the disk. The flushes of one
 // commit run in parallel: the file system folds them into one or two
-// journal commits.
+// journal commits. They start as soon as their files are complete (see
+// flusher), so the disk works while the commit goes on: the index is
+// encoded and written, and the ref locked, while the objects are flushed.
 
 // maxParallelSync bounds the fsyncs in flight.
 const maxParallelSync = 16
@@ -33,39 +35,74 @@ func (r *Repo) flush(paths ...string) error {
 // the first error. A path that no longer exists is skipped: it was
 // replaced meanwhile, and what replaced it is flushed on its own.
 func fsyncAll(paths []string) error {
-	seen := make(map[string]bool, len(paths))
-	var uniq []string
+	if len(paths) == 1 {
+		return fsyncPath(paths[0])
+	}
+	f := newFlusher(false)
+	f.add(paths...)
+	return f.wait()
+}
+
+// flusher fsyncs files and folders in the background from the moment
+// they are added, so that the flushes of a commit's objects run while the
+// commit goes on with other work (encoding the index, locking the ref);
+// wait returns when all of them are done. A folder must be added only
+// after the last entry that has to be durable was made in it. The zero
+// value is not usable: see newFlusher.
+type flusher struct {
+	off   bool // durability is off: add does nothing
+	wg    sync.WaitGroup
+	sem   chan struct{}
+	mu    sync.Mutex
+	seen  map[string]bool
+	first error
+}
+
+// newFlusher returns a flusher; with off set it flushes nothing.
+func newFlusher(off bool) *flusher {
+	return &flusher{off: off, sem: make(chan struct{}, maxParallelSync), seen: map[string]bool{}}
+}
+
+// startFlush starts flushing paths, as Options.NoFsync allows; add more
+// with add, and wait for all of them with wait.
+func (r *Repo) startFlush(paths ...string) *flusher {
+	f := newFlusher(r.opts.NoFsync)
+	f.add(paths...)
+	return f
+}
+
+// add starts flushing paths (at most maxParallelSync at a time). A path
+// added before is not flushed again.
+func (f *flusher) add(paths ...string) {
+	if f.off {
+		return
+	}
 	for _, p := range paths {
-		if p != "" && !seen[p] {
-			seen[p] = true
-			uniq = append(uniq, p)
+		if p == "" || f.seen[p] {
+			continue
 		}
-	}
-	if len(uniq) == 1 {
-		return fsyncPath(uniq[0])
-	}
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-		sem   = make(chan struct{}, maxParallelSync)
-	)
-	for _, p := range uniq {
-		wg.Add(1)
-		sem <- struct{}{}
+		f.seen[p] = true
+		f.wg.Add(1)
 		go func() {
-			defer func() { <-sem; wg.Done() }()
+			f.sem <- struct{}{}
+			defer func() { <-f.sem; f.wg.Done() }()
 			if err := fsyncPath(p); err != nil {
-				mu.Lock()
-				if first == nil {
-					first = err
+				f.mu.Lock()
+				if f.first == nil {
+					f.first = err
 				}
-				mu.Unlock()
+				f.mu.Unlock()
 			}
 		}()
 	}
-	wg.Wait()
-	return first
+}
+
+// wait returns when every path added is flushed, with the first error.
+func (f *flusher) wait() error {
+	f.wg.Wait()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.first
 }
 
 func fsyncPath(p string) error {

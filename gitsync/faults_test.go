@@ -430,3 +430,33 @@ func TestPackIndexIsWrittenWhole(t *testing.T) {
 		t.Errorf("pack folder holds %d files, want the index only", len(entries))
 	}
 }
+
+// TestObjectFolderRemovedByGC: `git gc` removes the object folders it
+// emptied, so a folder a commit has just made can vanish again before the
+// commit creates its object in it (the benchmark's write loop failed
+// once with "tmp_obj_…: no such file or directory" while gc ran). The
+// folder is made again and the commit goes through.
+func TestObjectFolderRemovedByGC(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := openRepo(t, Options{Dir: dir})
+	record(t, r, "write a.md", "a.md", "a\n")
+	removed, perFolder := 0, map[string]int{}
+	r.obj.beforeCreate = func(d string) {
+		// As gc would: an empty folder goes, up to three times in a row.
+		if entries, err := os.ReadDir(d); err == nil && len(entries) == 0 && perFolder[d] < 3 {
+			if os.Remove(d) == nil {
+				removed++
+				perFolder[d]++
+			}
+		}
+	}
+	for i := range 5 {
+		record(t, r, "write b.md", "notes/deep/b.md", "b "+itoa(i)+"\n")
+	}
+	r.obj.beforeCreate = nil
+	if removed == 0 {
+		t.Fatal("no object folder was removed: the test proves nothing")
+	}
+	assertClean(t, dir)
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -24,7 +25,14 @@ type indexFile struct {
 	path  string
 	idx   *index.Index // entries sorted by name, then stage
 	stamp fileStamp
-	buf   bytes.Buffer // reused encoding buffer
+	buf   bytes.Buffer // reused encoding buffer (version 4)
+	// enc is the encoding of encIdx without its checksum (plus room for
+	// it), and offs[i] where entry i starts in it (offs[len] is the end),
+	// so that the next encoding, which mostly differs in an entry or two,
+	// copies nothing and re-encodes only the entries that changed.
+	enc    []byte
+	offs   []int
+	encIdx *index.Index
 }
 
 // fileStamp identifies one version of a file by what stat tells.
@@ -276,11 +284,15 @@ func (l *indexLock) abort() { l.lock.abort() }
 // goes through go-git's encoder). Extensions are not written: git rebuilds
 // its caches (cache-tree, untracked cache) when it needs them. This is a
 // hand-written encoder because the generic one costs several milliseconds on
-// 10,000 entries, a good part of the write budget.
+// 10,000 entries, a good part of the write budget; and it keeps the last
+// encoding, so that an index that differs from it only in the content of
+// a few entries (a note written again) costs re-encoding those entries and
+// the checksum. The result is valid until the next call.
 func (f *indexFile) encode(idx *index.Index) ([]byte, error) {
-	b := &f.buf
-	b.Reset()
 	if idx.Version >= 4 {
+		f.encIdx = nil
+		b := &f.buf
+		b.Reset()
 		if err := index.NewEncoder(b).Encode(idx); err != nil {
 			return nil, err
 		}
@@ -293,54 +305,105 @@ func (f *indexFile) encode(idx *index.Index) ([]byte, error) {
 			break
 		}
 	}
-	var hdr [12]byte
-	copy(hdr[:], "DIRC")
-	binary.BigEndian.PutUint32(hdr[4:], version)
-	binary.BigEndian.PutUint32(hdr[8:], uint32(len(idx.Entries)))
-	b.Write(hdr[:])
-	var fixed [64]byte
-	for _, e := range idx.Entries {
-		be := binary.BigEndian
-		be.PutUint32(fixed[0:], secs(e.CreatedAt))
-		be.PutUint32(fixed[4:], uint32(e.CreatedAt.Nanosecond()))
-		be.PutUint32(fixed[8:], secs(e.ModifiedAt))
-		be.PutUint32(fixed[12:], uint32(e.ModifiedAt.Nanosecond()))
-		be.PutUint32(fixed[16:], e.Dev)
-		be.PutUint32(fixed[20:], e.Inode)
-		be.PutUint32(fixed[24:], uint32(e.Mode))
-		be.PutUint32(fixed[28:], e.UID)
-		be.PutUint32(fixed[32:], e.GID)
-		be.PutUint32(fixed[36:], e.Size)
-		copy(fixed[40:60], e.Hash[:])
-		flags := uint16(e.Stage&0x3) << 12
-		if l := len(e.Name); l < 0xfff {
-			flags |= uint16(l)
-		} else {
-			flags |= 0xfff
-		}
-		n := 62
-		if e.IntentToAdd || e.SkipWorktree {
-			flags |= 0x4000
-			var ext uint16
-			if e.IntentToAdd {
-				ext |= 1 << 13
-			}
-			if e.SkipWorktree {
-				ext |= 1 << 14
-			}
-			be.PutUint16(fixed[62:], ext)
-			n = 64
-		}
-		be.PutUint16(fixed[60:], flags)
-		b.Write(fixed[:n])
-		b.WriteString(e.Name)
-		// NUL-terminate and pad the entry to a multiple of eight bytes.
-		pad := 8 - (n+len(e.Name))%8
-		b.WriteString(zeros[:pad])
+	if !f.patch(idx, version) {
+		f.encodeAll(idx, version)
 	}
-	sum := sha1.Sum(b.Bytes())
-	b.Write(sum[:])
-	return b.Bytes(), nil
+	f.encIdx = idx
+	n := f.offs[len(f.offs)-1]
+	sum := sha1.Sum(f.enc[:n])
+	f.enc = append(f.enc[:n], sum[:]...)
+	return f.enc, nil
+}
+
+// encodeAll encodes every entry of idx into f.enc.
+func (f *indexFile) encodeAll(idx *index.Index, version uint32) {
+	b := f.enc[:0]
+	b = append(b, "DIRC"...)
+	b = binary.BigEndian.AppendUint32(b, version)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(idx.Entries)))
+	f.offs = slices.Grow(f.offs[:0], len(idx.Entries)+1)
+	for _, e := range idx.Entries {
+		f.offs = append(f.offs, len(b))
+		b = appendEntry(b, e)
+	}
+	f.offs = append(f.offs, len(b))
+	f.enc = b
+}
+
+// patch turns f.enc, the encoding of f.encIdx, into that of idx in place
+// when they hold the same names in the same order and every entry that
+// differs (entries are compared by pointer: indexUpdate.apply keeps the
+// ones it does not change) encodes to the same length; else it reports
+// false and changes nothing.
+func (f *indexFile) patch(idx *index.Index, version uint32) bool {
+	prev := f.encIdx
+	if prev == nil || len(prev.Entries) != len(idx.Entries) || len(f.offs) != len(idx.Entries)+1 {
+		return false
+	}
+	var changed []int
+	for i, e := range idx.Entries {
+		if o := prev.Entries[i]; e != o {
+			if e.Name != o.Name || entryLen(e) != f.offs[i+1]-f.offs[i] {
+				return false
+			}
+			changed = append(changed, i)
+		}
+	}
+	binary.BigEndian.PutUint32(f.enc[4:], version)
+	for _, i := range changed {
+		appendEntry(f.enc[f.offs[i]:f.offs[i]], idx.Entries[i])
+	}
+	return true
+}
+
+// entryLen is the length of e's encoding.
+func entryLen(e *index.Entry) int {
+	n := 62
+	if e.IntentToAdd || e.SkipWorktree {
+		n = 64
+	}
+	return n + len(e.Name) + 8 - (n+len(e.Name))%8
+}
+
+// appendEntry appends e's encoding (version 2 or 3) to b.
+func appendEntry(b []byte, e *index.Entry) []byte {
+	var fixed [64]byte
+	be := binary.BigEndian
+	be.PutUint32(fixed[0:], secs(e.CreatedAt))
+	be.PutUint32(fixed[4:], uint32(e.CreatedAt.Nanosecond()))
+	be.PutUint32(fixed[8:], secs(e.ModifiedAt))
+	be.PutUint32(fixed[12:], uint32(e.ModifiedAt.Nanosecond()))
+	be.PutUint32(fixed[16:], e.Dev)
+	be.PutUint32(fixed[20:], e.Inode)
+	be.PutUint32(fixed[24:], uint32(e.Mode))
+	be.PutUint32(fixed[28:], e.UID)
+	be.PutUint32(fixed[32:], e.GID)
+	be.PutUint32(fixed[36:], e.Size)
+	copy(fixed[40:60], e.Hash[:])
+	flags := uint16(e.Stage&0x3) << 12
+	if l := len(e.Name); l < 0xfff {
+		flags |= uint16(l)
+	} else {
+		flags |= 0xfff
+	}
+	n := 62
+	if e.IntentToAdd || e.SkipWorktree {
+		flags |= 0x4000
+		var ext uint16
+		if e.IntentToAdd {
+			ext |= 1 << 13
+		}
+		if e.SkipWorktree {
+			ext |= 1 << 14
+		}
+		be.PutUint16(fixed[62:], ext)
+		n = 64
+	}
+	be.PutUint16(fixed[60:], flags)
+	b = append(b, fixed[:n]...)
+	b = append(b, e.Name...)
+	// NUL-terminate and pad the entry to a multiple of eight bytes.
+	return append(b, zeros[:8-(n+len(e.Name))%8]...)
 }
 
 // zeros pads index entries.

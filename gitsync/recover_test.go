@@ -367,3 +367,31 @@ func TestLargeFilesAreLeftOutOfCommits(t *testing.T) {
 		t.Errorf("huge.md logged %d times", n)
 	}
 }
+
+// TestEmptyFetchedRefIsRecovered: go-git writes the fetched ref in place,
+// so a kill in the middle of a fetch can leave its file empty, and every
+// later fetch then failed with "ref file is empty" (the crash test ended
+// so once). The next sync drops the empty file and fetches again.
+func TestEmptyFetchedRefIsRecovered(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, Options{})
+	w.write(t, "write a.md", "a.md", "a\n")
+	if err := w.r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ref := filepath.Join(w.vault, ".git", filepath.FromSlash(w.r.fetchedRef().String()))
+	if err := os.WriteFile(ref, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.write(t, "write b.md", "b.md", "b\n")
+	if err := w.r.Sync(context.Background()); err != nil {
+		t.Fatalf("Sync after a fetched ref was left empty: %v", err)
+	}
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := git(t, w.remote, "rev-parse", "main"), git(t, w.vault, "rev-parse", "HEAD"); got != want {
+		t.Errorf("the remote is at %s, the vault at %s", got, want)
+	}
+	assertClean(t, w.vault)
+}

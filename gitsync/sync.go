@@ -127,6 +127,7 @@ func (r *Repo) fetch(ctx context.Context) (plumbing.Hash, error) {
 	defer cancel()
 	r.netMu.Lock()
 	defer r.netMu.Unlock()
+	r.dropEmptyFetchedRef()
 	packDir := filepath.Join(r.gitDir, "objects", "pack")
 	before := packFiles(packDir)
 	spec := config.RefSpec(fmt.Sprintf("+%s:%s", r.branch, r.fetchedRef()))
@@ -163,6 +164,20 @@ func (r *Repo) fetch(ctx context.Context) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, fmt.Errorf("fetch: read %s: %w", r.fetchedRef(), err)
 	}
 	return ref.Hash(), nil
+}
+
+// dropEmptyFetchedRef removes fetchedRef when its file is empty. go-git
+// writes the refs a fetch updates in place (truncate, then write), so a
+// kill between the two leaves an empty file, on which every later fetch
+// fails ("ref file is empty"; the crash test ended so once). The ref is
+// only our copy of the remote's head, which the fetch writes again.
+func (r *Repo) dropEmptyFetchedRef() {
+	p := filepath.Join(r.gitDir, filepath.FromSlash(r.fetchedRef().String()))
+	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+		if err := os.Remove(p); err == nil {
+			r.log.Info("removed a fetched ref left empty by an interrupted fetch", "ref", r.fetchedRef().String())
+		}
+	}
 }
 
 // packFiles lists the names in the pack folder, as a set.

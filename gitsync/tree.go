@@ -46,6 +46,9 @@ type objects struct {
 	// writeFault, when set (by tests), fails every object write with
 	// its error, as a full disk would.
 	writeFault error
+	// beforeCreate, when set (by tests), runs before each attempt to
+	// create an object's temporary file, with the object's folder.
+	beforeCreate func(dir string)
 }
 
 // treeCacheSize bounds the decoded-tree cache.
@@ -78,13 +81,7 @@ func (o *objects) writeLoose(t plumbing.ObjectType, data []byte) (plumbing.Hash,
 	}
 	o.tmp++
 	tmp := filepath.Join(dir, fmt.Sprintf("tmp_obj_%s_%d_%d", hex[2:10], os.Getpid(), o.tmp))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return plumbing.ZeroHash, err
-		}
-		f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
-	}
+	f, err := createInDir(dir, tmp, o.beforeCreate)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -112,6 +109,32 @@ func (o *objects) writeLoose(t plumbing.ObjectType, data []byte) (plumbing.Hash,
 	}
 	o.written = append(o.written, final, dir)
 	return h, nil
+}
+
+// createAttempts bounds how often createInDir makes a folder again that
+// vanished before the file could be created in it.
+const createAttempts = 10
+
+// createInDir creates file (exclusively, read-only) in the object folder
+// dir, making the folder when it is missing. `git gc` (which the loop
+// runs, and which the user may run) removes object folders that it
+// emptied, so the folder can vanish again between being made and the
+// file being created in it: that is retried, as git itself does. Once the
+// file exists the folder is not empty and stays. before, when set (by
+// tests), runs before each attempt.
+func createInDir(dir, file string, before func(dir string)) (*os.File, error) {
+	for attempt := 1; ; attempt++ {
+		if before != nil {
+			before(dir)
+		}
+		f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+		if !errors.Is(err, fs.ErrNotExist) || attempt == createAttempts {
+			return f, err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // takeWritten returns the object files and folders written since the last
