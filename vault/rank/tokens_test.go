@@ -63,3 +63,17 @@ func TestIdeographicBelow(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFold: folding through foldTable gives what folding by the
+// definition does, for any bytes.
+func FuzzFold(f *testing.F) {
+	for _, w := range []string{"Café", "cafe\u0301", "ΣΗΜΕΊΩΣΗ", "Straße", "ǅ", "x\xffy", "e\u0301\u0327", "量子"} {
+		f.Add([]byte(w))
+	}
+	f.Fuzz(func(t *testing.T, word []byte) {
+		var fast, slow scanner
+		if got, want := string(fast.fold(word)), string(slow.foldSlow(word)); got != want {
+			t.Fatalf("fold(%q) = %q, want %q", word, got, want)
+		}
+	})
+}
