@@ -2,12 +2,14 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"vaultmcp/guides"
+	"vaultmcp/vault"
 	"vaultmcp/vault/guidance"
 )
 
@@ -24,6 +26,13 @@ type ClaudeContextArgs struct {
 // first.
 type ClaudeContextResult struct {
 	Files []ClaudeFile `json:"files"`
+	// Missing names the asked path when nothing by that name exists: the
+	// files are then those of its existing parent folders, which is what
+	// a note about to be created there should follow, but an agent that
+	// mistyped a folder should hear that it did.
+	Missing string `json:"missing,omitempty"`
+	// Suggestions are existing paths Missing may have meant.
+	Suggestions []string `json:"suggestions,omitempty"`
 }
 
 // ClaudeFile is one folder's CLAUDE.md.
@@ -35,14 +44,19 @@ type ClaudeFile struct {
 // Text renders the result as the tool answers: each file under a
 // "--- CLAUDE.md in <folder>/ ---" header, separated by a blank line.
 func (r ClaudeContextResult) Text() string {
-	if len(r.Files) == 0 {
-		return NoClaudeContext
+	text := NoClaudeContext
+	if len(r.Files) > 0 {
+		parts := make([]string, len(r.Files))
+		for i, f := range r.Files {
+			parts[i] = "--- CLAUDE.md in " + f.Folder + "/ ---\n" + strings.TrimRight(f.Content, "\n")
+		}
+		text = strings.Join(parts, "\n\n")
 	}
-	parts := make([]string, len(r.Files))
-	for i, f := range r.Files {
-		parts[i] = "--- CLAUDE.md in " + f.Folder + "/ ---\n" + strings.TrimRight(f.Content, "\n")
+	if r.Missing != "" {
+		text += "\n\n(" + r.Missing + " does not exist yet: these are the rules of the folders above it" +
+			didYouMean(r.Suggestions) + ")"
 	}
-	return strings.Join(parts, "\n\n")
+	return text
 }
 
 // guidance returns d.Guidance, or an uncached reader when the caller
@@ -65,6 +79,12 @@ func ClaudeContext(ctx context.Context, d Deps, a ClaudeContextArgs) (ClaudeCont
 	for i, f := range files {
 		res.Files[i] = ClaudeFile{Folder: f.Dir, Content: f.Content}
 	}
+	// Along has already refused what the scope hides, so saying that a
+	// visible path does not exist reveals nothing.
+	if _, _, err := d.Vault.Stat(ctx, a.Path); errors.Is(err, vault.ErrNotFound) {
+		res.Missing = a.Path
+		res.Suggestions = d.suggest(ctx, a.Path)
+	}
 	return res, nil
 }
 
@@ -74,7 +94,7 @@ func GetClaudeContext(d Deps) server.ServerTool {
 		mcp.WithDescription("Return the CLAUDE.md instruction files found along the path from the vault root to a folder, outermost first, "+
 			"each under a \"--- CLAUDE.md in <folder>/ ---\" header. Call it before working in a vault subfolder to learn that folder's "+
 			"instructions and conventions. The root CLAUDE.md is left out: it is already your server instructions. "+
-			"Answers \""+NoClaudeContext+"\" when there are none."),
+			"Answers \""+NoClaudeContext+"\" when there are none. A path that does not exist yet gets its parent folders' files and a line saying so."),
 		mcp.WithString("path", mcp.Required(), mcp.Description("Folder path relative to the vault root, e.g. \"projects/webapp\" (a file path stands for its folder)")),
 		annotate("Get CLAUDE.md context", true, false, true),
 	)

@@ -23,15 +23,25 @@ func TestGetClaudeContext(t *testing.T) {
 	// The documented example, byte for byte.
 	want := "--- CLAUDE.md in projects/ ---\n# Project conventions\nUse kebab-case for filenames.\n\n" +
 		"--- CLAUDE.md in projects/webapp/ ---\n# Webapp specifics\nComponents go in components/."
-	for _, path := range []string{"projects/webapp", "projects/webapp/", "projects/webapp/notes", "projects/webapp/notes/todo.md", "projects/webapp/not/yet"} {
+	for _, path := range []string{"projects/webapp", "projects/webapp/", "projects/webapp/notes", "projects/webapp/notes/todo.md"} {
 		if got := h.ok("get_claude_context", `{"path":"`+path+`"}`); got != want {
 			t.Errorf("get_claude_context(%q) =\n%s\nwant\n%s", path, got, want)
 		}
 	}
+	// A folder not made yet gets its parents' rules, and is told so.
+	if got := h.ok("get_claude_context", `{"path":"projects/webapp/not/yet"}`); got != want+"\n\n(projects/webapp/not/yet does not exist yet: these are the rules of the folders above it)" {
+		t.Errorf("missing folder: %q", got)
+	}
+	if got := h.ok("get_claude_context", `{"path":"Projects/Webapp/Notes"}`); !strings.Contains(got, "(Projects/Webapp/Notes does not exist yet: these are the rules of the folders above it; did you mean projects/webapp/notes/") {
+		t.Errorf("mistyped folder: %q", got)
+	}
 	if got := h.ok("get_claude_context", `{"path":"projects"}`); got != "--- CLAUDE.md in projects/ ---\n# Project conventions\nUse kebab-case for filenames." {
 		t.Errorf("projects: %q", got)
 	}
-	for _, path := range []string{"", "notes", "nowhere", "."} {
+	if got := h.ok("get_claude_context", `{"path":"nowhere"}`); got != tools.NoClaudeContext+"\n\n(nowhere does not exist yet: these are the rules of the folders above it)" {
+		t.Errorf("nowhere: %q", got)
+	}
+	for _, path := range []string{"", "notes", "."} {
 		if got := h.ok("get_claude_context", `{"path":"`+path+`"}`); got != tools.NoClaudeContext {
 			t.Errorf("get_claude_context(%q) = %q, want the root left out", path, got)
 		}

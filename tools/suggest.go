@@ -150,3 +150,11 @@ func (q nameQuery) score(rel string, isDir bool) (int, bool) {
 // fold is the comparison form of a name: case, accents and Unicode form
 // ignored, as completion compares them (vault.LooseName).
 func fold(s string) string { return vault.LooseName(s) }
+
+// Suggest returns the existing paths a not-found path may have meant (see
+// suggest) and the "; did you mean …?" that not-found tool errors end
+// with, empty when there are none; the REST API answers both in its 404s.
+func Suggest(ctx context.Context, d Deps, given string) (paths []string, hint string) {
+	paths = d.suggest(ctx, given)
+	return paths, didYouMean(paths)
+}

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"reflect"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"vaultmcp/internal/audit"
 	"vaultmcp/internal/auth"
+	"vaultmcp/tools"
 	"vaultmcp/vault"
 )
 
@@ -38,16 +40,60 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		return false
 	}
 	dec := json.NewDecoder(r.Body)
-	if err := dec.Decode(v); err != nil {
+	// A misspelt field would otherwise be dropped and its default used
+	// without a word, as the MCP tools refuse an unknown argument.
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errTrailingJSON
+	}
+	if err != nil {
 		msg := "The body is not valid JSON"
 		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
+		switch {
+		case errors.As(err, &te):
 			msg = fmt.Sprintf("Field %q must be a %s", te.Field, jsonKind(te.Type.Kind().String()))
+		case errors.Is(err, errTrailingJSON):
+			msg = "The body must be one JSON object; more follows it"
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			// encoding/json has no error type for this; its message is
+			// stable since Go 1.10.
+			field := strings.TrimPrefix(err.Error(), "json: unknown field ")
+			msg = fmt.Sprintf("Unknown field %s; this endpoint takes %s", field, strings.Join(jsonFields(v), ", "))
 		}
 		detail(w, http.StatusBadRequest, msg)
 		return false
 	}
 	return true
+}
+
+var errTrailingJSON = errors.New("trailing JSON")
+
+// jsonFields lists the JSON field names of the struct v points to, for
+// an error naming what a body may hold.
+func jsonFields(v any) []string {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var names []string
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch name {
+		case "-":
+			continue
+		case "":
+			name = f.Name
+		}
+		names = append(names, `"`+name+`"`)
+	}
+	return names
 }
 
 func jsonKind(goKind string) string {
@@ -124,12 +170,21 @@ func vaultStatus(err error) int {
 
 // fail answers a typed function's error: client errors with their
 // message, anything unexpected as 500 with the details in the log.
-func (s *Server) fail(w http.ResponseWriter, err error) {
+// A path that names nothing is answered with the paths it may have meant,
+// in the message and as "suggestions", as the tools do.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	status := vaultStatus(err)
 	if status == http.StatusInternalServerError {
 		s.log.Error("REST call failed", "err", err)
 		detail(w, status, "Internal server error; the server logged the details")
 		return
+	}
+	var ve *vault.Error
+	if status == http.StatusNotFound && errors.As(err, &ve) && ve.Path != "" && s.opts.Deps.Vault != nil {
+		if paths, hint := tools.Suggest(r.Context(), s.opts.Deps, ve.Path); len(paths) > 0 {
+			writeJSON(w, status, map[string]any{"detail": err.Error() + hint, "suggestions": paths})
+			return
+		}
 	}
 	detail(w, status, err.Error())
 }
@@ -167,7 +222,7 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 	case http.MethodGet:
 		f, err := v.ReadFile(ctx, p, s.maxRead())
 		if err != nil {
-			s.fail(w, err)
+			s.fail(w, r, err)
 			return
 		}
 		mod := f.ModTime.UTC()
@@ -194,7 +249,7 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 		}
 		wr, err := v.WriteFile(ctx, p, []byte(*req.Content))
 		if err != nil {
-			s.fail(w, err)
+			s.fail(w, r, err)
 			return
 		}
 		n := wr.Bytes
@@ -202,7 +257,7 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 	case http.MethodDelete:
 		wr, err := v.DeleteFile(ctx, p)
 		if err != nil {
-			s.fail(w, err)
+			s.fail(w, r, err)
 			return
 		}
 		writeJSON(w, http.StatusOK, noteResponse{Path: wr.Path.Rel, Commit: wr.Commit, Deleted: true})

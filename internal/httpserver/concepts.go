@@ -72,7 +72,7 @@ func (s *Server) conceptAnswer(w http.ResponseWriter, r *http.Request, fn func(c
 	case errors.Is(err, vault.ErrInvalidInput):
 		detail(w, http.StatusBadRequest, err.Error())
 	case err != nil:
-		s.fail(w, err)
+		s.fail(w, r, err)
 	default:
 		writeJSON(w, http.StatusOK, res)
 	}

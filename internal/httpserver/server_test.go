@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -419,6 +420,12 @@ func TestNotesAPI(t *testing.T) {
 	if resp.StatusCode != 200 || m["content"] != "# New\n" {
 		t.Errorf("GET: %d %v", resp.StatusCode, m)
 	}
+	// A path that names nothing gets what it may have meant.
+	resp, m = e.do("GET", "/api/notes/journal/2024-02-02", "", tok...)
+	if d, _ := m["detail"].(string); resp.StatusCode != 404 || !strings.HasSuffix(d, "; did you mean Journal/2024-02-02.md?") ||
+		fmt.Sprint(m["suggestions"]) != "[Journal/2024-02-02.md]" {
+		t.Errorf("GET a near miss: %d %v", resp.StatusCode, m)
+	}
 	if resp, m = e.do("DELETE", "/api/notes/Journal/2024-02-02.md", "", tok...); resp.StatusCode != 200 || m["deleted"] != true {
 		t.Errorf("DELETE: %d %v", resp.StatusCode, m)
 	}
@@ -633,6 +640,12 @@ func TestConceptAPI(t *testing.T) {
 			t.Errorf("%s %s %.40s: %d %v, want %d", c.method, c.path, c.body, resp.StatusCode, m, c.want)
 		}
 	}
+	// A misspelt field is named with what the endpoint takes, not
+	// dropped (TestDecode has the other bodies).
+	resp, m = e.do("POST", "/api/concept", `{"concept_id": "regression", "include_relation": true}`, tok...)
+	if d, _ := m["detail"].(string); resp.StatusCode != 400 || !strings.Contains(d, `Unknown field "include_relation"`) || !strings.Contains(d, `"include_relations"`) {
+		t.Errorf("unknown field: %d %v", resp.StatusCode, m)
+	}
 	if resp, _ := e.do("GET", "/api/statistics", ""); resp.StatusCode != 401 {
 		t.Errorf("statistics without a credential: %d", resp.StatusCode)
 	}
@@ -753,7 +766,7 @@ func TestAPIStatuses(t *testing.T) {
 		{errors.New("disk on fire at /srv/vault/a.md"), 500},
 	} {
 		w := httptest.NewRecorder()
-		srv.fail(w, c.err)
+		srv.fail(w, httptest.NewRequest(http.MethodGet, "/api/notes/a.md", nil), c.err)
 		var m map[string]string
 		_ = json.Unmarshal(w.Body.Bytes(), &m)
 		if w.Code != c.want || m["detail"] == "" || len(m) != 1 {
