@@ -58,10 +58,11 @@ type Files interface {
 	Files(prefix string, fn func(rel string) bool) (ok bool)
 }
 
-// Generational is an optional interface of a Files source whose
-// generation tells when what it lists may have changed. With it, grep
-// works out once per generation, not on every call, which files it must
-// read from disk because Texts does not hold them.
+// Generational is an optional interface of a Texts source that is also a
+// Files source (the index): its generation tells when what it lists may
+// have changed. With it, grep works out once per generation, not on every
+// call, which files it must read from disk because Texts does not hold
+// them.
 type Generational interface {
 	// Generation returns a number that changes whenever the set of files
 	// Files reports, or the set Texts reports, may have changed.
