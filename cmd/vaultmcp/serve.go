@@ -6,10 +6,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"runtime/debug"
 
 	"vaultmcp/internal/config"
 	"vaultmcp/internal/mcpserver"
+	"vaultmcp/internal/memlimit"
 	"vaultmcp/internal/stdio"
 	"vaultmcp/vault/access"
 )
@@ -27,7 +27,9 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	// Server logs also reach the clients that ask (logging/setLevel).
 	clientLog := mcpserver.NewClientLog(newLogger(stderr, cfg.Log.Level).Handler())
 	logger := slog.New(clientLog)
-	setMemoryLimit(cfg.Limits.MemoryBytes)
+	// The configured soft limit, raised above the live heap when the index
+	// needs more, so the collector never runs on every allocation.
+	defer memlimit.Start(cfg.Limits.MemoryBytes, os.Getenv("GOMEMLIMIT"), logger).Stop()
 	scope, err := access.New(serverScope, access.Rules{ReadOnly: cfg.Access.ReadOnly, Allow: cfg.Access.Allow, Deny: cfg.Access.Deny})
 	if err != nil {
 		return fmt.Errorf("access: %w", err)
@@ -73,12 +75,4 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	}
 	logger.Info("stopped: every request received was answered")
 	return nil
-}
-
-// setMemoryLimit sets the runtime's soft memory limit (limits.memory_bytes)
-// unless GOMEMLIMIT already did.
-func setMemoryLimit(n int64) {
-	if n > 0 && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(n)
-	}
 }

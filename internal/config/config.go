@@ -99,8 +99,11 @@ type Limits struct {
 	// MemoryBytes is the soft memory limit of the Go runtime
 	// (debug.SetMemoryLimit): near it the garbage collector runs sooner
 	// rather than letting the heap double, which keeps the peak resident
-	// memory of a 10,000-note vault under 120 MB. 0 turns it off; the
-	// GOMEMLIMIT environment variable, when set, wins.
+	// memory of a 10,000-note vault under 120 MB. The limit applied is
+	// raised to about 1.5 times the live heap when that is more (a large
+	// vault's index), so the collector never runs continuously (package
+	// memlimit).
+	// 0 turns it off; the GOMEMLIMIT environment variable, when set, wins.
 	MemoryBytes int64 `mapstructure:"memory_bytes"`
 }
 

@@ -29,8 +29,8 @@ func (ix *Index) Linkers(ctx context.Context, rel string, offset, limit int) (to
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	srcs := make([]string, 0, len(ix.backlinks[rel]))
-	for src := range ix.backlinks[rel] {
+	srcs := make([]string, 0, ix.backlinks[rel].len())
+	for src := range ix.backlinks[rel].all() {
 		if ix.notes[src] != nil && (!hides || scope.Visible(src)) {
 			srcs = append(srcs, src)
 		}
@@ -55,7 +55,7 @@ func (ix *Index) LinkersOfName(ctx context.Context, name string, offset, limit i
 	}
 	scope, hides := scopeOf(ctx)
 	var srcs []string
-	for src := range ix.linkers[linkKey(name)] {
+	for src := range ix.linkers[linkKey(name)].all() {
 		n := ix.notes[src]
 		if n == nil || hides && !scope.Visible(src) {
 			continue

@@ -28,8 +28,8 @@ func (ix *Index) Backlinks(ctx context.Context, rel string) ([]Backlink, error) 
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	srcs := ix.backlinks[rel]
-	out := make([]Backlink, 0, len(srcs))
-	for src, count := range srcs {
+	out := make([]Backlink, 0, srcs.len())
+	for src, count := range srcs.all() {
 		n := ix.notes[src]
 		if n == nil || hides && !scope.Visible(src) {
 			continue
@@ -163,13 +163,13 @@ func (ix *Index) DanglingAfterDelete(ctx context.Context, rel string) (links, no
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	srcs := ix.backlinks[rel]
-	if len(srcs) == 0 {
+	if srcs.len() == 0 {
 		return 0, 0, nil
 	}
 	ix.names.remove(rel)
 	defer ix.names.add(rel)
 	scope, hides := scopeOf(ctx)
-	for src := range srcs {
+	for src := range srcs.all() {
 		n := ix.notes[src]
 		if n == nil || hides && !scope.Visible(src) {
 			continue
@@ -475,7 +475,7 @@ func (ix *Index) BacklinksByName(ctx context.Context, name string) ([]Backlink, 
 	want := key(strings.TrimSuffix(strings.TrimSpace(name), ".md"))
 	scope, hides := scopeOf(ctx)
 	var out []Backlink
-	for src := range ix.linkers[linkKey(name)] {
+	for src := range ix.linkers[linkKey(name)].all() {
 		n := ix.notes[src]
 		if n == nil || hides && !scope.Visible(src) {
 			continue

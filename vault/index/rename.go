@@ -61,8 +61,8 @@ func (ix *Index) PlanRename(ctx context.Context, from, to string) ([]Rewrite, er
 	after.remove(from)
 	after.add(to)
 
-	sources := make([]string, 0, len(ix.backlinks[from])+1)
-	for src := range ix.backlinks[from] {
+	sources := make([]string, 0, ix.backlinks[from].len()+1)
+	for src := range ix.backlinks[from].all() {
 		sources = append(sources, src)
 	}
 	if _, ok := ix.notes[from]; ok {

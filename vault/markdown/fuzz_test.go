@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -165,5 +166,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("---\nskos:broader: [[A]] [[B\n---\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		checkNote(t, src)
+		// ParseShared differs from Parse only in not copying src.
+		if got, want := ParseShared(bytes.Clone(src)), Parse(src); !reflect.DeepEqual(got, want) {
+			t.Fatalf("ParseShared(%q) = %+v, Parse = %+v", src, got, want)
+		}
 	})
 }

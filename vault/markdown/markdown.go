@@ -20,6 +20,8 @@ package markdown
 
 import (
 	"bytes"
+	"sync"
+	"unsafe"
 
 	"gopkg.in/yaml.v3"
 )
@@ -144,7 +146,43 @@ type Heading struct {
 // frontmatter is reported in Note.FrontmatterErr and the body is parsed
 // anyway.
 func Parse(src []byte) *Note {
-	p := &parser{src: src, str: string(src)}
+	return parse(src, string(src))
+}
+
+// ParseShared is Parse without the copy: the Note's strings slice src
+// itself, so src must never be modified while any of them is in use. The
+// live index, which keeps every note's bytes unmodified anyway, parses
+// this way: a copy per note would double the text it allocates at start,
+// and copying out the strings it keeps would cost more still.
+func ParseShared(src []byte) *Note {
+	if len(src) == 0 {
+		return parse(src, "")
+	}
+	return parse(src, unsafe.String(&src[0], len(src)))
+}
+
+// parsers recycles parser states: one is about 9 KB of first backing
+// arrays, which the index's build would otherwise allocate and collect
+// once per note.
+var parsers = sync.Pool{New: func() any { return new(parser) }}
+
+// maxKeptBuf bounds the inline scratch buffer a recycled parser keeps.
+const maxKeptBuf = 64 << 10
+
+func parse(src []byte, str string) *Note {
+	p := parsers.Get().(*parser)
+	buf := p.buf[:0]
+	if cap(buf) > maxKeptBuf {
+		buf = nil
+	}
+	// Nothing of a previous note survives: every field starts zero, as a
+	// new parser's would; only the scratch buffer's capacity is kept (no
+	// string in a Note refers to it).
+	*p = parser{src: src, str: str, buf: buf}
+	defer func() {
+		p.src, p.str, p.note = nil, "", nil
+		parsers.Put(p)
+	}()
 	p.stack = p.stackArr[:0]
 	p.leaves, p.segs = p.leavesArr[:0], p.segsArr[:0]
 	p.regions, p.mdLinks, p.brackets, p.bmap = p.regionsArr[:0], p.mdLinksArr[:0], p.bracketsArr[:0], p.bmapArr[:0]

@@ -1,0 +1,45 @@
+package index
+
+import (
+	"log/slog"
+	"runtime"
+	"testing"
+
+	"vaultmcp/internal/vaultgen"
+	"vaultmcp/vault"
+)
+
+// BenchmarkBuildVaried builds the index of a varied 10,000-note vault (the
+// one cmd/vaultbench measures) from cold and reports, beside the time and
+// the bytes allocated, the heap the index keeps (heap-MB).
+func BenchmarkBuildVaried(b *testing.B) {
+	dir := b.TempDir()
+	if _, err := vaultgen.Generate(dir, vaultgen.Options{Notes: 10000, Seed: 1, Varied: true}); err != nil {
+		b.Fatal(err)
+	}
+	v, err := vault.Open(dir, vault.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var kept int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		b.StartTimer()
+		ix := New(v, slog.New(slog.DiscardHandler))
+		if err := ix.Build(ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(ix)
+		kept = int64(after.HeapAlloc) - int64(before.HeapAlloc)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(kept)/(1<<20), "heap-MB")
+}
