@@ -160,10 +160,15 @@ func (r *Repo) commitLocked(message string, paths []string) (Result, error) {
 	}
 	s := stage{tree: map[string]treeChange{}, index: newIndexUpdate()}
 	ig := newIgnorer(r.dir)
+	r.obj.beginBlobs() // many new blobs go into one pack (pack.go)
+	defer r.obj.dropBlobs()
 	for _, p := range paths {
 		if err := r.stagePath(&s, idx, baseTree, ig, p); err != nil {
 			return Result{}, err
 		}
+	}
+	if err := r.obj.endBlobs(); err != nil {
+		return Result{}, err
 	}
 	s.paths = paths
 	return r.commitStage(message, head, baseTree, idx, s, r.opts.Now())

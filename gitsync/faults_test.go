@@ -147,18 +147,27 @@ func TestGCPacksLooseObjects(t *testing.T) {
 			dir := t.TempDir()
 			r := openRepo(t, Options{Dir: dir, NoFsync: true})
 			git(t, dir, "config", "gc.auto", "1")
+			var paths []string
 			for i := 0; i < 300; i++ {
-				writeFile(t, dir, fmt.Sprintf("n/%04d.md", i), fmt.Sprintf("note %d\n", i))
+				paths = append(paths, fmt.Sprintf("n/%04d.md", i))
+				writeFile(t, dir, paths[i], fmt.Sprintf("note %d\n", i))
 			}
 			for i, found := 0, 0; found < 3; i++ {
 				content := fmt.Sprintf("lands in 17: %d\n", i)
 				if plumbing.ComputeHash(plumbing.BlobObject, []byte(content)).String()[:2] == "17" {
-					writeFile(t, dir, fmt.Sprintf("n/seventeen-%d.md", found), content)
+					paths = append(paths, fmt.Sprintf("n/seventeen-%d.md", found))
+					writeFile(t, dir, paths[len(paths)-1], content)
 					found++
 				}
 			}
-			if _, err := r.Commit(context.Background(), "write n", []string{"n"}); err != nil {
-				t.Fatal(err)
+			// Commits of fewer files than make a pack, so the objects
+			// are loose.
+			for len(paths) > 0 {
+				chunk := paths[:min(len(paths), packMinBlobs-1)]
+				paths = paths[len(chunk):]
+				if _, err := r.Commit(context.Background(), "write n", chunk); err != nil {
+					t.Fatal(err)
+				}
 			}
 			loose := func() int {
 				n := 0

@@ -91,6 +91,12 @@ type Options struct {
 	// (`git gc --auto` when git is installed, else go-git packs them); 0
 	// means DefaultGCInterval, a negative value never.
 	GCInterval time.Duration
+	// LoadIndexLater leaves reading .git/index (about 2 ms per 1,000
+	// files) out of Open: the first commit or sync reads it, and
+	// CheckIndex reads it when the caller chooses, to refuse an
+	// unreadable one as Open otherwise does. A server answering its first
+	// client before any work that grows with the vault sets it.
+	LoadIndexLater bool
 	// MaxFileBytes is the largest file the external-changes scan hashes
 	// and commits: a larger file dropped into the vault or grown there is
 	// left out of commits (a tracked one keeps its committed version) and

@@ -172,6 +172,13 @@ func (r *Repo) push(ctx context.Context) (pushed bool, err error) {
 	if !remote.IsZero() && remote != known {
 		return false, fmt.Errorf("%w (it is at %s, last seen at %s)", ErrRejected, short(remote), orNone(short(known)))
 	}
+	// The objects to send may be in a pack a commit wrote since the
+	// network storage read its pack list: go-git's encoder reads them
+	// from that storage directly, without looking again on a miss.
+	if n := r.packs.Load(); n != r.netPacks {
+		r.netSt.ObjectStorage.Reindex()
+		r.netPacks = n
+	}
 	obj := newObjects(r.netSt, r.gitDir)
 	if !remote.IsZero() && !obj.has(remote) {
 		return false, ErrRejected

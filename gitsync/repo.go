@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -48,6 +49,10 @@ type Repo struct {
 	netMu sync.Mutex
 	netSt *filesystem.Storage
 	net   *gogit.Repository
+	// packs counts the packs our commits wrote (pack.go); netPacks is
+	// the count the network storage last saw, under netMu.
+	packs    atomic.Uint64
+	netPacks uint64
 
 	statMu sync.Mutex
 	state  syncState
@@ -95,6 +100,7 @@ func Open(ctx context.Context, opts Options) (*Repo, error) {
 	}
 	r.recoverLocks()
 	r.obj = newObjects(r.st, r.gitDir)
+	r.obj.packed = func() { r.packs.Add(1) }
 	r.index = &indexFile{path: filepath.Join(r.gitDir, "index")}
 	r.histSt = filesystem.NewStorageWithOptions(plainFS{root: r.gitDir}, cache.NewObjectLRU(histCacheSize),
 		filesystem.Options{KeepDescriptors: true, MaxOpenDescriptors: 32})
@@ -107,8 +113,10 @@ func Open(ctx context.Context, opts Options) (*Repo, error) {
 	if _, err := os.Stat(filepath.Join(r.gitDir, "commondir")); err == nil {
 		return nil, errors.New("gitsync: the vault is a linked git worktree (git worktree add); use a regular clone")
 	}
-	if _, err := r.index.load(); err != nil {
-		return nil, fmt.Errorf("gitsync: %w (if it uses split index: git update-index --no-split-index)", err)
+	if !o.LoadIndexLater {
+		if err := r.CheckIndex(); err != nil {
+			return nil, err
+		}
 	}
 	if err := r.setupBranch(); err != nil {
 		return nil, err
@@ -132,6 +140,18 @@ func Open(ctx context.Context, opts Options) (*Repo, error) {
 	}
 	r.refreshCounts()
 	return r, nil
+}
+
+// CheckIndex reads .git/index unless it is read already and unchanged,
+// returning why it cannot be used. Open calls it unless
+// Options.LoadIndexLater.
+func (r *Repo) CheckIndex() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, err := r.index.load(); err != nil {
+		return fmt.Errorf("gitsync: %w (if it uses split index: git update-index --no-split-index)", err)
+	}
+	return nil
 }
 
 // openOrCreate opens, clones or initialises the repository and sets r.st.

@@ -37,6 +37,12 @@ type objects struct {
 	// written lists the object files (and their folders) written since
 	// the last takeWritten, for flushing them before a ref points at them.
 	written []string
+	// batch, while a commit stages many files, collects its new blobs
+	// to be written together (see pack.go).
+	batch *blobBatch
+	// packed, when set, is told of each pack written, so the other
+	// storages on the folder can re-read their pack lists.
+	packed func()
 	// writeFault, when set (by tests), fails every object write with
 	// its error, as a full disk would.
 	writeFault error
@@ -204,8 +210,12 @@ func (o *objects) has(h plumbing.Hash) bool {
 	return o.st.HasEncodedObject(h) == nil
 }
 
-// writeBlob stores content as a blob (a loose object) and returns its hash.
+// writeBlob stores content as a blob (a loose object, or later in a pack
+// while a batch is open: see beginBlobs) and returns its hash.
 func (o *objects) writeBlob(content []byte) (plumbing.Hash, error) {
+	if h, ok := o.batchBlob(content); ok {
+		return h, nil
+	}
 	h, err := o.writeLoose(plumbing.BlobObject, content)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)

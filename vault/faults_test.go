@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 )
@@ -13,10 +14,9 @@ import (
 // fullDisk makes every atomic write after the first `allow` ones write
 // half its data and then fail as a full disk does.
 func fullDisk(v *Vault, allow int) {
-	n := 0
+	var n atomic.Int64 // a batch writes in parallel
 	v.writeFault = func(f *os.File, data []byte) error {
-		n++
-		if n <= allow {
+		if n.Add(1) <= int64(allow) {
 			_, err := f.Write(data)
 			return err
 		}
@@ -62,6 +62,23 @@ func TestFullDiskLeavesNothingHalfWritten(t *testing.T) {
 					}
 				}
 				return nil
+			})
+			return err
+		}},
+		// A batch of link updates with a full disk: the temporary files
+		// written before the failure are removed, the move is undone, no
+		// note was touched.
+		{"rename with a batch of link rewrites", 2, func(v *Vault) error {
+			_, err := v.RenameFile(t.Context(), "notes/a.md", "moved/a.md", func(tx *Tx, from, to Path) error {
+				var batch []FileWrite
+				for _, rel := range []string{"notes/l1.md", "notes/l2.md", "notes/l3.md"} {
+					p, err := v.Resolve(rel)
+					if err != nil {
+						return err
+					}
+					batch = append(batch, FileWrite{Path: p, Data: []byte("[[moved/a]]")})
+				}
+				return tx.WriteFiles(batch)
 			})
 			return err
 		}},

@@ -404,6 +404,20 @@ func TestRollbackOnRecordFailure(t *testing.T) {
 			})
 			return err
 		}},
+		{"rename with a batch of writes", func(v *Vault) error {
+			_, err := v.RenameFile(t.Context(), "notes/a.md", "moved/a.md", func(tx *Tx, from, to Path) error {
+				var batch []FileWrite
+				for _, rel := range []string{"notes/private.md", "solo/only.md", "solo/new.md", "fresh/dir/new.md"} {
+					p, err := v.Resolve(rel)
+					if err != nil {
+						return err
+					}
+					batch = append(batch, FileWrite{Path: p, Data: []byte("links rewritten in " + rel)})
+				}
+				return tx.WriteFiles(batch)
+			})
+			return err
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"vaultmcp/vault/access"
@@ -45,45 +46,139 @@ func (tx *Tx) touch(rel string) {
 // made for it, must have a name every platform can hold that clashes with
 // no sibling (see checkNew).
 func (tx *Tx) WriteFile(p Path, data []byte) error {
-	if err := tx.allowed(p); err != nil {
+	perm, err := tx.prepareWrite(p)
+	if err != nil {
 		return err
-	}
-	if p.IsRoot() {
-		return newError(ErrIsDir, p.Given, "Is a directory, not a file: %s", displayDir(p.Given))
-	}
-	perm := fs.FileMode(0o644)
-	old, err := os.Lstat(p.Abs)
-	switch {
-	case err == nil:
-		if old.IsDir() {
-			return newError(ErrIsDir, p.Given, "Is a directory, not a file: %s", p.Given)
-		}
-		if !old.Mode().IsRegular() {
-			return notRegularError(p.Given, old.Mode())
-		}
-		perm = old.Mode().Perm()
-		if perm&0o200 == 0 {
-			return newError(ErrPermission, p.Given, "%s is read-only (its write permission is off); nothing was changed. Make it writable to change it", p.Given)
-		}
-		if err := tx.keep(p, false); err != nil {
-			return err
-		}
-	case errors.Is(err, fs.ErrNotExist):
-		if err := tx.v.checkNew(p.Given, p.Rel, ""); err != nil {
-			return err
-		}
-		if err := tx.mkdirAll(p, path.Dir(p.Rel)); err != nil {
-			return err
-		}
-		tx.undo = append(tx.undo, func() error { return removeIfExists(p.Abs) })
-	default:
-		return osError(p.Given, err)
 	}
 	if err := tx.v.writeAtomic(p.Abs, data, perm); err != nil {
 		return osError(p.Given, err)
 	}
 	tx.touch(p.Rel)
 	return nil
+}
+
+// FileWrite is one file of a WriteFiles batch: its new content.
+type FileWrite struct {
+	Path Path
+	Data []byte
+}
+
+// WriteFiles replaces the content of several files, each as WriteFile
+// does, in one batch: every temporary file is written and flushed first
+// (the flushes run in parallel, so the file system folds them into a few
+// journal commits instead of one per file), and only then is each renamed
+// into place. A change that rewrites a thousand notes so pays for about
+// one flush rather than a thousand. A failure before the renames removes
+// the temporary files and leaves every file as it was; a failure during
+// them is undone with the rest of the change, as any Tx operation is. The
+// renames themselves are flushed by the recorder, which flushes the
+// folders of the paths it commits before the commit counts.
+func (tx *Tx) WriteFiles(files []FileWrite) error {
+	// Names are checked before any file is written, so two new files of
+	// one batch would not see each other: a batch names each file once.
+	seen := make(map[string]bool, len(files))
+	for _, fw := range files {
+		k := foldName(fw.Path.Rel)
+		if seen[k] {
+			return newError(ErrInvalidInput, fw.Path.Given, "%s is written twice in one change", fw.Path.Given)
+		}
+		seen[k] = true
+	}
+	perms := make([]fs.FileMode, len(files))
+	for i, fw := range files {
+		perm, err := tx.prepareWrite(fw.Path)
+		if err != nil {
+			return err
+		}
+		perms[i] = perm
+	}
+	temps := make([]string, len(files))
+	removeTemps := func(from int) {
+		for _, t := range temps[from:] {
+			if t != "" {
+				_ = os.Remove(t)
+			}
+		}
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first = -1
+		errs  = make([]error, len(files))
+		sem   = make(chan struct{}, maxParallelWrites)
+	)
+	for i, fw := range files {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			tmp, err := tx.v.writeTemp(fw.Path.Abs, fw.Data, perms[i])
+			mu.Lock()
+			defer mu.Unlock()
+			temps[i], errs[i] = tmp, err
+			if err != nil && (first < 0 || i < first) {
+				first = i
+			}
+		}()
+	}
+	wg.Wait()
+	if first >= 0 {
+		removeTemps(0)
+		return osError(files[first].Path.Given, errs[first])
+	}
+	for i, fw := range files {
+		if err := os.Rename(temps[i], fw.Path.Abs); err != nil {
+			removeTemps(i)
+			return osError(fw.Path.Given, err)
+		}
+		tx.touch(fw.Path.Rel)
+	}
+	return nil
+}
+
+// maxParallelWrites bounds the temporary files of a WriteFiles batch
+// being written and flushed at once.
+const maxParallelWrites = 16
+
+// prepareWrite checks that p may be written, sets its current content
+// aside for a rollback (or, for a new file, creates its missing folders)
+// and returns the mode the new content gets.
+func (tx *Tx) prepareWrite(p Path) (fs.FileMode, error) {
+	if err := tx.allowed(p); err != nil {
+		return 0, err
+	}
+	if p.IsRoot() {
+		return 0, newError(ErrIsDir, p.Given, "Is a directory, not a file: %s", displayDir(p.Given))
+	}
+	perm := fs.FileMode(0o644)
+	old, err := os.Lstat(p.Abs)
+	switch {
+	case err == nil:
+		if old.IsDir() {
+			return 0, newError(ErrIsDir, p.Given, "Is a directory, not a file: %s", p.Given)
+		}
+		if !old.Mode().IsRegular() {
+			return 0, notRegularError(p.Given, old.Mode())
+		}
+		perm = old.Mode().Perm()
+		if perm&0o200 == 0 {
+			return 0, newError(ErrPermission, p.Given, "%s is read-only (its write permission is off); nothing was changed. Make it writable to change it", p.Given)
+		}
+		if err := tx.keep(p, false); err != nil {
+			return 0, err
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		if err := tx.v.checkNew(p.Given, p.Rel, ""); err != nil {
+			return 0, err
+		}
+		if err := tx.mkdirAll(p, path.Dir(p.Rel)); err != nil {
+			return 0, err
+		}
+		tx.undo = append(tx.undo, func() error { return removeIfExists(p.Abs) })
+	default:
+		return 0, osError(p.Given, err)
+	}
+	return perm, nil
 }
 
 // keep sets the current content of the regular file p aside so a rollback
@@ -318,11 +413,26 @@ func tempName(base string) string {
 // content, never a mix: a temporary file in the same folder is written,
 // synced and renamed over the target. On any failure (a full disk, say)
 // the temporary file is removed and abs is untouched.
-func (v *Vault) writeAtomic(abs string, data []byte, perm fs.FileMode) (err error) {
+func (v *Vault) writeAtomic(abs string, data []byte, perm fs.FileMode) error {
+	tmp, err := v.writeTemp(abs, data, perm)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, abs); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// writeTemp writes data, with mode perm, to a new temporary file beside
+// abs and flushes it, ready to be renamed over abs. On failure nothing
+// is left behind.
+func (v *Vault) writeTemp(abs string, data []byte, perm fs.FileMode) (_ string, err error) {
 	dir, base := filepath.Split(abs)
 	f, err := os.CreateTemp(dir, tempName(base))
 	if err != nil {
-		return err
+		return "", err
 	}
 	tmp := f.Name()
 	defer func() {
@@ -337,16 +447,16 @@ func (v *Vault) writeAtomic(abs string, data []byte, perm fs.FileMode) (err erro
 		_, err = f.Write(data)
 	}
 	if err != nil {
-		return err
+		return "", err
 	}
 	if err = f.Chmod(perm); err != nil {
-		return err
+		return "", err
 	}
 	if err = f.Sync(); err != nil {
-		return err
+		return "", err
 	}
 	if err = f.Close(); err != nil {
-		return err
+		return "", err
 	}
-	return os.Rename(tmp, abs)
+	return tmp, nil
 }

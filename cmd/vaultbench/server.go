@@ -18,6 +18,10 @@ type server struct {
 	c       *client.Client
 	started time.Time
 	ready   time.Duration // process start to initialize answered
+	pid     int           // the server process, 0 when not found
+	// initCPU is the CPU time the server had used when initialize was
+	// answered (0 when not known).
+	initCPU time.Duration
 }
 
 // startServer starts the binary on dir over stdio and initializes it.
@@ -29,6 +33,7 @@ func startServer(ctx context.Context, e *env, dir string, extraEnv ...string) (*
 	if err != nil {
 		return nil, fmt.Errorf("start vaultmcp: %w", err)
 	}
+	pid, _ := serverPID(c) // found now, so reading its CPU time later is quick
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	req.Params.ClientInfo = mcp.Implementation{Name: "vaultbench", Version: "1"}
@@ -36,7 +41,9 @@ func startServer(ctx context.Context, e *env, dir string, extraEnv ...string) (*
 		c.Close()
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
-	return &server{c: c, started: start, ready: time.Since(start)}, nil
+	s := &server{c: c, started: start, ready: time.Since(start), pid: pid}
+	s.initCPU, _ = s.cpuTime()
+	return s, nil
 }
 
 // call runs one tool and fails on a tool error.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"vaultmcp/gitsync"
@@ -31,19 +32,54 @@ type core struct {
 	watch  *watch.Watcher
 	deps   tools.Deps
 	logger *slog.Logger
+	// start starts the background work (Begin); mu guards begun and
+	// closed, so a Close racing a Begin never leaves work running.
+	start         func()
+	mu            sync.Mutex
+	begun, closed bool
 	// started is closed once the watcher is up and the index build
-	// has started.
+	// has started, or the start failed.
 	started chan struct{}
+	// failed is closed when the start failed, err saying why.
+	failed chan struct{}
+	err    error
 }
 
-// Started is closed once the core watches the vault and builds its index.
+// Failed is closed when the core cannot serve the vault after all: its git
+// index, read after the first answers (gitsync.Options.LoadIndexLater),
+// is unreadable. Err then says why; the server stops with it.
+func (c *core) Failed() <-chan struct{} { return c.failed }
+
+// Err is why the core failed, once Failed is closed.
+func (c *core) Err() error { return c.err }
+
+// Begin starts the work that scales with the vault, in the background:
+// git sync (its first step commits the edits made outside the server
+// while it was not running), the history cache warm-up, watching every
+// folder, the index build and then the ranked search. Only the first
+// call does anything. openCore leaves it to the transport, so that on 2
+// cores none of it competes with answering initialize and tools/list;
+// anything that reads the vault waits for Started, which follows Begin.
+func (c *core) Begin() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.begun || c.closed {
+		return
+	}
+	c.begun = true
+	c.start()
+}
+
+// Started is closed once the core watches the vault and builds its index
+// (some time after Begin).
 func (c *core) Started() <-chan struct{} { return c.started }
 
 // openCore opens the configured vault (creating the local default vault
-// when none is configured), starts the index build, git sync and the
-// watcher. Close stops them again. ctx is the core's own lifetime, longer
-// than any transport's: requests still being answered after a signal need
-// the index and git.
+// when none is configured) and its git repository, recovering what a
+// killed server left there; Begin starts the index build, git sync and
+// the watcher, and Close stops them again. ctx is the core's own lifetime,
+// longer than any transport's: requests still being answered after a
+// signal need the index and git.
 func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *core, err error) {
 	dir := cfg.Vault.Path
 	if dir == "" {
@@ -85,28 +121,37 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 		}
 	}()
 	v.SetRecorder(repo)
-	repo.Start(ctx)
 	// Watching every folder walks the whole vault (about 25 ms of CPU at
-	// 10,000 notes), so it runs after initialize is answered, and the
-	// index build after it: a file the build reads has been watched
-	// since before, so no outside edit falls between the two. Requests
-	// that read the vault wait for this (Started, mcpserver.WithStartGate).
+	// 10,000 notes), so the index build comes after it: a file the build
+	// reads has been watched since before, so no outside edit falls
+	// between the two.
 	c.watch = watch.New(v, feed.Publish, watch.Options{Logger: logger})
 	c.started = make(chan struct{})
-	go func() {
-		defer close(c.started)
-		if err := c.watch.Start(ctx); err != nil {
-			logger.Error("cannot watch the vault for outside edits", "err", err)
-		}
-		// initialize read the root CLAUDE.md (the instructions) before
-		// the watcher was up: announce it, so no edit in between is
-		// missed by the cache that holds it.
-		feed.Publish([]string{guidance.FileName})
-		ix.Start(ctx)
-	}()
-	// The ranked search builds in the background once the index is ready.
+	c.failed = make(chan struct{})
 	ranked := rank.New(ix, logger)
-	ranked.Start(ctx)
+	c.start = func() {
+		go func() {
+			defer close(c.started)
+			// Open left the git index to now; an unreadable one stops
+			// the server before any request is let through.
+			if err := repo.CheckIndex(); err != nil {
+				c.err = fmt.Errorf("git: %w", err)
+				close(c.failed)
+				return
+			}
+			repo.Start(ctx)
+			if err := c.watch.Start(ctx); err != nil {
+				logger.Error("cannot watch the vault for outside edits", "err", err)
+			}
+			// initialize may have read the root CLAUDE.md (the
+			// instructions) before the watcher was up: announce it, so
+			// no edit in between is missed by the cache that holds it.
+			feed.Publish([]string{guidance.FileName})
+			ix.Start(ctx)
+		}()
+		// The ranked search builds once the index is ready.
+		ranked.Start(ctx)
+	}
 
 	c.deps = tools.Deps{Vault: v, Index: ix, Ranked: ranked, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, MaxResultBytes: cfg.Limits.MaxResultBytes, ServerVersion: version, Logger: logger, Changes: feed}
 	return c, nil
@@ -117,11 +162,15 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 // transport has finished its in-flight requests.
 func (c *core) Close() error {
 	var errs []error
-	if c.started != nil {
+	c.mu.Lock()
+	begun := c.begun
+	c.closed = true
+	c.mu.Unlock()
+	if begun {
 		<-c.started // the watcher is not closed before it started
-	}
-	if c.watch != nil {
 		errs = append(errs, c.watch.Close())
+	} else if c.started != nil {
+		close(c.started) // nothing to wait for: nothing was started
 	}
 	if c.repo != nil {
 		errs = append(errs, c.repo.Close())
@@ -166,9 +215,11 @@ func gitOptions(cfg *config.Config, v *vault.Vault, feed *changes.Feed, logger *
 		AllowMassDeletion:   cfg.Git.AllowMassDeletion,
 		GCInterval:          gcInterval(cfg.Git.GCInterval),
 		MaxFileBytes:        cfg.Limits.MaxNoteBytes,
-		Locker:              v.Locker(),
-		Changed:             feed.Publish,
-		Logger:              logger,
+		// Read by Begin, after the first answers (CheckIndex).
+		LoadIndexLater: true,
+		Locker:         v.Locker(),
+		Changed:        feed.Publish,
+		Logger:         logger,
 	}
 }
 

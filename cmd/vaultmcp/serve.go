@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -53,15 +54,34 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	defer c.Close() // last: the final push gets the commits of the drained requests
 
 	drain := &mcpserver.Drain{}
-	s, err := mcpserver.New(c.deps, version, mcpserver.WithClientLog(clientLog), mcpserver.WithDrain(drain), mcpserver.WithStartGate(c.Started()))
+	s, err := mcpserver.New(c.deps, version, mcpserver.WithClientLog(clientLog), mcpserver.WithDrain(drain), mcpserver.WithStartGate(c.Started(), c.Begin))
 	if err != nil {
 		return err
 	}
+	// A core that fails to start (Failed) stops the transport as a signal
+	// does, and the server then ends with the core's error.
+	tctx, stopTransport := context.WithCancel(ctx)
+	defer stopTransport()
+	go func() {
+		select {
+		case <-c.Failed():
+			stopTransport()
+		case <-tctx.Done():
+		}
+	}()
 	if wb != nil {
-		err = wb.serve(ctx, c, s)
+		// The REST API reads the vault without the start gate, and an
+		// HTTP server is not started for one quick session.
+		c.Begin()
+		err = wb.serve(tctx, c, s)
 	} else {
 		// Every request on stdio runs under the server's own scope.
-		err = serveStdio(access.With(ctx, scope), c, s, cfg, stdin, stdout)
+		err = serveStdio(access.With(tctx, scope), c, s, cfg, stdin, stdout)
+	}
+	select {
+	case <-c.Failed():
+		err = errors.Join(err, c.Err())
+	default:
 	}
 	// The transport answered every request it received; a call it had to
 	// abandon (drain timeout) still may not have returned.

@@ -39,6 +39,7 @@ type options struct {
 	validateOutput bool
 	drain          *Drain
 	startGate      <-chan struct{}
+	begin          func()
 }
 
 // WithClientLog forwards the records of l (the server's logger) to
@@ -107,7 +108,7 @@ func assemble(d tools.Deps, version string, opts ...Option) (*server.MCPServer, 
 
 	hooks := &server.Hooks{}
 	if o.startGate != nil {
-		startGate(hooks, o.startGate)
+		startGate(hooks, o.startGate, o.begin)
 	}
 	accessHooks(hooks)
 	// The instructions are read at every initialize (and discover), so a

@@ -28,7 +28,7 @@ func TestStartGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	gate := make(chan struct{})
-	s, err := New(tools.Deps{Vault: v, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, "1", WithStartGate(gate))
+	s, err := New(tools.Deps{Vault: v, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, "1", WithStartGate(gate, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,11 +59,51 @@ func TestStartGate(t *testing.T) {
 	}
 
 	// A request whose context ends stops waiting.
-	s, err = New(tools.Deps{Vault: v, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, "1", WithStartGate(make(chan struct{})))
+	s, err = New(tools.Deps{Vault: v, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, "1", WithStartGate(make(chan struct{}), nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	s.HandleMessage(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":5,"method":"resources/templates/list","params":{}}`))
+}
+
+// A request held back by the gate starts the work it waits for;
+// initialize, ping and tools/list do not.
+func TestStartGateBegins(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "a.md"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, err := vault.Open(root, vault.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := make(chan struct{})
+	begun := 0
+	begin := func() {
+		if begun++; begun == 1 {
+			close(gate)
+		}
+	}
+	s, err := New(tools.Deps{Vault: v, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, "1", WithStartGate(gate, begin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	initialize(t, s)
+	send(t, s, 2, "ping", `{}`)
+	send(t, s, 3, "tools/list", `{}`)
+	if begun != 0 {
+		t.Fatalf("initialize, ping or tools/list started the work (%d calls)", begun)
+	}
+	resp := send(t, s, 4, "tools/call", `{"name":"read_file","arguments":{"path":"a.md"}}`)
+	if res, _ := resp["result"].(map[string]any); res == nil || res["isError"] == true {
+		t.Fatalf("tool call: %v", resp)
+	}
+	if begun == 0 {
+		t.Fatal("the held-back tool call did not start the work")
+	}
 }

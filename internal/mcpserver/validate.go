@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"math/big"
 	"slices"
 	"sort"
 	"strings"
@@ -14,10 +12,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 // argValidator checks tool arguments against each tool's input schema
@@ -26,22 +20,19 @@ import (
 // check built in, but its messages read "<root>: &{Missing:[path]}";
 // agents act on these messages, so they must read well.
 //
-// Each tool's schema is compiled at its first call, not when the server is
-// assembled: compiling checks every schema against the JSON Schema
-// metaschema, about 4 ms for all the tools, which start-up (answering
-// initialize within 30 ms) cannot spare. compileAll does them all at once
-// for tests, so a schema the library refuses still fails a test.
+// Each tool's schema is encoded and compiled (argschema.go) at its first
+// call, not when the server is assembled: encoding them all costs about
+// 1.5 ms of a cold start. compileAll does them all at once for tests, so
+// a schema the check cannot hold fails a test.
 type argValidator struct {
-	schemas map[string]func() (*jsonschema.Schema, error)
+	schemas map[string]func() (*argSchema, error)
 	params  map[string][]string // each tool's argument names, for hints
-	printer *message.Printer
 }
 
 func newArgValidator(tools []server.ServerTool) (*argValidator, error) {
 	v := &argValidator{
-		schemas: make(map[string]func() (*jsonschema.Schema, error), len(tools)),
+		schemas: make(map[string]func() (*argSchema, error), len(tools)),
 		params:  make(map[string][]string, len(tools)),
-		printer: message.NewPrinter(language.English),
 	}
 	for _, t := range tools {
 		in := t.Tool.InputSchema
@@ -49,12 +40,12 @@ func newArgValidator(tools []server.ServerTool) (*argValidator, error) {
 			// As WithStrictInputSchemaDefault publishes it.
 			in.AdditionalProperties = false
 		}
-		raw, err := json.Marshal(in)
-		if err != nil {
-			return nil, fmt.Errorf("tool %s: encode input schema: %w", t.Tool.Name, err)
-		}
 		name := t.Tool.Name
-		v.schemas[name] = sync.OnceValues(func() (*jsonschema.Schema, error) {
+		v.schemas[name] = sync.OnceValues(func() (*argSchema, error) {
+			raw, err := json.Marshal(in)
+			if err != nil {
+				return nil, fmt.Errorf("tool %s: encode input schema: %w", name, err)
+			}
 			return compileSchema(name, raw)
 		})
 		names := make([]string, 0, len(t.Tool.InputSchema.Properties))
@@ -68,17 +59,12 @@ func newArgValidator(tools []server.ServerTool) (*argValidator, error) {
 }
 
 // compileSchema compiles one tool's encoded input schema.
-func compileSchema(tool string, raw []byte) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
+func compileSchema(tool string, raw []byte) (*argSchema, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
 		return nil, fmt.Errorf("tool %s: decode input schema: %w", tool, err)
 	}
-	url := "mem:///tools/" + tool + ".json"
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("tool %s: %w", tool, err)
-	}
-	compiled, err := c.Compile(url)
+	compiled, err := compileArgSchema(doc, "#")
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: compile input schema: %w", tool, err)
 	}
@@ -112,16 +98,24 @@ func (v *argValidator) middleware(next server.ToolHandlerFunc) server.ToolHandle
 		if err != nil {
 			return validationError(fmt.Sprintf("arguments must be a JSON object: %v", err)), nil
 		}
-		if err := schema.Validate(args); err != nil {
-			return validationError(v.describe(req.Params.Name, err)), nil
+		if probs := schema.check(args, nil, nil); len(probs) > 0 {
+			return validationError(v.describe(req.Params.Name, probs)), nil
 		}
 		return next(ctx, req)
 	}
 }
 
+// argumentValue returns the arguments as decoded JSON: as they came from
+// the transport (decoded by encoding/json), or encoded and decoded again
+// when a caller in the process built them from other Go types.
 func argumentValue(raw any) (any, error) {
-	if raw == nil {
+	switch raw := raw.(type) {
+	case nil:
 		return map[string]any{}, nil
+	case map[string]any:
+		if plainJSON(raw) {
+			return raw, nil
+		}
 	}
 	data, err := json.Marshal(raw)
 	if err != nil {
@@ -130,72 +124,62 @@ func argumentValue(raw any) (any, error) {
 	if len(bytes.TrimSpace(data)) == 0 || string(data) == "null" {
 		return map[string]any{}, nil
 	}
-	return jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// plainJSON reports whether v holds only what encoding/json decodes into
+// an any: maps, slices, strings, float64s, booleans and nils.
+func plainJSON(v any) bool {
+	switch v := v.(type) {
+	case nil, string, float64, bool:
+		return true
+	case map[string]any:
+		for _, e := range v {
+			if !plainJSON(e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range v {
+			if !plainJSON(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // describe renders a validation failure as one sentence per problem, in
 // the words of the tool's arguments.
-func (v *argValidator) describe(tool string, err error) string {
-	var verr *jsonschema.ValidationError
-	if !errors.As(err, &verr) {
-		return "invalid arguments: " + err.Error()
+func (v *argValidator) describe(tool string, probs []argProblem) string {
+	msgs := make([]string, 0, len(probs))
+	for _, p := range probs {
+		msgs = append(msgs, v.leaf(tool, p))
 	}
-	var msgs []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		msgs = append(msgs, v.leaf(tool, e))
-	}
-	walk(verr)
 	slices.Sort(msgs)
 	msgs = slices.Compact(msgs)
 	return "invalid arguments for " + tool + ": " + strings.Join(msgs, "; ")
 }
 
-func (v *argValidator) leaf(tool string, e *jsonschema.ValidationError) string {
-	switch k := e.ErrorKind.(type) {
-	case *kind.Required:
-		return "missing required argument " + quoteAll(k.Missing)
-	case *kind.AdditionalProperties:
+func (v *argValidator) leaf(tool string, p argProblem) string {
+	switch p.kind {
+	case kindRequired:
+		return "missing required argument " + quoteAll(p.names)
+	case kindUnknown:
 		if len(v.params[tool]) == 0 {
-			return fmt.Sprintf("unknown argument %s (%s takes no arguments)", quoteAll(k.Properties), tool)
+			return fmt.Sprintf("unknown argument %s (%s takes no arguments)", quoteAll(p.names), tool)
 		}
-		return fmt.Sprintf("unknown argument %s (%s takes: %s)", quoteAll(k.Properties), tool, strings.Join(v.params[tool], ", "))
-	case *kind.Type:
-		if len(e.InstanceLocation) == 0 {
-			return "arguments must be a JSON object"
-		}
+		return fmt.Sprintf("unknown argument %s (%s takes: %s)", quoteAll(p.names), tool, strings.Join(v.params[tool], ", "))
+	case kindRootType:
+		return "arguments must be a JSON object"
 	}
-	where := strings.Join(e.InstanceLocation, ".")
-	// Bounds are said in plain numbers: the library's printer writes a
-	// large one as 1×10⁰⁷.
-	switch k := e.ErrorKind.(type) {
-	case *kind.Maximum:
-		return fmt.Sprintf("argument %q: must be at most %s, got %s", where, plainNumber(k.Want), plainNumber(k.Got))
-	case *kind.Minimum:
-		return fmt.Sprintf("argument %q: must be at least %s, got %s", where, plainNumber(k.Want), plainNumber(k.Got))
-	case *kind.ExclusiveMaximum:
-		return fmt.Sprintf("argument %q: must be less than %s, got %s", where, plainNumber(k.Want), plainNumber(k.Got))
-	case *kind.ExclusiveMinimum:
-		return fmt.Sprintf("argument %q: must be more than %s, got %s", where, plainNumber(k.Want), plainNumber(k.Got))
-	}
-	return fmt.Sprintf("argument %q: %s", where, e.ErrorKind.LocalizedString(v.printer))
-}
-
-// plainNumber writes r as an integer when it is one, else as a decimal.
-func plainNumber(r *big.Rat) string {
-	if r == nil {
-		return "?"
-	}
-	if r.IsInt() {
-		return r.Num().String()
-	}
-	return strings.TrimRight(strings.TrimRight(r.FloatString(6), "0"), ".")
+	return fmt.Sprintf("argument %q: %s", strings.Join(p.at, "."), p.msg)
 }
 
 func quoteAll(names []string) string {

@@ -11,13 +11,27 @@ import (
 // (mcp-go writes one per Write, with its line break) is checked for being
 // the answer to a pending request, which is then no longer pending.
 type output struct {
-	mu      sync.Mutex
-	w       io.Writer
-	pending *pending
-	partial []byte // a message not yet ended by its line break
+	mu       sync.Mutex
+	w        io.Writer
+	pending  *pending
+	partial  []byte              // a message not yet ended by its line break
+	answered func(method string) // Options.Answered
 }
 
 func (o *output) Write(p []byte) (int, error) {
+	var methods []string
+	n, err := o.write(p, &methods)
+	if o.answered != nil {
+		for _, m := range methods {
+			o.answered(m)
+		}
+	}
+	return n, err
+}
+
+// write writes p and marks the requests it answers, adding their methods
+// to methods.
+func (o *output) write(p []byte, methods *[]string) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	n, err := o.w.Write(p)
@@ -34,7 +48,9 @@ func (o *output) Write(p []byte) (int, error) {
 			break
 		}
 		if key, ok := answers(data[:i]); ok {
-			o.pending.done(key)
+			if method, ok := o.pending.done(key); ok {
+				*methods = append(*methods, method)
+			}
 		}
 		data = data[i+1:]
 	}
@@ -92,27 +108,43 @@ func answers(msg []byte) (string, bool) {
 // pending counts the requests received and not yet answered, by id.
 type pending struct {
 	mu      sync.Mutex
-	ids     map[string]int
+	ids     map[string]*request
 	n       int
 	waiters []chan struct{}
 }
 
-func newPending() *pending { return &pending{ids: map[string]int{}} }
+// request is what is pending under one id: how many requests (a client
+// may reuse an id) and the method of the last one.
+type request struct {
+	n      int
+	method string
+}
 
-func (p *pending) add(key string) {
+func newPending() *pending { return &pending{ids: map[string]*request{}} }
+
+func (p *pending) add(key, method string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.ids[key]++
+	r := p.ids[key]
+	if r == nil {
+		r = &request{}
+		p.ids[key] = r
+	}
+	r.n++
+	r.method = method
 	p.n++
 }
 
-func (p *pending) done(key string) {
+// done marks one request under key answered and returns its method; ok
+// is false for an answer to something not tracked (a parse error).
+func (p *pending) done(key string) (method string, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.ids[key] == 0 {
-		return // an answer to something not tracked (a parse error)
+	r := p.ids[key]
+	if r == nil {
+		return "", false
 	}
-	if p.ids[key]--; p.ids[key] == 0 {
+	if r.n--; r.n == 0 {
 		delete(p.ids, key)
 	}
 	if p.n--; p.n == 0 {
@@ -121,6 +153,7 @@ func (p *pending) done(key string) {
 		}
 		p.waiters = nil
 	}
+	return r.method, true
 }
 
 func (p *pending) count() int {

@@ -50,6 +50,11 @@ type Options struct {
 	// Logger receives the transport's own messages and mcp-go's; nil
 	// means slog.Default().
 	Logger *slog.Logger
+	// Answered, when not nil, is called with a request's method once its
+	// answer has been written out (not under any lock of the transport;
+	// it should return quickly). The server uses it to start its
+	// background work once a client has its first answers.
+	Answered func(method string)
 }
 
 // Serve serves s over in and out until the input ends or ctx is done, then
@@ -68,7 +73,7 @@ func Serve(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer
 	}
 	log := opts.Logger
 
-	o := &output{w: out, pending: newPending()}
+	o := &output{w: out, pending: newPending(), answered: opts.Answered}
 	pr, pw := io.Pipe()
 	defer pr.Close()
 	listenCtx, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
@@ -127,8 +132,8 @@ reading:
 					log.Warn("cannot write to the client", "err", err)
 				}
 			case len(r.line) > 0:
-				if key, ok := expectsResponse(r.line); ok {
-					o.pending.add(key)
+				if key, method, ok := expectsResponse(r.line); ok {
+					o.pending.add(key, method)
 				}
 				if _, err := pw.Write(r.line); err == nil {
 					_, _ = pw.Write(newline)
@@ -166,20 +171,23 @@ reading:
 var newline = []byte{'\n'}
 
 // expectsResponse reports whether a message is a request mcp-go will
-// answer, with the key of its id: it has an id that is not null and no
-// result (a message with a result is a client's answer to the server).
-func expectsResponse(line []byte) (string, bool) {
+// answer, with the key of its id and its method: it has an id that is not
+// null and no result (a message with a result is a client's answer to the
+// server).
+func expectsResponse(line []byte) (key, method string, ok bool) {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
 		Result json.RawMessage `json:"result"`
 	}
 	if json.Unmarshal(line, &m) != nil {
-		return "", false // mcp-go answers a parse error with a null id
+		return "", "", false // mcp-go answers a parse error with a null id
 	}
 	if len(m.ID) == 0 || string(m.ID) == "null" || (len(m.Result) > 0 && string(m.Result) != "null") {
-		return "", false
+		return "", "", false
 	}
-	return idKey(m.ID)
+	key, ok = idKey(m.ID)
+	return key, m.Method, ok
 }
 
 // idKey canonicalises a JSON-RPC id the way mcp-go echoes it: a string as

@@ -264,3 +264,31 @@ func TestManyRequestsThenEOF(t *testing.T) {
 		}
 	}
 }
+
+// Answered names each request's method once its answer is out, and only
+// then; notifications are not answered.
+func TestAnswered(t *testing.T) {
+	ts := newTestServer()
+	answered := make(chan string, 10)
+	c := startServe(t, context.Background(), ts, Options{Answered: func(m string) { answered <- m }})
+	if got := <-answered; got != "initialize" {
+		t.Fatalf("first answered = %q, want initialize", got)
+	}
+	c.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	c.wait(t, 1)
+	if got := <-answered; got != "tools/list" {
+		t.Fatalf("answered = %q, want tools/list", got)
+	}
+	c.call(t, 2, "slow")
+	<-ts.entered
+	select {
+	case got := <-answered:
+		t.Fatalf("%q answered while the call still runs", got)
+	default:
+	}
+	close(ts.release)
+	c.wait(t, 2)
+	if got := <-answered; got != "tools/call" {
+		t.Fatalf("answered = %q, want tools/call", got)
+	}
+}

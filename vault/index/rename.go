@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"strings"
 
@@ -17,28 +18,30 @@ type Rewrite struct {
 	Rel     string // the note's path after the rename
 	Content []byte
 	Links   int // links rewritten in it
+
+	path vault.Path // Rel resolved, for writing it
 }
 
 // FollowRename rewrites, inside the rename's own change, every link that
 // pointed at from so it points at to: the move and the link updates are
 // one commit. It is meant for vault.RenameFile's extra hook, after the
 // move, with the vault's write lock held. It returns the links rewritten
-// and the notes they are in.
+// and the notes they are in. The notes are written as one batch (see
+// vault.Tx.WriteFiles): a rename that relinks a thousand notes flushes
+// them together, not one by one.
 func (ix *Index) FollowRename(ctx context.Context, tx *vault.Tx, from, to string) (links, notes int, err error) {
 	rewrites, err := ix.PlanRename(ctx, from, to)
 	if err != nil {
 		return 0, 0, err
 	}
+	batch := make([]vault.FileWrite, 0, len(rewrites))
 	for _, rw := range rewrites {
-		p, err := ix.v.Resolve(rw.Rel)
-		if err != nil {
-			return 0, 0, err
-		}
-		if err := tx.WriteFile(p, rw.Content); err != nil {
-			return 0, 0, err
-		}
+		batch = append(batch, vault.FileWrite{Path: rw.path, Data: rw.Content})
 		links += rw.Links
 		notes++
+	}
+	if err := tx.WriteFiles(batch); err != nil {
+		return 0, 0, err
 	}
 	return links, notes, nil
 }
@@ -47,8 +50,9 @@ func (ix *Index) FollowRename(ctx context.Context, tx *vault.Tx, from, to string
 // linking to it must change so its links still resolve to it. Each link
 // keeps its alias, heading, block and style (wikilink or Markdown, name or
 // path). Call it with the vault's write lock held, just before or just
-// after the move; notes are read from disk, so an edit the index has not
-// seen yet is kept.
+// after the move. A note's text is taken from the index when the file on
+// disk is the one the index read (same size and modification time), and
+// read from disk otherwise, so an edit the index has not seen yet is kept.
 func (ix *Index) PlanRename(ctx context.Context, from, to string) ([]Rewrite, error) {
 	if err := ix.Wait(ctx); err != nil {
 		return nil, err
@@ -78,32 +82,64 @@ func (ix *Index) PlanRename(ctx context.Context, from, to string) ([]Rewrite, er
 		if src == from {
 			newSrc = to
 		}
-		content, count := ix.rewriteNote(n, from, to, newSrc, &after)
+		p, text, ok := ix.currentText(n, from, to)
+		if !ok {
+			continue
+		}
+		content, count := ix.rewriteNote(n, text, from, to, newSrc, &after)
 		if count == 0 {
 			continue
 		}
-		out = append(out, Rewrite{Rel: newSrc, Content: content, Links: count})
+		out = append(out, Rewrite{Rel: newSrc, Content: content, Links: count, path: p})
 	}
 	return out, nil
 }
 
-// rewriteNote rewrites the links of n that should point at the moved file
-// (or, for the moved note itself, at any file) so that they resolve the
-// same after the move. Caller holds mu.
-func (ix *Index) rewriteNote(n *note, from, to, newSrc string, after *names) ([]byte, int) {
+// currentText returns the note's path resolved for writing and its text
+// as it is on disk now: the index's copy when the file is the one the
+// index read, else the file read again. ok is false when the note cannot
+// be rewritten: too large, gone, or grown past what the index reads since
+// the index saw it (writing the index's copy back would undo that change).
+// Caller holds mu.
+func (ix *Index) currentText(n *note, from, to string) (vault.Path, []byte, bool) {
 	if n.tooLarge {
-		return nil, 0 // its links were never read
+		return vault.Path{}, nil, false // its links were never read
 	}
-	src, err := ix.readNote(n.rel)
+	p, fi, err := ix.statNote(n.rel)
 	if err != nil && n.rel == from {
 		// Called after the move (as rename_file does): the note is at to.
-		src, err = ix.readNote(to)
+		p, fi, err = ix.statNote(to)
 	}
 	if err != nil {
-		// Gone, or grown past what the index reads, since the index saw
-		// it: writing the index's copy back would undo that change.
-		return nil, 0
+		return vault.Path{}, nil, false
 	}
+	if fi.Mode().IsRegular() && n.content != nil && fi.Size() == n.size && fi.ModTime().Equal(n.modTime) {
+		return p, n.content, true
+	}
+	src, err := ix.readNote(p)
+	if err != nil {
+		return vault.Path{}, nil, false
+	}
+	return p, src, true
+}
+
+// statNote resolves the note at rel and stats the file there.
+func (ix *Index) statNote(rel string) (vault.Path, os.FileInfo, error) {
+	p, err := ix.v.Resolve(rel)
+	if err != nil {
+		return vault.Path{}, nil, err
+	}
+	fi, err := os.Stat(p.Abs)
+	if err != nil {
+		return vault.Path{}, nil, err
+	}
+	return p, fi, nil
+}
+
+// rewriteNote rewrites the links in src, the text of n, that should point
+// at the moved file (or, for the moved note itself, at any file) so that
+// they resolve the same after the move. Caller holds mu.
+func (ix *Index) rewriteNote(n *note, src []byte, from, to, newSrc string, after *names) ([]byte, int) {
 	parsed := markdown.Parse(src)
 	var b strings.Builder
 	last, count := 0, 0
@@ -188,18 +224,14 @@ func relPath(dir, target string) string {
 
 // readNote reads a note from disk for a rewrite: a regular file no larger
 // than the index reads.
-func (ix *Index) readNote(rel string) ([]byte, error) {
-	p, err := ix.v.Resolve(rel)
-	if err != nil {
-		return nil, err
-	}
+func (ix *Index) readNote(p vault.Path) ([]byte, error) {
 	f, fi, err := vault.OpenRegular(p.Abs)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	if fi.Size() > ix.maxNote {
-		return nil, fmt.Errorf("%s: larger than %d bytes", rel, ix.maxNote)
+		return nil, fmt.Errorf("%s: larger than %d bytes", p.Rel, ix.maxNote)
 	}
 	return io.ReadAll(io.LimitReader(f, ix.maxNote+1))
 }

@@ -1,0 +1,218 @@
+package gitsync
+
+import (
+	"bufio"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+)
+
+// Packs. A commit that adds many blobs at once (a rename that relinks a
+// thousand notes, an outside change to many files) writes them as one
+// pack rather than one loose object each: two files to write and flush
+// instead of a thousand files and their folders. A commit of a few files
+// keeps writing loose objects, which cost less for one or two and do not
+// pile up packs that every object lookup has to search.
+//
+// The pack and its index are written under temporary names in
+// objects/pack, flushed, and renamed into place pack first, index last, as
+// git does: a pack is used only through its index, so a kill at any point
+// leaves either no index (the pack is ignored, and removed as garbage by
+// the next gc) or a whole pack with a whole index.
+
+// packMinBlobs is the number of new blobs from which a commit writes them
+// as one pack.
+const packMinBlobs = 32
+
+// blobBatch holds the new blobs of one commit until endBlobs writes them.
+type blobBatch struct {
+	order []plumbing.Hash
+	data  map[plumbing.Hash][]byte
+}
+
+// beginBlobs makes writeBlob collect blobs instead of writing them, until
+// endBlobs or dropBlobs.
+func (o *objects) beginBlobs() {
+	o.batch = &blobBatch{data: map[plumbing.Hash][]byte{}}
+}
+
+// dropBlobs forgets the blobs collected and not written (a commit that
+// failed while staging).
+func (o *objects) dropBlobs() { o.batch = nil }
+
+// batchBlob collects content when a batch is open and reports whether it
+// did.
+func (o *objects) batchBlob(content []byte) (plumbing.Hash, bool) {
+	if o.batch == nil {
+		return plumbing.ZeroHash, false
+	}
+	h := plumbing.ComputeHash(plumbing.BlobObject, content)
+	if _, ok := o.batch.data[h]; !ok {
+		o.batch.data[h] = content
+		o.batch.order = append(o.batch.order, h)
+	}
+	return h, true
+}
+
+// endBlobs writes the blobs collected since beginBlobs: as one pack when
+// there are at least packMinBlobs of them, else as loose objects. Either
+// way the files written are listed for the commit's flush (takeWritten).
+func (o *objects) endBlobs() error {
+	b := o.batch
+	o.batch = nil
+	if b == nil || len(b.order) == 0 {
+		return nil
+	}
+	if len(b.order) < packMinBlobs {
+		for _, h := range b.order {
+			if _, err := o.writeLoose(plumbing.BlobObject, b.data[h]); err != nil {
+				return fmt.Errorf("write blob: %w", err)
+			}
+		}
+		return nil
+	}
+	if err := o.writePack(b.order, b.data); err != nil {
+		return fmt.Errorf("write a pack of %d blobs: %w", len(b.order), err)
+	}
+	return nil
+}
+
+// writePack writes the blobs in order as one pack (version 2, no deltas)
+// with its index (version 2), and makes the storage see it.
+func (o *objects) writePack(order []plumbing.Hash, data map[plumbing.Hash][]byte) (err error) {
+	if o.writeFault != nil {
+		return o.writeFault
+	}
+	dir := filepath.Join(o.dir, "pack")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var temps []string
+	defer func() {
+		if err != nil {
+			for _, t := range temps {
+				os.Remove(t)
+			}
+		}
+	}()
+	pf, err := os.CreateTemp(dir, "tmp_pack_")
+	if err != nil {
+		return err
+	}
+	temps = append(temps, pf.Name())
+	sum, idx, err := o.encodePack(pf, order, data)
+	if err == nil {
+		err = pf.Sync()
+	}
+	if cerr := pf.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	xf, err := os.CreateTemp(dir, "tmp_idx_")
+	if err != nil {
+		return err
+	}
+	temps = append(temps, xf.Name())
+	_, err = idxfile.NewEncoder(xf).Encode(idx)
+	if err == nil {
+		err = xf.Sync()
+	}
+	if cerr := xf.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	base := filepath.Join(dir, "pack-"+sum.String())
+	for i, ext := range []string{".pack", ".idx"} {
+		if err := os.Chmod(temps[i], 0o444); err != nil {
+			return err
+		}
+		if err := os.Rename(temps[i], base+ext); err != nil {
+			return err
+		}
+	}
+	o.written = append(o.written, dir)
+	o.st.ObjectStorage.Reindex()
+	if o.packed != nil {
+		o.packed()
+	}
+	return nil
+}
+
+// encodePack writes the pack to w and returns its checksum and index.
+func (o *objects) encodePack(w *os.File, order []plumbing.Hash, data map[plumbing.Hash][]byte) (plumbing.Hash, *idxfile.MemoryIndex, error) {
+	sha := sha1.New()
+	bw := bufio.NewWriterSize(w, 64<<10)
+	out := func(b []byte) error {
+		sha.Write(b)
+		_, err := bw.Write(b)
+		return err
+	}
+	var head [12]byte
+	copy(head[:], "PACK")
+	binary.BigEndian.PutUint32(head[4:], 2)
+	binary.BigEndian.PutUint32(head[8:], uint32(len(order)))
+	if err := out(head[:]); err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	iw := &idxfile.Writer{}
+	iw.OnHeader(uint32(len(order)))
+	pos := uint64(len(head))
+	for _, h := range order {
+		content := data[h]
+		o.buf.Reset()
+		o.buf.Write(packEntryHeader(plumbing.BlobObject, int64(len(content))))
+		if o.zw == nil {
+			o.zw = zlib.NewWriter(&o.buf)
+		} else {
+			o.zw.Reset(&o.buf)
+		}
+		o.zw.Write(content)
+		if err := o.zw.Close(); err != nil {
+			return plumbing.ZeroHash, nil, err
+		}
+		iw.Add(h, pos, crc32.ChecksumIEEE(o.buf.Bytes()))
+		if err := out(o.buf.Bytes()); err != nil {
+			return plumbing.ZeroHash, nil, err
+		}
+		pos += uint64(o.buf.Len())
+	}
+	var sum plumbing.Hash
+	copy(sum[:], sha.Sum(nil))
+	if _, err := bw.Write(sum[:]); err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	if err := bw.Flush(); err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	if err := iw.OnFooter(sum); err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	idx, err := iw.Index()
+	return sum, idx, err
+}
+
+// packEntryHeader is the type and size of a pack entry: the type in bits
+// 4-6 of the first byte, the size in its low four bits and then seven bits
+// per byte, low bits first, each byte but the last with its top bit set.
+func packEntryHeader(t plumbing.ObjectType, size int64) []byte {
+	c := byte(t)<<4 | byte(size&0x0f)
+	size >>= 4
+	var out []byte
+	for size != 0 {
+		out = append(out, c|0x80)
+		c = byte(size & 0x7f)
+		size >>= 7
+	}
+	return append(out, c)
+}
