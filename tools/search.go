@@ -20,6 +20,8 @@ import (
 var (
 	_ search.Texts = (*index.Index)(nil)
 	_ search.Files = (*index.Index)(nil)
+	// grep lists the files it reads from disk once per index generation.
+	_ search.Generational = (*index.Index)(nil)
 )
 
 // newSearch builds the engine the search tools share (one content cache

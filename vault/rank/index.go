@@ -220,7 +220,7 @@ func (st *state) add(sn *snapshot, tf *termFreqs) {
 	var lens [numFields]uint32
 	var field int
 	id := uint32(len(st.docs))
-	count := func(t []byte) {
+	count := func(t []byte, _ int) {
 		k := st.term(t)
 		if st.owner[k] != id+1 {
 			st.owner[k], st.slot[k] = id+1, int32(len(tf.order))

@@ -356,14 +356,33 @@ func decode(p *postings, fn func(id uint32, freq *[numFields]uint32)) {
 const snippetBytes = 200
 
 // snippet picks the body line holding the most query terms (the first
-// such line) and shortens it around the first match.
+// such line) and shortens it around the first match. It runs for every
+// hit shown, over the whole note, so it tokenizes the lines in place with
+// one scanner and counts each line's distinct terms without allocating.
 func snippet(content []byte, terms map[string]bool) (string, int) {
 	offset := 0
 	if _, _, body, ok := markdown.FrontmatterBounds(content); ok {
 		offset = body
 	}
+	// Each query term gets a number; seenOn[k] is the line on which term
+	// k was last counted.
+	ids := make(map[string]int, len(terms))
+	for t, on := range terms {
+		if on {
+			ids[t] = len(ids)
+		}
+	}
+	seenOn := make([]int, len(ids))
+	var sc scanner
 	lineNo := 1 + bytes.Count(content[:offset], []byte{'\n'})
-	best, bestLine, bestScore, first := "", 0, 0, ""
+	var best, first []byte
+	bestLine, bestScore, score := 0, 0, 0
+	count := func(t []byte, _ int) {
+		if k, ok := ids[string(t)]; ok && seenOn[k] != lineNo {
+			seenOn[k] = lineNo
+			score++
+		}
+	}
 	rest := content[offset:]
 	for len(rest) > 0 {
 		line := rest
@@ -372,19 +391,14 @@ func snippet(content []byte, terms map[string]bool) (string, int) {
 		} else {
 			rest = nil
 		}
-		text := strings.TrimSpace(string(line))
-		if text != "" {
-			if first == "" {
+		if text := bytes.TrimSpace(line); len(text) > 0 {
+			if first == nil {
 				first = text
 			}
-			seen := map[string]bool{}
-			tokens(text, func(t string) {
-				if terms[t] {
-					seen[t] = true
-				}
-			})
-			if len(seen) > bestScore {
-				best, bestLine, bestScore = text, lineNo, len(seen)
+			score = 0
+			sc.scan(text, count)
+			if score > bestScore {
+				best, bestLine, bestScore = text, lineNo, score
 			}
 		}
 		lineNo++
@@ -392,57 +406,31 @@ func snippet(content []byte, terms map[string]bool) (string, int) {
 	if bestScore == 0 {
 		// The match is in the name, aliases or tags: show how the
 		// note begins.
-		return shorten(first, 0), 0
+		return shorten(string(first), 0), 0
 	}
 	// Centre on the first matching word.
+	text := string(best)
 	at := 0
-	tokensAt(best, func(t string, pos int) bool {
+	tokensAt(text, func(t string, pos int) bool {
 		if terms[t] {
 			at = pos
 			return false
 		}
 		return true
 	})
-	return shorten(best, at), bestLine
+	return shorten(text, at), bestLine
 }
 
-// tokensAt is tokens with each term's byte offset; fn returns false to
-// stop.
+// tokensAt is tokens with the byte offset of the word each term comes
+// from; fn returns false to stop.
 func tokensAt(text string, fn func(term string, pos int) bool) {
+	var sc scanner
 	stop := false
-	pos := 0
-	for pos < len(text) && !stop {
-		r, n := utf8.DecodeRuneInString(text[pos:])
-		if r == utf8.RuneError || !isWordRune(r) {
-			pos += n
-			continue
+	sc.scan([]byte(text), func(t []byte, pos int) {
+		if !stop && !fn(string(t), pos) {
+			stop = true
 		}
-		end := pos
-		for end < len(text) {
-			r, n := utf8.DecodeRuneInString(text[end:])
-			if !isWordRune(r) || (end > pos && ideographic(r)) {
-				break
-			}
-			end += n
-			if ideographic(r) {
-				break
-			}
-		}
-		start := pos
-		tokens(text[start:end], func(t string) {
-			if !stop && !fn(t, start) {
-				stop = true
-			}
-		})
-		pos = end
-	}
-}
-
-func isWordRune(r rune) bool {
-	if r < utf8.RuneSelf {
-		return ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9')
-	}
-	return ideographic(r) || isLetterOrDigit(r)
+	})
 }
 
 // shorten cuts text to about snippetBytes around byte offset at, on rune

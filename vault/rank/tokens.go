@@ -22,10 +22,14 @@ const maxTokenBytes = 48
 type scanner struct {
 	buf  []byte // lowercased or accent-free words
 	stem []byte // words whose ending was rewritten
+	// it decomposes the words foldTable does not cover: made once, as it
+	// is large (a fresh one per word was most of a search's garbage).
+	it *norm.Iter
 }
 
-// scan calls fn with each term of text.
-func (s *scanner) scan(text []byte, fn func(term []byte)) {
+// scan calls fn with each term of text and the byte offset in text of
+// the word it comes from.
+func (s *scanner) scan(text []byte, fn func(term []byte, pos int)) {
 	start := -1
 	flush := func(end int) {
 		if start < 0 {
@@ -37,7 +41,7 @@ func (s *scanner) scan(text []byte, fn func(term []byte)) {
 			return
 		}
 		if t := s.normalize(word); len(t) > 1 {
-			fn(t)
+			fn(t, end-len(word))
 		}
 	}
 	for i := 0; i < len(text); {
@@ -58,7 +62,7 @@ func (s *scanner) scan(text []byte, fn func(term []byte)) {
 		case ideographic(r):
 			flush(i)
 			s.buf = utf8.AppendRune(s.buf[:0], unicode.ToLower(r))
-			fn(s.buf)
+			fn(s.buf, i)
 		case isLetterOrDigit(r):
 			if start < 0 {
 				start = i
@@ -75,13 +79,15 @@ func (s *scanner) scan(text []byte, fn func(term []byte)) {
 // snippets, where a few allocations do not matter).
 func tokens(text string, fn func(term string)) {
 	var s scanner
-	s.scan([]byte(text), func(t []byte) { fn(string(t)) })
+	s.scan([]byte(text), func(t []byte, _ int) { fn(string(t)) })
 }
 
 // ideographic reports whether r belongs to a script written without
 // spaces between words.
 func ideographic(r rune) bool {
-	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
+	// Hangul Jamo, at U+1100, is the first of them: below it no table is
+	// searched (TestIdeographicBelow checks).
+	return r >= 0x1100 && unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
 }
 
 func isLetterOrDigit(r rune) bool {
@@ -104,17 +110,7 @@ func (s *scanner) normalize(word []byte) []byte {
 	}
 	switch {
 	case !ascii:
-		s.buf = s.buf[:0]
-		var it norm.Iter
-		it.Init(norm.NFD, word)
-		for !it.Done() {
-			for _, r := range string(it.Next()) {
-				if !unicode.Is(unicode.Mn, r) {
-					s.buf = utf8.AppendRune(s.buf, unicode.ToLower(r))
-				}
-			}
-		}
-		word = s.buf
+		word = s.fold(word)
 	case upper:
 		s.buf = append(s.buf[:0], word...)
 		for i, c := range s.buf {
@@ -125,6 +121,79 @@ func (s *scanner) normalize(word []byte) []byte {
 		word = s.buf
 	}
 	return s.stemmed(word)
+}
+
+// Runes foldTable says are dropped or need the slow path.
+const (
+	foldDrop = -1
+	foldSlow = -2
+)
+
+// foldTable maps each rune with a one- or two-byte UTF-8 encoding (ASCII,
+// Latin, Greek, Cyrillic, Hebrew, Arabic…) to what foldSlow makes of it
+// alone: one rune, foldDrop for a combining mark, or foldSlow when it
+// decomposes into more than one letter. A word of such runes folds rune
+// by rune to what foldSlow makes of it whole, since below U+0800 every
+// rune that canonical reordering moves is a combining mark (Mn), which
+// folding drops anyway (TestFoldTable checks both).
+var foldTable = func() *[0x800]rune {
+	var t [0x800]rune
+	var s scanner
+	for r := range rune(len(t)) {
+		switch out := []rune(string(s.foldSlow(utf8.AppendRune(nil, r)))); len(out) {
+		case 0:
+			t[r] = foldDrop
+		case 1:
+			t[r] = out[0]
+		default:
+			t[r] = foldSlow
+		}
+	}
+	return &t
+}()
+
+// fold lowercases a word and drops its accents, through foldTable when
+// every rune of the word is in it (most words of most languages): NFD
+// decomposition costs more than the rest of the tokenizer. The result is
+// the scanner's buffer.
+func (s *scanner) fold(word []byte) []byte {
+	s.buf = s.buf[:0]
+	for i := 0; i < len(word); {
+		r, n := rune(word[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRune(word[i:])
+		}
+		if r >= rune(len(foldTable)) {
+			return s.foldSlow(word)
+		}
+		switch f := foldTable[r]; f {
+		case foldDrop:
+		case foldSlow:
+			return s.foldSlow(word)
+		default:
+			s.buf = utf8.AppendRune(s.buf, f)
+		}
+		i += n
+	}
+	return s.buf
+}
+
+// foldSlow is fold by the definition: decompose (NFD), drop combining
+// marks, lowercase. The result is the scanner's buffer.
+func (s *scanner) foldSlow(word []byte) []byte {
+	s.buf = s.buf[:0]
+	if s.it == nil {
+		s.it = new(norm.Iter)
+	}
+	s.it.Init(norm.NFD, word)
+	for !s.it.Done() {
+		for _, r := range string(s.it.Next()) {
+			if !unicode.Is(unicode.Mn, r) {
+				s.buf = utf8.AppendRune(s.buf, unicode.ToLower(r))
+			}
+		}
+	}
+	return s.buf
 }
 
 // stemmed folds the commonest English plural endings: "notes" is

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"vaultmcp/vault"
+	"vaultmcp/vault/access"
 )
 
 const (
@@ -160,61 +161,123 @@ func (e *Engine) Grep(ctx context.Context, q GrepQuery) (*GrepResult, error) {
 }
 
 // memoryGrep searches the texts the Texts source holds, reading from disk
-// only the files it does not hold.
+// only the files it does not hold. The texts go to the workers in small
+// batches as the source reports them: at 100,000 notes a list of every
+// text, built and thrown away on each call, cost more than the search.
 func (e *Engine) memoryGrep(ctx context.Context, g *guard, r *grepRun, dir vault.Path, wanted func(string) bool) bool {
-	type item struct {
-		rel     string
-		content []byte
-	}
-	var items []item
-	ok := e.memory(ctx, dir, func(rel string, content []byte) {
-		if wanted(rel) && (content != nil || !knownBinary(rel)) {
-			items = append(items, item{rel, content})
-		}
-	})
-	if !ok {
+	if e.texts == nil || e.inSkipped(dir.Rel) {
 		return false
 	}
+	var others []string
 	if e.files != nil {
-		// Files whose text the source does not hold are read from disk.
-		held := make(map[string]struct{}, len(items))
-		for _, it := range items {
-			held[it.rel] = struct{}{}
+		var ok bool
+		if others, ok = e.otherFiles(dir.Rel); !ok {
+			return false
 		}
-		e.memoryFiles(ctx, dir, func(rel string) bool {
-			if _, ok := held[rel]; !ok && wanted(rel) && !knownBinary(rel) {
-				items = append(items, item{rel: rel})
-			}
-			return true
-		})
 	}
-	const chunk = 32
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < e.workers; w++ {
-		wg.Add(1)
+	q := e.startWorkers(ctx, g, r)
+	scope := access.From(ctx)
+	ok := e.texts.Texts(dir.Rel, func(rel string, content []byte) bool {
+		if scope.Visible(rel) && wanted(rel) && (content != nil || !knownBinary(rel)) {
+			q.add(rel, content)
+		}
+		return ctx.Err() == nil
+	})
+	if ok {
+		for _, rel := range others {
+			if under(rel, dir.Rel) && scope.Visible(rel) && wanted(rel) {
+				q.add(rel, nil)
+			}
+		}
+	}
+	q.wait()
+	return ok
+}
+
+// textBatch is how many texts travel to a worker together: enough to keep
+// channel operations off the per-file path, few enough to spread a small
+// folder over the workers.
+const textBatch = 32
+
+// textItem is one file to search: its text, or nil to read it from disk.
+type textItem struct {
+	rel     string
+	content []byte
+}
+
+// textQueue hands texts to a search's workers in batches, recycling the
+// batches so a search allocates a handful of them however large the vault.
+type textQueue struct {
+	batches chan []textItem
+	free    chan []textItem
+	cur     []textItem
+	wg      sync.WaitGroup
+}
+
+// startWorkers starts e.workers goroutines searching what is added to the
+// returned queue; wait ends them.
+func (e *Engine) startWorkers(ctx context.Context, g *guard, r *grepRun) *textQueue {
+	q := &textQueue{
+		batches: make(chan []textItem, 2*e.workers),
+		free:    make(chan []textItem, 3*e.workers+1),
+	}
+	for range e.workers {
+		q.wg.Add(1)
 		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				i := int(next.Add(chunk)) - chunk
-				if i >= len(items) {
-					return
+			defer q.wg.Done()
+			for batch := range q.batches {
+				if ctx.Err() == nil {
+					r.searchBatch(g, e.v.Root(), batch)
 				}
-				func() {
-					defer g.catch()
-					for _, it := range items[i:min(i+chunk, len(items))] {
-						if it.content == nil {
-							r.fromDisk(fileRef{rel: it.rel, abs: filepath.Join(e.v.Root(), filepath.FromSlash(it.rel))})
-							continue
-						}
-						r.searchText(it.rel, it.content, false)
-					}
-				}()
+				select {
+				case q.free <- batch[:0]:
+				default:
+				}
 			}
 		}()
 	}
-	wg.Wait()
-	return true
+	return q
+}
+
+func (q *textQueue) add(rel string, content []byte) {
+	if q.cur == nil {
+		select {
+		case q.cur = <-q.free:
+		default:
+			q.cur = make([]textItem, 0, textBatch)
+		}
+	}
+	q.cur = append(q.cur, textItem{rel, content})
+	if len(q.cur) == textBatch {
+		q.batches <- q.cur
+		q.cur = nil
+	}
+}
+
+// wait hands over the last batch and waits for the workers to finish.
+func (q *textQueue) wait() {
+	if len(q.cur) > 0 {
+		q.batches <- q.cur
+	}
+	q.cur = nil
+	close(q.batches)
+	q.wg.Wait()
+}
+
+// searchBatch searches one batch of texts, reading those without content
+// from disk (under root).
+func (r *grepRun) searchBatch(g *guard, root string, batch []textItem) {
+	defer g.catch()
+	n := 0
+	for _, it := range batch {
+		if it.content == nil {
+			r.fromDisk(fileRef{rel: it.rel, abs: filepath.Join(root, filepath.FromSlash(it.rel))})
+			continue
+		}
+		r.searchText(it.rel, it.content, false)
+		n++
+	}
+	r.searched.Add(int64(n))
 }
 
 // grepRun is the state of one Grep call, shared by its workers.
@@ -232,13 +295,13 @@ func (r *grepRun) fromDisk(f fileRef) {
 	if err != nil || binary {
 		return
 	}
+	r.searched.Add(1)
 	r.searchText(f.rel, content, true)
 }
 
 // searchText searches one text; checked says it is known not to be
-// binary.
+// binary. The caller counts it in searched.
 func (r *grepRun) searchText(rel string, content []byte, checked bool) {
-	r.searched.Add(1)
 	hits := r.m.lines(content, nil)
 	if len(hits) == 0 || (!checked && isBinary(content)) {
 		return

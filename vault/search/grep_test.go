@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -104,6 +105,49 @@ func TestGrep(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestGrepOtherFilesFollowGeneration: the files grep reads from disk
+// because the source does not hold their text are remembered for one
+// generation of the source, and listed again when it changes.
+func TestGrepOtherFilesFollowGeneration(t *testing.T) {
+	v := newTestVault(t, map[string]string{"a.md": "needle\n", "sub/b.txt": "needle\n", "c.png": "needle"})
+	m := loadTexts(t, v)
+	src := generational{notesAndFiles{notesOnly{m}}, new(atomic.Uint64)}
+	e := New(v, Options{Texts: src})
+	grep := func(path string) []string {
+		t.Helper()
+		_, got := grepLines(t, e, GrepQuery{Query: "needle", Path: path})
+		return got
+	}
+	want := []string{"a.md:1: needle", "sub/b.txt:1: needle"}
+	if got := grep(""); !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if got := grep("sub"); !slices.Equal(got, want[1:]) {
+		t.Errorf("in sub: got %q, want %q", got, want[1:])
+	}
+
+	// A new file the source lists: unseen until the generation changes.
+	writeFile(t, v.Root(), "d.txt", "needle\n")
+	m.files["d.txt"] = nil
+	if got := grep(""); !slices.Equal(got, want) {
+		t.Errorf("same generation: got %q, want %q", got, want)
+	}
+	src.gen.Add(1)
+	want = append(want, "d.txt:1: needle")
+	slices.Sort(want)
+	if got := grep(""); !slices.Equal(got, want) {
+		t.Errorf("next generation: got %q, want %q", got, want)
+	}
+
+	// A file that becomes a held text is searched once, from memory.
+	m.files["d.txt"] = []byte("needle in memory\n")
+	src.gen.Add(1)
+	want = []string{"a.md:1: needle", "d.txt:1: needle in memory", "sub/b.txt:1: needle"}
+	if got := grep(""); !slices.Equal(got, want) {
+		t.Errorf("held: got %q, want %q", got, want)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"vaultmcp/vault"
@@ -113,14 +114,28 @@ func (n notesAndFiles) Files(prefix string, fn func(rel string) bool) bool {
 	return n.m.Texts(prefix, func(rel string, _ []byte) bool { return fn(rel) })
 }
 
+// generational is notesAndFiles with a generation, as the index has: the
+// engine then remembers the files it reads from disk until it changes.
+type generational struct {
+	notesAndFiles
+	gen *atomic.Uint64
+}
+
+var _ Generational = generational{}
+
+func (g generational) Generation() uint64 { return g.gen.Load() }
+
 // engines returns the ways an engine gets its texts: the disk (with its
 // cache), a Texts source reporting every file (nil content for those it
-// does not hold), and one reporting notes with Files for the rest.
+// does not hold), one reporting notes with Files for the rest, and the
+// same with a generation.
 func engines(t testing.TB, v *vault.Vault) map[string]*Engine {
 	return map[string]*Engine{
 		"disk":          New(v, Options{}),
 		"memory":        New(v, Options{Texts: loadTexts(t, v)}),
 		"memory, Files": New(v, Options{Texts: notesAndFiles{notesOnly{loadTexts(t, v)}}}),
+		"memory, Files, generation": New(v, Options{Texts: generational{notesAndFiles{notesOnly{loadTexts(t, v)}},
+			new(atomic.Uint64)}}),
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 
 	"vaultmcp/vault"
 	"vaultmcp/vault/access"
@@ -57,6 +58,17 @@ type Files interface {
 	Files(prefix string, fn func(rel string) bool) (ok bool)
 }
 
+// Generational is an optional interface of a Texts source that is also a
+// Files source (the index): its generation tells when what it lists may
+// have changed. With it, grep works out once per generation, not on every
+// call, which files it must read from disk because Texts does not hold
+// them.
+type Generational interface {
+	// Generation returns a number that changes whenever the set of files
+	// Files reports, or the set Texts reports, may have changed.
+	Generation() uint64
+}
+
 // Options configure an Engine. The zero value searches the disk with the
 // default cache.
 type Options struct {
@@ -84,6 +96,19 @@ type Engine struct {
 	workers int
 	content *contentCache
 	log     *slog.Logger
+	others  otherFiles
+}
+
+// otherFiles remembers, for one generation of a Generational source, the
+// files Files lists whose text Texts does not hold (attachments and other
+// files that are not notes), less the known binary ones: grep reads them
+// from disk. At 100,000 notes working this out costs more than searching
+// every text, so it is done once per change of the vault, not per grep.
+type otherFiles struct {
+	mu    sync.Mutex
+	valid bool
+	gen   uint64
+	rels  []string
 }
 
 // New returns an engine over v.
@@ -155,24 +180,9 @@ func (e *Engine) inSkipped(rel string) bool {
 	return false
 }
 
-// memory lists the files under dir from the Texts source that ctx's
-// access scope lets the client see, or reports false when there is no
-// source or it is not ready.
-func (e *Engine) memory(ctx context.Context, dir vault.Path, fn func(rel string, content []byte)) bool {
-	if e.texts == nil || e.inSkipped(dir.Rel) {
-		return false
-	}
-	scope := access.From(ctx)
-	return e.texts.Texts(dir.Rel, func(rel string, content []byte) bool {
-		if scope.Visible(rel) {
-			fn(rel, content)
-		}
-		return true
-	})
-}
-
-// memoryFiles is memory for the Files source: every file, not only the
-// texts held, until fn returns false.
+// memoryFiles lists the files under dir from the Files source that ctx's
+// access scope lets the client see, until fn returns false, or reports
+// false when there is no source or it is not ready.
 func (e *Engine) memoryFiles(ctx context.Context, dir vault.Path, fn func(rel string) bool) bool {
 	if e.files == nil || e.inSkipped(dir.Rel) {
 		return false
@@ -181,4 +191,54 @@ func (e *Engine) memoryFiles(ctx context.Context, dir vault.Path, fn func(rel st
 	return e.files.Files(dir.Rel, func(rel string) bool {
 		return !scope.Visible(rel) || fn(rel)
 	})
+}
+
+// otherFiles returns the files under dir (and, when they come from the
+// cache, others too: the caller keeps those under dir) that Files lists
+// and Texts does not hold, less the known binary ones. ok is false when
+// the source is not ready. e.files must be set.
+func (e *Engine) otherFiles(dir string) (rels []string, ok bool) {
+	gs, cached := e.texts.(Generational)
+	if !cached {
+		return e.listOtherFiles(dir)
+	}
+	c := &e.others
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// Read before listing: a change made while listing bumps it again, and
+	// the next search lists afresh.
+	gen := gs.Generation()
+	if c.valid && c.gen == gen {
+		return c.rels, true
+	}
+	if rels, ok = e.listOtherFiles(""); !ok {
+		return nil, false
+	}
+	c.valid, c.gen, c.rels = true, gen, rels
+	return rels, true
+}
+
+// listOtherFiles lists the files under dir that Files reports and Texts
+// does not, less the known binary ones.
+func (e *Engine) listOtherFiles(dir string) ([]string, bool) {
+	held := map[string]struct{}{}
+	if !e.texts.Texts(dir, func(rel string, _ []byte) bool {
+		held[rel] = struct{}{}
+		return true
+	}) {
+		return nil, false
+	}
+	var rels []string
+	ok := e.files.Files(dir, func(rel string) bool {
+		if _, ok := held[rel]; !ok && !knownBinary(rel) {
+			rels = append(rels, rel)
+		}
+		return true
+	})
+	return rels, ok
+}
+
+// under reports whether rel is dir or lies below it ("" is the root).
+func under(rel, dir string) bool {
+	return dir == "" || rel == dir || strings.HasPrefix(rel, dir+"/")
 }
