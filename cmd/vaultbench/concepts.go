@@ -30,6 +30,9 @@ func benchConcepts(ctx context.Context, e *env) ([]figure, error) {
 	if _, err := vaultgen.Generate(dir, opts); err != nil {
 		return nil, err
 	}
+	if err := gitInit(dir); err != nil { // as generate does, for the tool calls
+		return nil, err
+	}
 	opts.ConceptsInert = true
 	control := filepath.Join(e.tmp, "vault-concepts-control")
 	if _, err := vaultgen.Generate(control, opts); err != nil {

@@ -157,7 +157,7 @@ func git(dir string, args ...string) error {
 	return nil
 }
 
-// copyTree copies the files below src into dst.
+// copyTree copies the files below src, but not its repository, into dst.
 func copyTree(src, dst string) error {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
@@ -165,5 +165,6 @@ func copyTree(src, dst string) error {
 	if out, err := exec.Command("cp", "-a", src+"/.", dst+"/").CombinedOutput(); err != nil {
 		return fmt.Errorf("copy %s: %v: %s", src, err, out)
 	}
-	return nil
+	// The copy gets a history of its own (gitInit).
+	return os.RemoveAll(filepath.Join(dst, ".git"))
 }
