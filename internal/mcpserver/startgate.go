@@ -7,8 +7,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// WithStartGate holds back every request but initialize, ping and
-// tools/list until ready is closed (or the request's context ends). The
+// WithStartGate holds back every request but initialize (and
+// server/discover), ping and tools/list until ready is closed (or the request's context ends). The
 // server answers those at once while work that scales with the vault —
 // watching its folders, building the index — starts in the background;
 // anything that reads the vault waits for that start, so it sees the
@@ -24,7 +24,10 @@ func WithStartGate(ready <-chan struct{}, begin func()) Option {
 func startGate(hooks *server.Hooks, ready <-chan struct{}, begin func()) {
 	hooks.AddBeforeAny(func(ctx context.Context, _ any, method mcp.MCPMethod, _ any) {
 		switch method {
-		case mcp.MethodInitialize, mcp.MethodPing, mcp.MethodToolsList:
+		// server/discover is the newer protocol's initialize: mcp-go's
+		// client sends it first and falls back to initialize when it is
+		// refused, so holding it would hold the first answer too.
+		case mcp.MethodInitialize, mcp.MethodServerDiscover, mcp.MethodPing, mcp.MethodToolsList:
 			return
 		}
 		if begin != nil {

@@ -38,6 +38,7 @@ func TestStartGate(t *testing.T) {
 			t.Fatalf("%s behind the closed gate: %v", method, resp)
 		}
 	}
+
 	done := make(chan map[string]any, 1)
 	go func() {
 		// Not send: t.Fatal belongs to the test's goroutine.
@@ -105,5 +106,39 @@ func TestStartGateBegins(t *testing.T) {
 	}
 	if begun == 0 {
 		t.Fatal("the held-back tool call did not start the work")
+	}
+}
+
+// server/discover, which mcp-go's client sends before initialize, is
+// answered without starting the work behind the gate: begin here opens
+// the gate, so a held request would still be answered, but too late.
+func TestStartGateLetsDiscoveryThrough(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := vault.Open(root, vault.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := make(chan struct{})
+	begun := false
+	begin := func() {
+		if !begun {
+			begun = true
+			close(gate)
+		}
+	}
+	s, err := New(tools.Deps{Vault: v, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, "1", WithStartGate(gate, begin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := send(t, s, 1, "server/discover", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",`+
+		`"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}`)
+	if resp["result"] == nil && resp["error"] == nil {
+		t.Fatalf("server/discover: %v", resp)
+	}
+	if begun {
+		t.Errorf("server/discover started the work behind the gate (answer %v)", resp)
 	}
 }
