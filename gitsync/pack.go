@@ -102,33 +102,19 @@ func (o *objects) writePack(order []plumbing.Hash, data map[plumbing.Hash][]byte
 			}
 		}
 	}()
-	pf, err := os.CreateTemp(dir, "tmp_pack_")
+	var sum plumbing.Hash
+	var idx *idxfile.MemoryIndex
+	err = writeSynced(dir, "tmp_pack_", &temps, func(f *os.File) (err error) {
+		sum, idx, err = o.encodePack(f, order, data)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	temps = append(temps, pf.Name())
-	sum, idx, err := o.encodePack(pf, order, data)
-	if err == nil {
-		err = pf.Sync()
-	}
-	if cerr := pf.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	err = writeSynced(dir, "tmp_idx_", &temps, func(f *os.File) error {
+		_, err := idxfile.NewEncoder(f).Encode(idx)
 		return err
-	}
-	xf, err := os.CreateTemp(dir, "tmp_idx_")
-	if err != nil {
-		return err
-	}
-	temps = append(temps, xf.Name())
-	_, err = idxfile.NewEncoder(xf).Encode(idx)
-	if err == nil {
-		err = xf.Sync()
-	}
-	if cerr := xf.Close(); err == nil {
-		err = cerr
-	}
+	})
 	if err != nil {
 		return err
 	}
@@ -147,6 +133,25 @@ func (o *objects) writePack(order []plumbing.Hash, data map[plumbing.Hash][]byte
 		o.packed()
 	}
 	return nil
+}
+
+// writeSynced writes a new temporary file in dir with write, flushes and
+// closes it, and appends its name to temps (whatever happens, so the
+// caller can remove it).
+func writeSynced(dir, pattern string, temps *[]string, write func(*os.File) error) error {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return err
+	}
+	*temps = append(*temps, f.Name())
+	err = write(f)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // encodePack writes the pack to w and returns its checksum and index.
