@@ -256,6 +256,9 @@ func (r *Repo) moveBranch(idx *index.Index, upd *indexUpdate, h, old plumbing.Ha
 		return err
 	}
 	fl.add(ref.lockPath())
+	if r.flushIndex {
+		fl.add(lock.path())
+	}
 	if err := fl.wait(); err != nil {
 		ref.abort()
 		lock.abort()

@@ -71,6 +71,9 @@ type Repo struct {
 	// mark is this process's unflushed-index mark, open and flocked
 	// once it left an unflushed index (indexmark.go); under mu.
 	mark *os.File
+	// flushIndex, when set (by benchmarks, for comparison), flushes the
+	// index with each commit's objects, as before indexmark.go.
+	flushIndex bool
 }
 
 // Object cache sizes of the two go-git storages; go-git's default (96 MB
