@@ -4,10 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // makeVault writes files notes of about 2 KB in folders of 100 and commits
@@ -77,6 +81,41 @@ func BenchmarkRecord(b *testing.B) {
 			ds.report(b)
 		})
 	}
+	// The same commits alternating with ones that also flush the git
+	// index, as every commit did before it was left unflushed: both see
+	// the same load on a shared machine.
+	b.Run("gitsync-vs-index-flushed", func(b *testing.B) {
+		r.opts.NoFsync = false
+		defer func() { r.flushIndex = false }()
+		var ds, flushed durations
+		var disk, diskFlushed int64 // bytes sent to the disk (Linux)
+		for b.Loop() {
+			seq++
+			r.flushIndex = seq%2 == 0
+			rel := noteName(rng.IntN(files))
+			io0 := diskWrites()
+			start := time.Now()
+			writeFile(b, dir, rel, fmt.Sprintf("edit %d\n", seq))
+			if _, err := r.Record(context.Background(), "edit "+rel, []string{rel}); err != nil {
+				b.Fatal(err)
+			}
+			d := time.Since(start)
+			if r.flushIndex {
+				flushed = append(flushed, d)
+				diskFlushed += diskWrites() - io0
+			} else {
+				ds = append(ds, d)
+				disk += diskWrites() - io0
+			}
+		}
+		ds.report(b)
+		if len(flushed) > 0 {
+			sort.Slice(flushed, func(i, j int) bool { return flushed[i] < flushed[j] })
+			b.ReportMetric(float64(flushed[len(flushed)/2].Microseconds())/1000, "ms-median-index-flushed")
+			b.ReportMetric(float64(disk)/float64(len(ds))/1024, "KB-to-disk/op")
+			b.ReportMetric(float64(diskFlushed)/float64(len(flushed))/1024, "KB-to-disk/op-index-flushed")
+		}
+	})
 	b.Run("git-cli", func(b *testing.B) {
 		var ds durations
 		for b.Loop() {
@@ -199,4 +238,131 @@ func BenchmarkExternalScan(b *testing.B) {
 		}
 		ds.report(b)
 	})
+}
+
+// BenchmarkCommitObjects weighs writing one note commit's objects (a 2 KB
+// blob, three trees along its path and the commit: five objects of about
+// the same bytes) as loose objects, each a file in its folder, against
+// one small pack with its index, both flushed as a commit flushes them
+// (the pack as pack.go writes it for a rename's many blobs).
+func BenchmarkCommitObjects(b *testing.B) {
+	dir := b.TempDir()
+	makeVault(b, dir, 1000)
+	r, err := Open(context.Background(), Options{Dir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	body := strings.Repeat("Some words about the topic, with a [[link]] and a #tag.\n", 36)
+	seq := 0
+	objectsOf := func() [][]byte {
+		seq++
+		out := [][]byte{[]byte(fmt.Sprintf("# Note %d\n%s", seq, body))}
+		for i := range 4 {
+			out = append(out, []byte(fmt.Sprintf("%d %s", seq*10+i, strings.Repeat("t", 300+i*100))))
+		}
+		return out
+	}
+	b.Run("loose", func(b *testing.B) {
+		var ds durations
+		for b.Loop() {
+			start := time.Now()
+			for _, o := range objectsOf() {
+				if _, err := r.obj.writeLoose(plumbing.BlobObject, o); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := r.flush(r.obj.takeWritten()...); err != nil {
+				b.Fatal(err)
+			}
+			ds = append(ds, time.Since(start))
+		}
+		ds.report(b)
+	})
+	b.Run("pack", func(b *testing.B) {
+		var ds durations
+		for b.Loop() {
+			start := time.Now()
+			data := map[plumbing.Hash][]byte{}
+			var order []plumbing.Hash
+			for _, o := range objectsOf() {
+				h := plumbing.ComputeHash(plumbing.BlobObject, o)
+				data[h] = o
+				order = append(order, h)
+			}
+			if err := r.obj.writePack(order, data); err != nil {
+				b.Fatal(err)
+			}
+			if err := r.flush(r.obj.takeWritten()...); err != nil {
+				b.Fatal(err)
+			}
+			ds = append(ds, time.Since(start))
+		}
+		ds.report(b)
+	})
+}
+
+// BenchmarkLookupWithPacks is what reading an object (one there, one
+// not: a new blob is looked for first) costs in go-git with N small packs
+// beside the vault's big one: it searches the packs' indexes one after
+// the other, so one pack per commit would make every read slower until
+// the next gc.
+func BenchmarkLookupWithPacks(b *testing.B) {
+	for _, packs := range []int{1, 50, 500} {
+		b.Run(fmt.Sprintf("%d-packs", packs), func(b *testing.B) {
+			dir := b.TempDir()
+			makeVault(b, dir, 1000)
+			r, err := Open(context.Background(), Options{Dir: dir, NoFsync: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			for n := 1; n < packs; n++ {
+				o := []byte(fmt.Sprintf("pack %d", n))
+				h := plumbing.ComputeHash(plumbing.BlobObject, o)
+				if err := r.obj.writePack([]plumbing.Hash{h}, map[plumbing.Hash][]byte{h: o}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			head, err := r.headHash()
+			if err != nil {
+				b.Fatal(err)
+			}
+			st := newStorage(r.gitDir, mainCacheSize)
+			missing := plumbing.ComputeHash(plumbing.BlobObject, []byte("not there"))
+			for b.Loop() {
+				if err := st.HasEncodedObject(missing); err == nil {
+					b.Fatal("found")
+				}
+				if err := st.HasEncodedObject(head); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// diskWrites is what this process has had written to storage so far,
+// less what it dirtied and then deleted before it was written
+// (/proc/self/io; 0 where that is missing).
+func diskWrites() int64 {
+	data, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0
+	}
+	var total int64
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(line, ": ")
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if !ok || err != nil {
+			continue
+		}
+		switch k {
+		case "write_bytes":
+			total += n
+		case "cancelled_write_bytes":
+			total -= n
+		}
+	}
+	return total
 }

@@ -189,6 +189,13 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 		// Nothing new; still refresh the stat data of the index entries so
 		// that `git status` does not have to re-hash the files.
 		if !s.index.empty() {
+			mark, err := r.markIndexUnflushed()
+			if err == nil {
+				err = r.flush(mark...)
+			}
+			if err != nil {
+				return Result{}, err
+			}
 			lock, err := r.index.prepare(s.index.apply(idx), false)
 			if err != nil {
 				return Result{}, err
@@ -220,16 +227,23 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 }
 
 // moveBranch makes commit h (written, with its objects) the branch head
-// in place of old and applies upd to the index, durably: the objects,
-// the worktree folders in dirs, index.lock and the ref lock are flushed
-// together, then the ref and the index are renamed into place and their
-// folder flushed. The order keeps a failure harmless: if the ref update
-// fails the index lock is dropped; if the index rename fails the ref is
-// put back.
+// in place of old and applies upd to the index. The objects, the worktree
+// folders in dirs and the ref lock are flushed together, then the ref and
+// the index are renamed into place and the ref's folder flushed: the
+// commit is durable when moveBranch returns. The index is not flushed
+// (see indexmark.go). The order keeps a failure harmless: if the ref
+// update fails the index lock is dropped; if the index rename fails the
+// ref is put back.
 func (r *Repo) moveBranch(idx *index.Index, upd *indexUpdate, h, old plumbing.Hash, msg string, dirs []string) error {
 	// The objects and folders are complete: their flushes run while the
 	// index (about 1 MB at 10,000 notes) is encoded and written.
 	fl := r.startFlush(append(r.obj.takeWritten(), dirs...)...)
+	mark, err := r.markIndexUnflushed()
+	if err != nil {
+		fl.wait()
+		return err
+	}
+	fl.add(mark...)
 	lock, err := r.index.prepare(upd.apply(idx), false)
 	if err != nil {
 		fl.wait()
@@ -241,7 +255,10 @@ func (r *Repo) moveBranch(idx *index.Index, upd *indexUpdate, h, old plumbing.Ha
 		lock.abort()
 		return err
 	}
-	fl.add(lock.path(), ref.lockPath())
+	fl.add(ref.lockPath())
+	if r.flushIndex {
+		fl.add(lock.path())
+	}
 	if err := fl.wait(); err != nil {
 		ref.abort()
 		lock.abort()
@@ -257,7 +274,7 @@ func (r *Repo) moveBranch(idx *index.Index, upd *indexUpdate, h, old plumbing.Ha
 		}
 		return err
 	}
-	return r.flush(ref.dir(), r.gitDir)
+	return r.flush(ref.dir())
 }
 
 func withNewline(s string) string {

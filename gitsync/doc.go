@@ -30,9 +30,13 @@
 // commit, then updates .git/index through index.lock and the branch ref
 // through <ref>.lock, like git itself; any failure leaves HEAD and the index
 // as they were. Unless Options.NoFsync, the objects, the folders of the
-// written notes and both lock files are flushed to disk before the ref is
-// renamed into place, and the renames' folders after, so an acknowledged
-// write survives a power loss. There is no worktree scan: the in-memory
+// written notes and the ref lock are flushed to disk before the ref is
+// renamed into place, and the ref's folder after, so an acknowledged
+// write survives a power loss. The index is not flushed (git's own
+// default, core.fsync=committed, does not flush it either): a power loss
+// may leave it behind HEAD, which the first sync repairs, or torn, which
+// the next start rebuilds from HEAD when a mark shows a vaultmcp process
+// left it unflushed (see Recovery). There is no worktree scan: the in-memory
 // index is reused between commits and re-read only when another git
 // process rewrote it. Writing content identical to HEAD makes no commit;
 // Record then returns HEAD's short hash and a nil error (Commit's
@@ -95,6 +99,12 @@
 //     kill between the ref update and the index rename, is committed or
 //     re-staged by the first sync's external-changes step, which needs no
 //     network.
+//   - An index torn by a power loss (its checksum fails) is rebuilt
+//     from HEAD by CheckIndex, and staged against the worktree by the
+//     first sync, when .git/vaultmcp-<pid>-index.unflushed shows that a
+//     vaultmcp process renamed it into place unflushed since its last
+//     clean stop. Any other index go-git cannot read stops the server
+//     with an error that says how to fix it.
 //   - Small files in .git (config, the conflict list) are replaced
 //     atomically. The one ref go-git writes in place, the fetched copy of
 //     the remote's head, is dropped when a kill left it empty, and fetched

@@ -11,14 +11,16 @@ import (
 
 // Durability. A write is acknowledged only after its commit is on disk:
 // with Options.NoFsync false (the default) the new loose objects, their
-// folders, the index and ref lock files are flushed (fsync) before the
-// ref is renamed into place, and the folders of the renames after. So a
-// power loss leaves either the old commit or the new one, never a ref
-// pointing at an object that never reached the disk. The flushes of one
-// commit run in parallel: the file system folds them into one or two
-// journal commits. They start as soon as their files are complete (see
-// flusher), so the disk works while the commit goes on: the index is
-// encoded and written, and the ref locked, while the objects are flushed.
+// folders and the ref lock file are flushed (fsync) before the ref is
+// renamed into place, and the ref's folder after. So a power loss leaves
+// either the old commit or the new one, never a ref pointing at an object
+// that never reached the disk. The index is not flushed: it is derived
+// data, and a start after a power loss repairs it (see indexmark.go). The
+// flushes of one commit run in parallel: the file system folds them into
+// one or two journal commits. They start as soon as their files are
+// complete (see flusher), so the disk works while the commit goes on: the
+// index is encoded and written, and the ref locked, while the objects are
+// flushed.
 
 // maxParallelSync bounds the fsyncs in flight.
 const maxParallelSync = 16

@@ -1,6 +1,7 @@
 package gitsync
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -22,7 +23,8 @@ import (
 // pack and deleting them (no pruning) once there are more than
 // gcLooseThreshold. Nothing of it holds a lock the writes need, and every
 // reader finds objects that moved into a pack (objects.encoded reindexes
-// on a miss).
+// on a miss). git runs at a lower CPU and I/O priority than the server
+// (priority_linux.go), so a write beside it is not kept waiting.
 
 // gcLooseThreshold is the loose-object estimate above which go-git packs
 // (git's gc.auto default is 6700).
@@ -66,9 +68,14 @@ func (r *Repo) GC(ctx context.Context) (err error) {
 		cmd := exec.CommandContext(ctx, gitBin, "-c", "gc.autoDetach=false", "gc", "--auto", "--quiet")
 		cmd.Dir = r.dir
 		cmd.Env = append(os.Environ(), "GIT_DIR="+r.gitDir, "GIT_WORK_TREE="+r.dir)
-		out, err := cmd.CombinedOutput()
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := startBackground(cmd) // niced: the writes beside it come first
+		if err == nil {
+			err = cmd.Wait()
+		}
 		if err != nil {
-			return fmt.Errorf("git gc --auto: %w: %s", err, remoteText(out))
+			return fmt.Errorf("git gc --auto: %w: %s", err, remoteText(out.Bytes()))
 		}
 	} else if err := r.packLoose(); err != nil {
 		return err

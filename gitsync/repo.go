@@ -67,6 +67,13 @@ type Repo struct {
 
 	clonedTip plumbing.Hash  // the head of a clone Open made, checked out by Open
 	gcRuns    sync.WaitGroup // a background gc
+
+	// mark is this process's unflushed-index mark, open and flocked
+	// once it left an unflushed index (indexmark.go); under mu.
+	mark *os.File
+	// flushIndex, when set (by benchmarks, for comparison), flushes the
+	// index with each commit's objects, as before indexmark.go.
+	flushIndex bool
 }
 
 // Object cache sizes of the two go-git storages; go-git's default (96 MB
@@ -143,14 +150,18 @@ func Open(ctx context.Context, opts Options) (*Repo, error) {
 }
 
 // CheckIndex reads .git/index unless it is read already and unchanged,
-// returning why it cannot be used. Open calls it unless
-// Options.LoadIndexLater.
+// returning why it cannot be used; an index a power loss tore while a
+// vaultmcp process had left it unflushed is rebuilt from HEAD instead
+// (see indexmark.go). Open calls it unless Options.LoadIndexLater.
 func (r *Repo) CheckIndex() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, err := r.index.load(); err != nil {
-		return fmt.Errorf("gitsync: %w (if it uses split index: git update-index --no-split-index)", err)
+		if err := r.repairIndex(err); err != nil {
+			return err
+		}
 	}
+	r.settleIndexMarks()
 	return nil
 }
 
@@ -505,6 +516,7 @@ func (r *Repo) Close() error {
 			r.log.Warn("final push failed; the commits stay local", "err", err)
 		}
 	}
+	r.dropIndexMark()
 	r.hist.mu.Lock()
 	defer r.hist.mu.Unlock()
 	return r.histSt.Close()

@@ -81,9 +81,13 @@ func (o *objects) writeLoose(t plumbing.ObjectType, data []byte) (plumbing.Hash,
 	}
 	o.tmp++
 	tmp := filepath.Join(dir, fmt.Sprintf("tmp_obj_%s_%d_%d", hex[2:10], os.Getpid(), o.tmp))
-	f, err := createInDir(dir, tmp, o.beforeCreate)
+	f, made, err := createInDir(dir, tmp, o.beforeCreate)
 	if err != nil {
 		return plumbing.ZeroHash, err
+	}
+	if made {
+		// The new folder's own entry must reach the disk too.
+		o.written = append(o.written, o.dir)
 	}
 	o.buf.Reset()
 	if o.zw == nil {
@@ -121,19 +125,21 @@ const createAttempts = 10
 // emptied, so the folder can vanish again between being made and the
 // file being created in it: that is retried, as git itself does. Once the
 // file exists the folder is not empty and stays. before, when set (by
-// tests), runs before each attempt.
-func createInDir(dir, file string, before func(dir string)) (*os.File, error) {
+// tests), runs before each attempt. made reports that the folder had to
+// be made.
+func createInDir(dir, file string, before func(dir string)) (f *os.File, made bool, err error) {
 	for attempt := 1; ; attempt++ {
 		if before != nil {
 			before(dir)
 		}
 		f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 		if !errors.Is(err, fs.ErrNotExist) || attempt == createAttempts {
-			return f, err
+			return f, made, err
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
+			return nil, made, err
 		}
+		made = true
 	}
 }
 

@@ -137,3 +137,14 @@ func timeIt(n int, fn func() error) (time.Duration, error) {
 	}
 	return median(ds), nil
 }
+
+// timedCall runs one tool and returns how long the answer took and the
+// server CPU time (all threads) it spent meanwhile.
+func (s *server) timedCall(ctx context.Context, name string, args map[string]any) (time.Duration, time.Duration, error) {
+	cpu0, _ := s.cpuTime()
+	start := time.Now()
+	_, err := s.call(ctx, name, args)
+	d := time.Since(start)
+	cpu1, _ := s.cpuTime()
+	return d, cpu1 - cpu0, err
+}

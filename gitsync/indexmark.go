@@ -1,0 +1,236 @@
+package gitsync
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// The git index is not flushed. It is derived data: git's own default
+// (core.fsync=committed) flushes objects and refs and leaves the index
+// to the page cache, and flushing our 1 MB index (at 10,000 notes) was
+// about 40 % of every commit's flush. A commit is durable without it:
+// its objects and the ref are flushed before the write is acknowledged.
+// What a power loss can leave of an index we renamed into place:
+//
+//   - an older index, behind HEAD: the first sync's scan for outside
+//     changes stages the worktree again (as after a kill between the ref
+//     update and the index rename);
+//   - the new index, whole;
+//   - a torn one: empty, cut short, or zeros where data should be. Its
+//     checksum (the SHA-1 git puts at the end) fails.
+//
+// A torn index is rebuilt at start from HEAD, and the scan then stages
+// the worktree against it; but only when a mark proves that a vaultmcp
+// process renamed an unflushed index into place since the last clean
+// stop. Before its first such rename a process creates its mark,
+// .git/vaultmcp-<pid>-index.unflushed, flushed with that commit's
+// objects, so the mark is on disk before the rename can be; it keeps the
+// mark open and flock(2)ed, and a clean Close flushes the index and then
+// removes the mark. At start, a dead process's mark is removed once the
+// index it may have left is read whole and flushed.
+//
+// Everything else still stops the server, as an index we cannot read
+// always did: a torn index without a mark (another program's, or damage
+// we cannot account for), an index whose checksum holds but that go-git
+// cannot read (a split index, a newer format), and one with no checksum
+// at all (index.skipHash), which cannot be told from a torn one. So is a
+// torn index in a sparse checkout: its skip-worktree bits are not in
+// HEAD, and without them the scan would take every file left out of the
+// checkout for deleted.
+
+// markSuffix ends the name of an unflushed-index mark in .git.
+const markSuffix = "-index.unflushed"
+
+const markText = "vaultmcp renamed a git index into place without flushing it to disk.\n" +
+	"While this file exists, a torn .git/index is rebuilt from HEAD at start.\n" +
+	"Removed after the index is flushed (a clean stop, or the next start).\n"
+
+// markIndexUnflushed makes sure this process's mark exists before it
+// renames an index it has not flushed into place, and returns what must
+// be flushed before that rename (nothing once the mark is on disk).
+// r.mu is held.
+func (r *Repo) markIndexUnflushed() ([]string, error) {
+	if r.mark != nil {
+		return nil, nil
+	}
+	p := filepath.Join(r.gitDir, fmt.Sprintf("vaultmcp-%d%s", os.Getpid(), markSuffix))
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("mark the git index as not flushed: %w", err)
+	}
+	if err := flock(f); err != nil && !errors.Is(err, errNoFlock) {
+		f.Close()
+		return nil, fmt.Errorf("mark the git index as not flushed: %w", err)
+	}
+	if _, err := f.WriteString(markText); err != nil {
+		f.Close()
+		os.Remove(p)
+		return nil, fmt.Errorf("mark the git index as not flushed: %w", err)
+	}
+	r.mark = f
+	return []string{p, r.gitDir}, nil
+}
+
+// dropIndexMark flushes the index and then removes this process's mark:
+// after a clean stop, no unflushed index is ours. r.mu is not held.
+func (r *Repo) dropIndexMark() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.mark == nil {
+		return
+	}
+	if err := r.flush(r.index.path); err != nil {
+		r.log.Warn("could not flush the git index; its mark stays", "err", err)
+		return
+	}
+	os.Remove(r.mark.Name())
+	r.mark.Close()
+	r.mark = nil
+}
+
+// indexMarks returns the marks in .git, this process's too.
+func (r *Repo) indexMarks() []string {
+	marks, _ := filepath.Glob(filepath.Join(r.gitDir, "vaultmcp-*"+markSuffix))
+	return marks
+}
+
+// settleIndexMarks removes the marks of dead processes once the index is
+// known whole: it is flushed first, since the dead process may have left
+// it in the page cache only. r.mu is held.
+func (r *Repo) settleIndexMarks() {
+	flushed := false
+	for _, m := range r.indexMarks() {
+		if r.mark != nil && m == r.mark.Name() {
+			continue
+		}
+		f, err := os.OpenFile(m, os.O_RDWR, 0)
+		if err != nil {
+			continue
+		}
+		dead := ownerDead(f, filepath.Base(m))
+		f.Close()
+		if !dead {
+			continue
+		}
+		if !flushed {
+			if err := r.flush(r.index.path); err != nil {
+				r.log.Warn("could not flush the git index a stopped server left", "err", err)
+				return
+			}
+			flushed = true
+		}
+		os.Remove(m)
+	}
+}
+
+// tornIndex says how data, the content of an index file, is cut short or
+// damaged the way an unflushed write is after a power loss, or returns ""
+// when its checksum holds (it may still be unreadable: a split index, a
+// newer format) or it has none.
+func tornIndex(data []byte) string {
+	const header, trailer = 12, sha1.Size
+	switch {
+	case len(data) == 0:
+		return "it is empty"
+	case len(data) < header+trailer:
+		return "it is shorter than any index"
+	case allZero(data[:header]):
+		return "it starts with zeros"
+	}
+	sum := data[len(data)-trailer:]
+	if allZero(sum) {
+		return "" // index.skipHash: there is no checksum to check
+	}
+	if s := sha1.Sum(data[:len(data)-trailer]); !bytes.Equal(s[:], sum) {
+		return "its checksum does not match"
+	}
+	return ""
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// sparseCheckout reports whether the repository has sparse checkout on.
+func (r *Repo) sparseCheckout() bool {
+	cfg, err := r.st.Config()
+	if err != nil || cfg.Raw == nil {
+		return false
+	}
+	return strings.EqualFold(cfg.Raw.Section("core").Option("sparseCheckout"), "true")
+}
+
+// repairIndex is CheckIndex's answer to an index that failed to load
+// with loadErr: a torn index covered by a mark is rebuilt, anything else
+// is an error that says what to do. r.mu is held.
+func (r *Repo) repairIndex(loadErr error) error {
+	data, err := os.ReadFile(r.index.path)
+	if err != nil {
+		return fmt.Errorf("gitsync: %w", loadErr)
+	}
+	why := tornIndex(data)
+	switch {
+	case why == "":
+		return fmt.Errorf("gitsync: %w (if it uses split index: git update-index --no-split-index)", loadErr)
+	case len(r.indexMarks()) == 0:
+		return fmt.Errorf("gitsync: the git index is damaged (%s) and no vaultmcp process left it unflushed; "+
+			"to rebuild it from HEAD, keeping your files: rm .git/index && git reset", why)
+	case r.sparseCheckout():
+		return fmt.Errorf("gitsync: the git index is damaged (%s) and this is a sparse checkout, "+
+			"whose index HEAD cannot restore: rm .git/index && git reset && git sparse-checkout reapply", why)
+	}
+	if err := r.rebuildIndex(); err != nil {
+		return fmt.Errorf("gitsync: rebuild the damaged git index (%s): %w", why, err)
+	}
+	r.log.Warn("the git index was torn by a stop before it reached the disk (a power loss); rebuilt it from HEAD, "+
+		"and the first sync stages the worktree against it", "why", why)
+	return nil
+}
+
+// rebuildIndex replaces the index by HEAD's tree, flushed. Its entries
+// have no stat data, so the scan for outside changes hashes every file
+// once and stages what differs from HEAD. r.mu is held.
+func (r *Repo) rebuildIndex() error {
+	var es []*index.Entry
+	head, err := storer.ResolveReference(r.st, plumbing.HEAD)
+	switch {
+	case errors.Is(err, plumbing.ErrReferenceNotFound):
+		// Unborn branch: an empty index.
+	case err != nil:
+		return fmt.Errorf("read HEAD: %w", err)
+	default:
+		c, err := r.obj.commit(head.Hash())
+		if err != nil {
+			return err
+		}
+		err = r.obj.walk(c.TreeHash, "", func(fe fileEntry) {
+			es = append(es, &index.Entry{Name: fe.Path, Hash: fe.Hash, Mode: fe.Mode})
+		})
+		if err != nil {
+			return err
+		}
+	}
+	sortEntries(es)
+	lock, err := r.index.prepare(&index.Index{Version: 2, Entries: es}, !r.opts.NoFsync)
+	if err != nil {
+		return err
+	}
+	if err := lock.commit(); err != nil {
+		return err
+	}
+	return r.flush(r.gitDir)
+}
