@@ -423,14 +423,21 @@ func ExpandConcept(ctx context.Context, d Deps, a ExpandContextArgs) (*ExpandCon
 
 // noteText renders a note's body for an answer: at most limit characters
 // of it, then the truncation notice. used is the characters taken.
+// Characters are counted as ranging over the text as a string would
+// (an invalid byte is one), without copying it to a string first.
 func noteText(body []byte, limit int) (s string, cut bool, used int) {
 	body = trimLeadingBlankLines(body)
 	n := 0
-	for i := range string(body) {
+	for i := 0; i < len(body); n++ {
 		if n == limit {
 			return string(body[:i]) + ContentTruncatedNotice, true, n
 		}
-		n++
+		if body[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		_, size := utf8.DecodeRune(body[i:])
+		i += size
 	}
 	return string(body), false, n
 }
