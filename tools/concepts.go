@@ -276,7 +276,7 @@ type ExpandContextArgs struct {
 	// in all, nearest concepts first (1,000 to 60,000; nil means 12,000).
 	MaxContent *int `json:"max_content,omitempty"`
 	// Paging lists at most Limit concepts beside the focus (1 to 500;
-	// nil means 50), after skipping Offset of them.
+	// nil means 20), after skipping Offset of them.
 	Paging
 }
 

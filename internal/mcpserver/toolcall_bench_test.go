@@ -69,6 +69,7 @@ func BenchmarkToolCall(b *testing.B) {
 		{"search_concepts", "search_concepts", `{"query":"memory graph"}`},
 		{"get_backlinks", "get_backlinks", `{"note_name":"Hub"}`},
 		{"get_tags", "get_tags", `{}`},
+		{"query_notes", "query_notes", `{"filter":{"tags":["project"]},"sort":"-modified"}`},
 		{"read_file", "read_file", `{"path":"` + gen.Paths[1] + `"}`},
 	}
 	for _, c := range calls {
