@@ -29,17 +29,24 @@ const (
 	DefaultExpandDepth = 2
 	// DefaultExpandLimit is how many concepts (beside the focus) one
 	// expand_context answer lists unless told; MaxExpandLimit the most
-	// it lists.
-	DefaultExpandLimit = 50
+	// it lists. Twenty keep the default answer's lists to about 2k
+	// tokens; the walk is breadth-first, so the farthest wait for the
+	// next page.
+	DefaultExpandLimit = 20
 	MaxExpandLimit     = 500
 	// MaxNoteContent is how much of one note's text an answer carries,
 	// in characters; the rest is cut with ContentTruncatedNotice.
 	MaxNoteContent = 50000
-	// ExpandContentBudget is how many characters of note text one
-	// expand_context answer carries in all (about 15k tokens, leaving
-	// room for the lists under the ~25k-token answer every tool keeps
-	// to), nearest concepts first.
-	ExpandContentBudget = 60000
+	// DefaultExpandContent is how many characters of note text one
+	// expand_context answer carries in all unless told (max_content),
+	// nearest concepts first: about 3k tokens, the focus and its nearest
+	// notes, so a default answer stays near 6k tokens, well inside what
+	// an agent's client accepts without a warning (Claude Code warns
+	// past 10k), and costs little to encode and decode. MaxExpandContent
+	// is the most it carries: about 15k tokens, leaving room for the
+	// lists under the ~25k-token answer every tool keeps to.
+	DefaultExpandContent = 12000
+	MaxExpandContent     = 60000
 	// MaxConceptRelations is how many ids get_concept lists per
 	// relation; relation_counts has the full counts.
 	MaxConceptRelations = 500
@@ -265,8 +272,11 @@ type ExpandContextArgs struct {
 	MaxDepth *int `json:"max_depth,omitempty"`
 	// IncludeContent adds the notes' text; nil means true.
 	IncludeContent *bool `json:"include_content,omitempty"`
+	// MaxContent is how many characters of note text the answer carries
+	// in all, nearest concepts first (1,000 to 60,000; nil means 12,000).
+	MaxContent *int `json:"max_content,omitempty"`
 	// Paging lists at most Limit concepts beside the focus (1 to 500;
-	// nil means 50), after skipping Offset of them.
+	// nil means 20), after skipping Offset of them.
 	Paging
 }
 
@@ -349,6 +359,13 @@ func ExpandConcept(ctx context.Context, d Deps, a ExpandContextArgs) (*ExpandCon
 		return nil, badArgument("offset is %d; it must be 0 or more", a.Offset)
 	}
 	withContent := a.IncludeContent == nil || *a.IncludeContent
+	budget := DefaultExpandContent
+	if a.MaxContent != nil {
+		budget = *a.MaxContent
+		if budget < minContentCut || budget > MaxExpandContent {
+			return nil, badArgument("max_content is %d; it must be %d to %d", budget, minContentCut, MaxExpandContent)
+		}
+	}
 
 	res := &ExpandContextResult{
 		DirectRelations:     map[string][]RelatedConcept{},
@@ -362,6 +379,7 @@ func ExpandConcept(ctx context.Context, d Deps, a ExpandContextArgs) (*ExpandCon
 		target **string
 		cut    *bool
 		omit   *bool
+		at     int // the concept's place in the whole expansion; -1 for the focus
 	}
 	var texts []text
 	err = d.Index.Concepts(ctx, func(v *index.ConceptView) error {
@@ -374,7 +392,7 @@ func ExpandConcept(ctx context.Context, d Deps, a ExpandContextArgs) (*ExpandCon
 			FilePath: filePath(d, focus.Path), Path: focus.Path,
 		}
 		if withContent {
-			texts = append(texts, text{body: v.Content(focus.Path), target: &res.FocusConcept.Content, cut: &res.FocusConcept.ContentTruncated})
+			texts = append(texts, text{body: v.Content(focus.Path), target: &res.FocusConcept.Content, cut: &res.FocusConcept.ContentTruncated, at: -1})
 		}
 		for _, r := range rels {
 			res.DirectRelations[r.String()] = []RelatedConcept{}
@@ -400,7 +418,7 @@ func ExpandConcept(ctx context.Context, d Deps, a ExpandContextArgs) (*ExpandCon
 			cn := &res.ContextNotes[i]
 			*cn = ContextNote{ID: n.ID, Label: n.PrefLabel, FilePath: filePath(d, n.Path), Path: n.Path, Relation: key, Depth: st.Depth}
 			if withContent {
-				texts = append(texts, text{body: v.Content(n.Path), target: &cn.Content, cut: &cn.ContentTruncated, omit: &cn.ContentOmitted})
+				texts = append(texts, text{body: v.Content(n.Path), target: &cn.Content, cut: &cn.ContentTruncated, omit: &cn.ContentOmitted, at: span.Start + i})
 			}
 		}
 		return nil
@@ -408,29 +426,62 @@ func ExpandConcept(ctx context.Context, d Deps, a ExpandContextArgs) (*ExpandCon
 	if err != nil {
 		return nil, err
 	}
-	budget := ExpandContentBudget
+	omitted, firstOmitted := 0, 0
 	for _, t := range texts {
 		if budget < minContentCut && t.omit != nil {
 			*t.omit = true
+			if omitted == 0 {
+				firstOmitted = t.at
+			}
+			omitted++
 			continue
 		}
 		s, cut, used := noteText(t.body, min(MaxNoteContent, budget))
 		budget -= used
 		*t.target, *t.cut = &s, cut
 	}
+	if omitted > 0 {
+		res.Notice = omittedNotice(res.Notice, omitted, len(res.ContextNotes), firstOmitted, a.MaxContent)
+	}
 	return res, nil
+}
+
+// omittedNotice adds to an expand_context page's notice that the text of
+// some listed concepts was left out, and how to get it.
+func omittedNotice(page string, omitted, listed, first int, asked *int) string {
+	spent := fmt.Sprintf("the default max_content of %s characters", count(DefaultExpandContent))
+	raise := fmt.Sprintf(", raise max_content (at most %s)", count(MaxExpandContent))
+	if asked != nil {
+		spent = fmt.Sprintf("max_content of %s characters", count(*asked))
+		if *asked >= MaxExpandContent {
+			raise = ""
+		}
+	}
+	msg := fmt.Sprintf("note text omitted for %d of the %d concepts listed (%s spent): call again with offset=%d to get theirs%s, or read_file their path",
+		omitted, listed, spent, first, raise)
+	if page == "" {
+		return msg
+	}
+	return page + "; " + msg
 }
 
 // noteText renders a note's body for an answer: at most limit characters
 // of it, then the truncation notice. used is the characters taken.
+// Characters are counted as ranging over the text as a string would
+// (an invalid byte is one), without copying it to a string first.
 func noteText(body []byte, limit int) (s string, cut bool, used int) {
 	body = trimLeadingBlankLines(body)
 	n := 0
-	for i := range string(body) {
+	for i := 0; i < len(body); n++ {
 		if n == limit {
 			return string(body[:i]) + ContentTruncatedNotice, true, n
 		}
-		n++
+		if body[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		_, size := utf8.DecodeRune(body[i:])
+		i += size
 	}
 	return string(body), false, n
 }
@@ -718,13 +769,15 @@ func ExpandContext(d Deps) server.ServerTool {
 	tool := mcp.NewTool("expand_context",
 		mcp.WithDescription("Context around a concept, to read before reasoning about it: walks from it along each relation on its own "+
 			"(broader of broader, narrower of narrower...) up to max_depth edges, each concept once. direct_relations: one edge away; "+
-			"transitive_relations: further; context_notes: the listed concepts' note text, nearest first. Text is cut at 50,000 characters "+
-			"per note and 60,000 per answer (then content_omitted); next_offset pages on."),
+			"transitive_relations: further; context_notes: the listed concepts' note text, nearest first, at most 50,000 characters per note "+
+			"and max_content per answer (then content_omitted; the notice says how to get the rest); next_offset pages on."),
 		mcp.WithString("concept_id", mcp.Required(), mcp.MaxLength(MaxConceptQuery), mcp.Description(conceptLookupHelp)),
 		mcp.WithArray("relation_types", mcp.WithStringEnumItems([]string{"broader", "narrower", "related", "prerequisite"}), mcp.MinItems(1),
 			mcp.Description("Relations to follow (default broader, narrower, related)")),
 		mcp.WithInteger("max_depth", mcp.Min(1), mcp.Max(MaxExpandDepth), mcp.DefaultNumber(DefaultExpandDepth), mcp.Description("Edges to go out")),
 		mcp.WithBoolean("include_content", mcp.DefaultBool(true), mcp.Description("Add the notes' text")),
+		mcp.WithInteger("max_content", mcp.Min(minContentCut), mcp.Max(MaxExpandContent), mcp.DefaultNumber(DefaultExpandContent),
+			mcp.Description("Characters of note text in all, nearest first")),
 		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(MaxExpandLimit), mcp.DefaultNumber(DefaultExpandLimit), mcp.Description("Concepts to list")),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Concepts to skip (a previous next_offset)")),
 		mcp.WithRawOutputSchema(expandOutputSchema),

@@ -477,7 +477,9 @@ func TestExpandContextWalks(t *testing.T) {
 }
 
 // Each note's text is cut at 50,000 characters, and one answer carries at
-// most 60,000 characters of text: nearest first, the rest omitted.
+// most max_content characters of text (12,000 unless told, 60,000 at
+// most): nearest first, the rest omitted, and the notice says how to get
+// it.
 func TestExpandContextContentBudget(t *testing.T) {
 	big := func(label, fill string, n int) string {
 		return "---\nprefLabel: " + label + "\nbroader: Hub\n---\n" + strings.Repeat(fill, n)
@@ -488,7 +490,8 @@ func TestExpandContextContentBudget(t *testing.T) {
 		"big/b.md":   big("B", "b", 40000),
 		"big/c.md":   big("C", "c", 10),
 	})
-	res, err := tools.ExpandConcept(context.Background(), d, tools.ExpandContextArgs{ConceptID: "hub"})
+	most := tools.MaxExpandContent
+	res, err := tools.ExpandConcept(context.Background(), d, tools.ExpandContextArgs{ConceptID: "hub", MaxContent: &most})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -512,18 +515,57 @@ func TestExpandContextContentBudget(t *testing.T) {
 	if notes[2].Content != nil || !notes[2].ContentOmitted {
 		t.Errorf("c: %+v", notes[2])
 	}
+	// At the most, the notice does not offer more.
+	if want := "note text omitted for 1 of the 3 concepts listed (max_content of 60,000 characters spent): call again with offset=2 to get theirs, or read_file"; !strings.HasPrefix(res.Notice, want) {
+		t.Errorf("notice %q, want it to start %q", res.Notice, want)
+	}
 	// The next page starts with a fresh budget.
 	two := 2
-	res, err = tools.ExpandConcept(context.Background(), d, tools.ExpandContextArgs{ConceptID: "hub", Paging: tools.Paging{Offset: 2, Limit: &two}})
+	res, err = tools.ExpandConcept(context.Background(), d, tools.ExpandContextArgs{ConceptID: "hub", MaxContent: &most, Paging: tools.Paging{Offset: 2, Limit: &two}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.ContextNotes) != 1 || res.ContextNotes[0].Content == nil || *res.ContextNotes[0].Content != strings.Repeat("c", 10) {
 		t.Errorf("page 2: %+v", res.ContextNotes)
 	}
-	text := h.answer("expand_context", `{"concept_id":"hub"}`)
+	text := h.answer("expand_context", `{"concept_id":"hub","max_content":60000}`)
 	if len(text) > 60_000*2+20_000 { // é is two bytes
 		t.Errorf("answer of %d bytes", len(text))
+	}
+
+	// By default the focus alone spends the 12,000 characters; the notice
+	// says where the omitted text starts, and that offset brings it.
+	res, err = tools.ExpandConcept(context.Background(), d, tools.ExpandContextArgs{ConceptID: "hub"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(*res.FocusConcept.Content, "é"); n != tools.DefaultExpandContent || !res.FocusConcept.ContentTruncated {
+		t.Errorf("default focus: %d characters, truncated %v", n, res.FocusConcept.ContentTruncated)
+	}
+	for _, n := range res.ContextNotes {
+		if n.Content != nil || !n.ContentOmitted {
+			t.Errorf("default %s: %+v", n.ID, n)
+		}
+	}
+	if want := "note text omitted for 3 of the 3 concepts listed (the default max_content of 12,000 characters spent): call again with offset=0 to get theirs, raise max_content (at most 60,000), or read_file"; !strings.HasPrefix(res.Notice, want) {
+		t.Errorf("notice %q, want it to start %q", res.Notice, want)
+	}
+	no := false
+	res, err = tools.ExpandConcept(context.Background(), d, tools.ExpandContextArgs{ConceptID: "hub", IncludeContent: &no})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Notice != "" {
+		t.Errorf("without content: notice %q", res.Notice)
+	}
+	// With a page notice, the omission follows it.
+	one := 1
+	res, err = tools.ExpandConcept(context.Background(), d, tools.ExpandContextArgs{ConceptID: "hub", Paging: tools.Paging{Limit: &one}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res.Notice, "showing 1–1 of 3 concepts; call again with offset=1 for the next page; note text omitted for 1 of the 1 concepts listed") {
+		t.Errorf("paged notice %q", res.Notice)
 	}
 }
 
@@ -545,6 +587,8 @@ func TestConceptArgumentErrors(t *testing.T) {
 		{"expand_context", `{"concept_id":"regression","max_depth":0}`, []string{"max_depth"}},
 		{"expand_context", `{"concept_id":"regression","relation_types":["cousin"]}`, []string{"relation_types"}},
 		{"expand_context", `{"concept_id":"regression","relation_types":[]}`, []string{"relation_types"}},
+		{"expand_context", `{"concept_id":"regression","max_content":999}`, []string{"max_content"}},
+		{"expand_context", `{"concept_id":"regression","max_content":60001}`, []string{"max_content"}},
 		{"search_concepts", `{"query":"x","limit":101}`, []string{"limit"}},
 		{"search_concepts", `{"query":"` + long + `"}`, []string{"query"}},
 		{"search_concepts", `{"query":"   "}`, []string{"query", "empty"}},
@@ -570,6 +614,15 @@ func TestConceptArgumentErrors(t *testing.T) {
 		}, vault.ErrInvalidInput},
 		{"limit 0", func() error {
 			_, err := tools.ExpandConcept(ctx, d, tools.ExpandContextArgs{ConceptID: "regression", Paging: tools.Paging{Limit: &zero}})
+			return err
+		}, vault.ErrInvalidInput},
+		{"max_content 0", func() error {
+			_, err := tools.ExpandConcept(ctx, d, tools.ExpandContextArgs{ConceptID: "regression", MaxContent: &zero})
+			return err
+		}, vault.ErrInvalidInput},
+		{"max_content over", func() error {
+			over := tools.MaxExpandContent + 1
+			_, err := tools.ExpandConcept(ctx, d, tools.ExpandContextArgs{ConceptID: "regression", MaxContent: &over})
 			return err
 		}, vault.ErrInvalidInput},
 		{"negative offset", func() error {

@@ -92,7 +92,7 @@ func GetBacklinks(d Deps) server.ServerTool {
 		if err != nil {
 			return nil, err
 		}
-		return structuredResult(res, string(raw))
+		return structuredResult(res, raw)
 	})}
 }
 

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"sync"
+	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -91,15 +93,15 @@ func textResult(text string) *mcp.CallToolResult {
 }
 
 // jsonResult returns v both as structuredContent and as its JSON text, as
-// tools with an outputSchema must. Both come from one marshal: the
-// structured content is the encoded bytes, which the transport copies
-// as they are instead of encoding v a second time.
+// tools with an outputSchema must. Both come from one marshal and share
+// its bytes: the structured content is the encoded text, which the
+// transport copies as it is instead of encoding v a second time.
 func jsonResult(v any) (*mcp.CallToolResult, error) {
-	raw, err := encodeJSON(v)
+	text, err := encodeJSON(v)
 	if err != nil {
 		return nil, err
 	}
-	return mcp.NewToolResultStructured(json.RawMessage(raw), string(raw)), nil
+	return mcp.NewToolResultStructured(rawJSON(text), text), nil
 }
 
 // structuredResult returns v as structuredContent (encoded once, as in
@@ -109,19 +111,43 @@ func structuredResult(v any, text string) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mcp.NewToolResultStructured(json.RawMessage(raw), text), nil
+	return mcp.NewToolResultStructured(rawJSON(raw), text), nil
 }
+
+// encoders recycles the buffers answers are encoded in. An answer is
+// then allocated once, at its final size, rather than once per doubling
+// of a fresh buffer: on a large index every byte allocated brings the
+// next collection (which marks the whole index) nearer.
+var encoders = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxKeptEncoder bounds the buffer a recycled encoder keeps, so one huge
+// answer does not stay allocated.
+const maxKeptEncoder = 1 << 20
 
 // encodeJSON encodes v without escaping <, > and &: the text is read by
 // a model, not embedded in HTML, and Markdown links hold all three.
-func encodeJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
+func encodeJSON(v any) (string, error) {
+	b := encoders.Get().(*bytes.Buffer)
+	defer func() {
+		if b.Cap() <= maxKeptEncoder {
+			b.Reset()
+			encoders.Put(b)
+		}
+	}()
+	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encode result: %w", err)
+		return "", fmt.Errorf("encode result: %w", err)
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
+}
+
+// rawJSON is encoded JSON as a json.RawMessage sharing the string's
+// bytes. No one writes to a result's structured content (the ceiling
+// measures it, the transport copies it out), so the bytes stay as
+// immutable as the string they belong to.
+func rawJSON(text string) json.RawMessage {
+	return json.RawMessage(unsafe.Slice(unsafe.StringData(text), len(text)))
 }
 
 // annotate sets all four behaviour hints on purpose: mcp-go's defaults
