@@ -58,3 +58,28 @@ func cpuTime() int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// BenchmarkTexts walks every text of a 10,000-note vault, as grep does,
+// with the index unchanged between walks.
+func BenchmarkTexts(b *testing.B) {
+	dir := b.TempDir()
+	if _, err := vaultgen.Generate(dir, vaultgen.Options{Notes: 10000, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	v, err := vault.Open(dir, vault.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix := New(v, slog.New(slog.DiscardHandler))
+	if err := ix.Build(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		ix.Texts("", func(string, []byte) bool { n++; return true })
+		if n != 10000 {
+			b.Fatal(n)
+		}
+	}
+}

@@ -60,6 +60,8 @@ type Index struct {
 	gen       uint64                // bumped by every change, for caches
 	seq       atomic.Uint64         // numbers the notes read, for NoteMeta.Seq
 
+	texts atomic.Pointer[textList] // what Texts walks, as of one gen
+
 	cacheMu     sync.Mutex
 	brokenGen   uint64
 	brokenCache []BrokenLinks
@@ -69,7 +71,9 @@ type Index struct {
 	walked func()
 }
 
-// note is one Markdown note as the index holds it.
+// note is one Markdown note as the index holds it. rel and content never
+// change once the note is in the index (a note read again is a new
+// *note): Texts reads them without the lock.
 type note struct {
 	rel     string
 	content []byte // nil for a note too large to read
@@ -620,6 +624,9 @@ func (ix *Index) addContributions(n *note) {
 // removeContributions undoes addContributions. Caller holds mu.
 func (ix *Index) removeContributions(n *note) {
 	ix.gen++
+	// The next Texts makes a new list anyway: the old one goes now, not
+	// keeping notes gone from the index alive until then.
+	ix.texts.Store(nil)
 	ix.adjustBroken(n.brokenCount() > 0, false)
 	if n.badFrontmatter {
 		ix.badFM--
