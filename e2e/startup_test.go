@@ -26,10 +26,28 @@ func TestStartAnswersFirst(t *testing.T) {
 		t.Fatalf("tools/list: %+v", resp)
 	}
 	var list struct {
-		Tools []struct{ Name string } `json:"tools"`
+		Tools []struct {
+			Name        string
+			InputSchema struct {
+				Type                 string `json:"type"`
+				AdditionalProperties *bool  `json:"additionalProperties"`
+			} `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+		} `json:"tools"`
 	}
 	if err := json.Unmarshal(resp.Result, &list); err != nil || len(list.Tools) < 20 {
 		t.Fatalf("tools/list listed %d tools (%v)", len(list.Tools), err)
+	}
+	// The definitions are encoded ahead (input schemas once, output
+	// schemas at build time): still strict objects, still with the
+	// output schemas of structured answers.
+	for _, tool := range list.Tools {
+		if in := tool.InputSchema; in.Type != "object" || in.AdditionalProperties == nil || *in.AdditionalProperties {
+			t.Errorf("%s: input schema is not a strict object: %+v", tool.Name, in)
+		}
+		if tool.Name == "get_backlinks" && !strings.Contains(string(tool.OutputSchema), `"backlink_count"`) {
+			t.Errorf("get_backlinks: output schema %s lacks backlink_count", tool.OutputSchema)
+		}
 	}
 
 	// No request needs the vault yet: the start still happens, and the

@@ -481,7 +481,9 @@ func readWorktreeFile(full string) ([]byte, os.FileInfo, error) {
 	}
 	defer f.Close()
 	var buf bytes.Buffer
-	buf.Grow(int(fi.Size()) + 1)
+	// ReadFrom wants MinRead bytes free before each read: with less, the
+	// buffer would be reallocated at twice the size for the last read.
+	buf.Grow(int(fi.Size()) + bytes.MinRead)
 	if _, err := buf.ReadFrom(f); err != nil {
 		return nil, nil, err
 	}

@@ -2,13 +2,17 @@ package gitsync
 
 import (
 	"bufio"
+	"bytes"
 	"compress/zlib"
 	"crypto/sha1"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
@@ -26,6 +30,11 @@ import (
 // git does: a pack is used only through its index, so a kill at any point
 // leaves either no index (the pack is ignored, and removed as garbage by
 // the next gc) or a whole pack with a whole index.
+//
+// A pack's entries are compressed at zlib's fastest level (git's
+// pack.compression=1), on every core: deflating 1,800 notes at the
+// default level takes about twice as long, for entries 3 % smaller, and a
+// gc recompresses them anyway. Every zlib level reads back the same.
 
 // packMinBlobs is the number of new blobs from which a commit writes them
 // as one pack.
@@ -173,24 +182,16 @@ func (o *objects) encodePack(w *os.File, order []plumbing.Hash, data map[plumbin
 	iw := &idxfile.Writer{}
 	iw.OnHeader(uint32(len(order)))
 	pos := uint64(len(head))
-	for _, h := range order {
-		content := data[h]
-		o.buf.Reset()
-		o.buf.Write(packEntryHeader(plumbing.BlobObject, int64(len(content))))
-		if o.zw == nil {
-			o.zw = zlib.NewWriter(&o.buf)
-		} else {
-			o.zw.Reset(&o.buf)
-		}
-		o.zw.Write(content)
-		if err := o.zw.Close(); err != nil {
+	entries, err := packEntries(order, data)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	for i, h := range order {
+		iw.Add(h, pos, crc32.ChecksumIEEE(entries[i]))
+		if err := out(entries[i]); err != nil {
 			return plumbing.ZeroHash, nil, err
 		}
-		iw.Add(h, pos, crc32.ChecksumIEEE(o.buf.Bytes()))
-		if err := out(o.buf.Bytes()); err != nil {
-			return plumbing.ZeroHash, nil, err
-		}
-		pos += uint64(o.buf.Len())
+		pos += uint64(len(entries[i]))
 	}
 	var sum plumbing.Hash
 	copy(sum[:], sha.Sum(nil))
@@ -205,6 +206,41 @@ func (o *objects) encodePack(w *os.File, order []plumbing.Hash, data map[plumbin
 	}
 	idx, err := iw.Index()
 	return sum, idx, err
+}
+
+// packEntries returns the pack entry of each blob in order (header and
+// compressed content), compressed on every core.
+func packEntries(order []plumbing.Hash, data map[plumbing.Hash][]byte) ([][]byte, error) {
+	entries := make([][]byte, len(order))
+	workers := min(runtime.GOMAXPROCS(0), len(order))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf bytes.Buffer
+			zw, err := zlib.NewWriterLevel(&buf, zlib.BestSpeed)
+			if err != nil {
+				errs[w] = err
+				return
+			}
+			for i := w; i < len(order); i += workers {
+				content := data[order[i]]
+				buf.Reset()
+				buf.Write(packEntryHeader(plumbing.BlobObject, int64(len(content))))
+				zw.Reset(&buf)
+				zw.Write(content)
+				if err := zw.Close(); err != nil {
+					errs[w] = err
+					return
+				}
+				entries[i] = bytes.Clone(buf.Bytes())
+			}
+		}()
+	}
+	wg.Wait()
+	return entries, errors.Join(errs...)
 }
 
 // packEntryHeader is the type and size of a pack entry: the type in bits

@@ -148,7 +148,7 @@ func GetDailyNote(d Deps) server.ServerTool {
 	tool := mcp.NewTool("get_daily_note",
 		mcp.WithDescription("The daily note of a date: its path (also when missing, exists: false) and content. "+dailyDescription),
 		mcp.WithString("date", mcp.Description("YYYY-MM-DD, today, yesterday, tomorrow or an offset like -1"), mcp.DefaultString("today")),
-		mcp.WithOutputSchema[DailyNoteResult](),
+		outputSchema[DailyNoteResult](),
 		annotate("Get daily note", true, false, true),
 	)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a DailyNoteArgs) (*mcp.CallToolResult, error) {
@@ -165,7 +165,7 @@ func CreateDailyNote(d Deps) server.ServerTool {
 	tool := mcp.NewTool("create_daily_note",
 		mcp.WithDescription("Create the daily note of a date from the template, committed; an existing one is returned, never overwritten. "+dailyDescription),
 		mcp.WithString("date", mcp.Description("YYYY-MM-DD, today, yesterday, tomorrow or an offset like -1"), mcp.DefaultString("today")),
-		mcp.WithOutputSchema[DailyNoteResult](),
+		outputSchema[DailyNoteResult](),
 		annotate("Create daily note", false, false, true),
 	)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a DailyNoteArgs) (*mcp.CallToolResult, error) {

@@ -74,7 +74,7 @@ func PatchNote(d Deps) server.ServerTool {
 		mcp.WithString("target", mcp.Required(), mcp.Description("Heading text or path, ^block-id, or property key")),
 		mcp.WithString("operation", mcp.Required(), mcp.Enum("append", "prepend", "replace", "delete"), mcp.Description("What to do there")),
 		mcp.WithString("content", mcp.Description("Lines to insert or put in place; empty for delete"), mcp.DefaultString("")),
-		mcp.WithOutputSchema[PatchNoteResult](),
+		outputSchema[PatchNoteResult](),
 		annotate("Patch note", false, true, false),
 	)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a PatchNoteArgs) (*mcp.CallToolResult, error) {

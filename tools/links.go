@@ -76,7 +76,7 @@ func GetBacklinks(d Deps) server.ServerTool {
 		mcp.WithString("path", mcp.Description("File path, e.g. \"Work/Project Ideas.md\", instead of note_name")),
 	}
 	opts = append(opts, pagingOptions("notes", defaultBacklinks)...)
-	opts = append(opts, mcp.WithOutputSchema[BacklinksResult](), annotate("Get backlinks", true, false, true))
+	opts = append(opts, outputSchema[BacklinksResult](), annotate("Get backlinks", true, false, true))
 	tool := mcp.NewTool("get_backlinks", opts...)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a BacklinksArgs) (*mcp.CallToolResult, error) {
 		res, err := Backlinks(ctx, d, a)
@@ -196,7 +196,7 @@ func GetBrokenLinks(d Deps) server.ServerTool {
 			"Links in code, comments and math are not links."),
 	}
 	opts = append(opts, pagingOptions("notes", defaultBroken)...)
-	opts = append(opts, mcp.WithOutputSchema[BrokenResult](), annotate("Get broken links", true, false, true))
+	opts = append(opts, outputSchema[BrokenResult](), annotate("Get broken links", true, false, true))
 	tool := mcp.NewTool("get_broken_links", opts...)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a BrokenArgs) (*mcp.CallToolResult, error) {
 		res, err := BrokenLinks(ctx, d, a)

@@ -254,7 +254,7 @@ func SearchNotes(d Deps) server.ServerTool {
 		mcp.WithString("query", mcp.Required(), mcp.Description("e.g. \"budget review\" or \"+meeting -draft\"")),
 	}
 	opts = append(opts, pagingOptions("results", defaultSearchLimit)...)
-	opts = append(opts, mcp.WithOutputSchema[SearchNotesResult](), annotate("Search notes", true, false, true))
+	opts = append(opts, outputSchema[SearchNotesResult](), annotate("Search notes", true, false, true))
 	tool := mcp.NewTool("search_notes", opts...)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a SearchNotesArgs) (*mcp.CallToolResult, error) {
 		res, err := RankedSearch(ctx, d, a)

@@ -61,7 +61,7 @@ func ConfirmDeletion(d Deps) server.ServerTool {
 			"If the files come back instead, nothing needs confirming."),
 		mcp.WithInteger("files", mcp.Required(), mcp.Min(1),
 			mcp.Description("The number of held-back files, exactly as get_vault_info reports it")),
-		mcp.WithOutputSchema[ConfirmDeletionResult](),
+		outputSchema[ConfirmDeletionResult](),
 		annotate("Confirm mass deletion", false, true, true),
 	)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a ConfirmDeletionArgs) (*mcp.CallToolResult, error) {

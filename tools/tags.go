@@ -44,7 +44,7 @@ func GetTags(d Deps) server.ServerTool {
 		mcp.WithBoolean("include_parents", mcp.DefaultBool(false), mcp.Description("Count #a/b toward a too")),
 	}
 	opts = append(opts, pagingOptions("tags", defaultTags)...)
-	opts = append(opts, mcp.WithOutputSchema[TagsResult](), annotate("Get tags", true, false, true))
+	opts = append(opts, outputSchema[TagsResult](), annotate("Get tags", true, false, true))
 	tool := mcp.NewTool("get_tags", opts...)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a TagsArgs) (*mcp.CallToolResult, error) {
 		res, err := Tags(ctx, d, a)

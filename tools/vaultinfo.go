@@ -62,7 +62,7 @@ func GetVaultInfo(d Deps) server.ServerTool {
 	tool := mcp.NewTool("get_vault_info",
 		mcp.WithDescription("Vault statistics: files, notes, folders, top-level folders with their file counts, and the git sync state "+
 			"(last sync, commits to push or pull, errors, conflict copies to merge by hand). Hidden folders and dotfiles are not counted."),
-		mcp.WithOutputSchema[vaultInfoResult](),
+		outputSchema[vaultInfoResult](),
 		annotate("Get vault info", true, false, true),
 	)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, _ struct{}) (*mcp.CallToolResult, error) {

@@ -78,7 +78,7 @@ func TestFullDiskLeavesNothingHalfWritten(t *testing.T) {
 					}
 					batch = append(batch, FileWrite{Path: p, Data: []byte("[[moved/a]]")})
 				}
-				return tx.WriteFiles(batch)
+				return discardInfos(tx.WriteFiles(batch))
 			})
 			return err
 		}},

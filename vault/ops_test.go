@@ -414,7 +414,7 @@ func TestRollbackOnRecordFailure(t *testing.T) {
 					}
 					batch = append(batch, FileWrite{Path: p, Data: []byte("links rewritten in " + rel)})
 				}
-				return tx.WriteFiles(batch)
+				return discardInfos(tx.WriteFiles(batch))
 			})
 			return err
 		}},

@@ -41,13 +41,15 @@ func (v *Vault) Resolve(given string) (Path, error) {
 	}
 	// Follow the path on disk, component by component, so that Unicode
 	// normalisation differences are bridged and symlinks are caught.
-	onDisk, err := v.matchOnDisk(rel)
+	onDisk, plain, err := v.matchOnDisk(rel)
 	if err != nil {
 		return Path{}, osError(given, err)
 	}
-	real, err := v.followSymlinks(given, onDisk)
-	if err != nil {
-		return Path{}, err
+	real := onDisk
+	if !plain || !v.rootIntact() {
+		if real, err = v.followSymlinks(given, onDisk); err != nil {
+			return Path{}, err
+		}
 	}
 	if err := v.checkHidden(given, real); err != nil {
 		return Path{}, err
@@ -203,27 +205,35 @@ func (v *Vault) abs(rel string) string {
 // component that does not exist as written is looked up among its
 // siblings by Unicode normal form (macOS and some sync tools store NFD,
 // clients send NFC). Components below the first missing one are returned
-// as given, NFC-normalised.
-func (v *Vault) matchOnDisk(rel string) (string, error) {
+// as given, NFC-normalised. plain says every component exists and none
+// is a symbolic link: the path then needs no following (the root itself
+// is symlink-free, see Open), which spares the common case a second walk
+// of every component of the absolute path.
+func (v *Vault) matchOnDisk(rel string) (onDisk string, plain bool, err error) {
 	if rel == "" {
-		return "", nil
+		return "", true, nil
 	}
 	parts := strings.Split(rel, "/")
 	dir := v.root
+	plain = true
 	for i, part := range parts {
 		candidate := filepath.Join(dir, part)
-		_, err := os.Lstat(candidate)
+		fi, err := os.Lstat(candidate)
 		if err == nil {
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				plain = false
+			}
 			dir = candidate
 			continue
 		}
+		plain = false
 		if !errors.Is(err, fs.ErrNotExist) {
 			if errors.Is(err, fs.ErrPermission) {
-				return "", err
+				return "", false, err
 			}
 			// ENOTDIR: a parent is a file. Let the operation itself report
 			// it with the right wording.
-			return strings.Join(parts, "/"), nil
+			return strings.Join(parts, "/"), false, nil
 		}
 		// Plain ASCII (or otherwise form-stable) names have no other
 		// spelling to look for.
@@ -237,12 +247,20 @@ func (v *Vault) matchOnDisk(rel string) (string, error) {
 			for j := i; j < len(parts); j++ {
 				parts[j] = norm.NFC.String(parts[j])
 			}
-			return strings.Join(parts, "/"), nil
+			return strings.Join(parts, "/"), false, nil
 		}
 		parts[i] = name
 		dir = filepath.Join(dir, name)
 	}
-	return strings.Join(parts, "/"), nil
+	return strings.Join(parts, "/"), plain, nil
+}
+
+// rootIntact reports whether the vault folder is still a folder and not a
+// symbolic link, as Open found it; when it is not, Resolve follows every
+// path as a whole, which refuses what now leads elsewhere.
+func (v *Vault) rootIntact() bool {
+	fi, err := os.Lstat(v.root)
+	return err == nil && fi.IsDir()
 }
 
 // findNormalised looks in dir for an entry equal to name up to Unicode

@@ -73,14 +73,19 @@ type FileWrite struct {
 // them is undone with the rest of the change, as any Tx operation is. The
 // renames themselves are flushed by the recorder, which flushes the
 // folders of the paths it commits before the commit counts.
-func (tx *Tx) WriteFiles(files []FileWrite) error {
+//
+// It returns each file's information as written (size, modification
+// time, identity: renaming does not change them), so a caller that keeps
+// the content (the index) can later tell the file is still the one it
+// wrote without reading it again.
+func (tx *Tx) WriteFiles(files []FileWrite) ([]fs.FileInfo, error) {
 	// Names are checked before any file is written, so two new files of
 	// one batch would not see each other: a batch names each file once.
 	seen := make(map[string]bool, len(files))
 	for _, fw := range files {
 		k := foldName(fw.Path.Rel)
 		if seen[k] {
-			return newError(ErrInvalidInput, fw.Path.Given, "%s is written twice in one change", fw.Path.Given)
+			return nil, newError(ErrInvalidInput, fw.Path.Given, "%s is written twice in one change", fw.Path.Given)
 		}
 		seen[k] = true
 	}
@@ -88,11 +93,12 @@ func (tx *Tx) WriteFiles(files []FileWrite) error {
 	for i, fw := range files {
 		perm, err := tx.prepareWrite(fw.Path)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		perms[i] = perm
 	}
 	temps := make([]string, len(files))
+	infos := make([]fs.FileInfo, len(files))
 	removeTemps := func(from int) {
 		for _, t := range temps[from:] {
 			if t != "" {
@@ -113,9 +119,13 @@ func (tx *Tx) WriteFiles(files []FileWrite) error {
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			tmp, err := tx.v.writeTemp(fw.Path.Abs, fw.Data, perms[i])
+			var fi fs.FileInfo
+			if err == nil {
+				fi, err = os.Lstat(tmp)
+			}
 			mu.Lock()
 			defer mu.Unlock()
-			temps[i], errs[i] = tmp, err
+			temps[i], infos[i], errs[i] = tmp, fi, err
 			if err != nil && (first < 0 || i < first) {
 				first = i
 			}
@@ -124,16 +134,16 @@ func (tx *Tx) WriteFiles(files []FileWrite) error {
 	wg.Wait()
 	if first >= 0 {
 		removeTemps(0)
-		return osError(files[first].Path.Given, errs[first])
+		return nil, osError(files[first].Path.Given, errs[first])
 	}
 	for i, fw := range files {
 		if err := os.Rename(temps[i], fw.Path.Abs); err != nil {
 			removeTemps(i)
-			return osError(fw.Path.Given, err)
+			return nil, osError(fw.Path.Given, err)
 		}
 		tx.touch(fw.Path.Rel)
 	}
-	return nil
+	return infos, nil
 }
 
 // maxParallelWrites bounds the temporary files of a WriteFiles batch

@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +26,7 @@ func TestWriteFilesBatch(t *testing.T) {
 	}
 	want = append(want, "new/deep/fresh.md")
 	var recorded []string
+	var infos []fs.FileInfo
 	v.SetRecorder(recorderFunc(func(_ string, paths []string) (string, error) {
 		recorded = paths
 		return "c0ffee", nil
@@ -38,14 +40,25 @@ func TestWriteFilesBatch(t *testing.T) {
 			}
 			batch = append(batch, FileWrite{Path: p, Data: []byte("new " + rel)})
 		}
-		return tx.WriteFiles(batch)
+		var werr error
+		infos, werr = tx.WriteFiles(batch)
+		return werr
 	})
 	if err != nil || commit != "c0ffee" {
 		t.Fatalf("Update = %q, %v", commit, err)
 	}
-	for _, rel := range want {
+	for i, rel := range want {
 		if got := readRel(t, root, rel); got != "new "+rel {
 			t.Errorf("%s = %q", rel, got)
+		}
+		// What WriteFiles reports is the file in place: the index trusts
+		// its copy of the text while the file still matches.
+		fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := infos[i]; !os.SameFile(got, fi) || got.Size() != fi.Size() || !got.ModTime().Equal(fi.ModTime()) {
+			t.Errorf("WriteFiles reported %s as %d bytes at %v, not the file in place (%d bytes at %v)", rel, got.Size(), got.ModTime(), fi.Size(), fi.ModTime())
 		}
 	}
 	if fi, _ := os.Stat(filepath.Join(root, "notes/n07.md")); fi.Mode().Perm() != 0o600 {
@@ -75,8 +88,11 @@ func TestWriteFilesRefusesAFileTwice(t *testing.T) {
 	_, err := v.Update(context.Background(), func(tx *Tx) error {
 		a, _ := v.Resolve("Note.md")
 		b, _ := v.Resolve("note.md")
-		return tx.WriteFiles([]FileWrite{{Path: a, Data: []byte("a")}, {Path: b, Data: []byte("b")}})
+		return discardInfos(tx.WriteFiles([]FileWrite{{Path: a, Data: []byte("a")}, {Path: b, Data: []byte("b")}}))
 	})
 	checkClientError(t, err, ErrInvalidInput, "note.md", root)
 	sameSnapshot(t, before, snapshot(t, root))
 }
+
+// discardInfos keeps WriteFiles' error for an Update callback.
+func discardInfos(_ []fs.FileInfo, err error) error { return err }

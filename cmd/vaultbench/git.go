@@ -162,9 +162,21 @@ func copyTree(src, dst string) error {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
 	}
-	if out, err := exec.Command("cp", "-a", src+"/.", dst+"/").CombinedOutput(); err != nil {
+	// The copy gets a history of its own (gitInit), so the repository is
+	// left out: a background "git gc --auto" the generated history set off
+	// may be repacking it meanwhile, and cp fails on objects it removed.
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return err
+	}
+	args := []string{"-a"}
+	for _, e := range entries {
+		if e.Name() != ".git" {
+			args = append(args, filepath.Join(src, e.Name()))
+		}
+	}
+	if out, err := exec.Command("cp", append(args, dst+"/")...).CombinedOutput(); err != nil {
 		return fmt.Errorf("copy %s: %v: %s", src, err, out)
 	}
-	// The copy gets a history of its own (gitInit).
-	return os.RemoveAll(filepath.Join(dst, ".git"))
+	return nil
 }

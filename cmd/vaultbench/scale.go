@@ -17,7 +17,7 @@ func benchScale(ctx context.Context, e *env) ([]figure, error) {
 	if e.large <= 0 {
 		return nil, nil
 	}
-	v, err := e.generate("vault-large", e.large, 3)
+	v, err := e.largeVault()
 	if err != nil {
 		return nil, err
 	}

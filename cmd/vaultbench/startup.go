@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -18,26 +22,116 @@ const (
 
 // benchStartup measures how soon a client is served after the process
 // starts (initialize, then tools/list right after it, while the index
-// builds), and the server's resident memory once it has indexed the vault.
+// builds) on a 1k-note vault, the main vault (--notes) and the large one
+// (--large), through mcp-go's client and through the official TypeScript
+// SDK's, and the server's resident memory once it has indexed the main
+// vault. Start-up must not grow with the vault: the three sizes side by
+// side show it.
 func benchStartup(ctx context.Context, e *env) ([]figure, error) {
-	figs, s, err := startFigures(ctx, e, e.vault.Dir, "")
+	var figs []figure
+	small, err := e.generate("vault-1k", 1000, 2)
+	if err != nil {
+		return nil, err
+	}
+	sized := func(n int) string { return fmt.Sprintf(", %dk notes", n/1000) }
+	start, s, err := startFigures(ctx, e, small.Dir, sized(1000))
+	figs = append(figs, start...)
 	if err != nil {
 		return figs, err
 	}
-	defer s.close()
-	// get_tags waits for the background index build: memory is measured
-	// with the whole vault indexed.
-	if _, err := s.call(ctx, "get_tags", map[string]any{}); err != nil {
+	s.close()
+	figs = append(figs, tsStartFigures(ctx, e, small.Dir, sized(1000))...)
+
+	start, s, err = startFigures(ctx, e, e.vault.Dir, sized(e.notes))
+	figs = append(figs, start...)
+	if err != nil {
 		return figs, err
+	}
+	rss, err := indexedRSS(ctx, s)
+	// Closed before anything else is timed: its background work would
+	// compete, and it would be the vaultmcp process found by the next
+	// server's CPU figure.
+	s.close()
+	if err != nil {
+		return figs, err
+	}
+	figs = append(figs, tsStartFigures(ctx, e, e.vault.Dir, sized(e.notes))...)
+	figs = append(figs, figure{name: "resident memory, peak (vault indexed)", gotBytes: rss, budgetBytes: rssBudget})
+
+	if e.large > 0 {
+		large, err := e.largeVault()
+		if err != nil {
+			return figs, err
+		}
+		start, s, err := startFigures(ctx, e, large.Dir, sized(e.large))
+		figs = append(figs, start...)
+		if err != nil {
+			return figs, err
+		}
+		s.close()
+		figs = append(figs, tsStartFigures(ctx, e, large.Dir, sized(e.large))...)
+	}
+	return figs, nil
+}
+
+// indexedRSS is the peak resident memory of the server s once it has
+// indexed the whole vault (get_tags waits for the background build) and
+// listed it.
+func indexedRSS(ctx context.Context, s *server) (uint64, error) {
+	if _, err := s.call(ctx, "get_tags", map[string]any{}); err != nil {
+		return 0, err
 	}
 	if _, err := s.call(ctx, "list_directory", map[string]any{"path": "", "recursive": true}); err != nil {
-		return figs, err
+		return 0, err
 	}
-	rss, err := s.peakRSS()
+	return s.peakRSS()
+}
+
+// tsStartFigures are startFigures through the official TypeScript SDK's
+// client (e2e/ts/startup.mjs, five server processes): initialize (the
+// SDK's connect, spawn included), tools/list right after it as a plain
+// request, and client.listTools(), which also compiles a validator for
+// every output schema in the client. Without node or the SDK (make
+// e2e-deps) the figures say so instead.
+func tsStartFigures(ctx context.Context, e *env, dir, label string) []figure {
+	skipped := func(why string) []figure {
+		return []figure{{name: "initialize, TS SDK client" + label, text: "skipped", note: why}}
+	}
+	node, err := exec.LookPath("node")
 	if err != nil {
-		return figs, err
+		return skipped("node is not installed")
 	}
-	return append(figs, figure{name: "resident memory, peak (vault indexed)", gotBytes: rss, budgetBytes: rssBudget}), nil
+	if _, err := os.Stat(filepath.Join("e2e", "ts", "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+		return skipped("the SDK is not installed: run make e2e-deps")
+	}
+	cmd := exec.CommandContext(ctx, node, filepath.Join("e2e", "ts", "startup.mjs"), e.bin, dir, "5")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return skipped(fmt.Sprintf("startup.mjs: %v: %s", err, strings.TrimSpace(stderr.String())))
+	}
+	var report struct {
+		Initialize []float64 `json:"initialize_ms"`
+		ToolsList  []float64 `json:"tools_list_ms"`
+		ListTools  []float64 `json:"list_tools_call_ms"`
+	}
+	if err := json.Unmarshal(out, &report); err != nil {
+		return skipped(fmt.Sprintf("startup.mjs printed %q: %v", out, err))
+	}
+	ms := func(v []float64) time.Duration {
+		ds := make([]time.Duration, len(v))
+		for i, x := range v {
+			ds[i] = time.Duration(x * float64(time.Millisecond))
+		}
+		return median(ds)
+	}
+	return []figure{
+		{name: "initialize, TS SDK client (median of 5)" + label, got: ms(report.Initialize), budget: initBudget},
+		{name: "tools/list after it, TS SDK client" + label, got: ms(report.ToolsList), budget: toolsListBudget},
+		{name: "SDK listTools() with its Ajv compiles" + label, got: ms(report.ListTools),
+			note: "(client-side: the SDK compiles every output schema)"},
+	}
 }
 
 // startFigures starts the server on dir five times and reports the median
@@ -72,7 +166,7 @@ func startFigures(ctx context.Context, e *env, dir, label string) ([]figure, *se
 		{name: "tools/list right after initialize (median of 5)" + label, got: median(lists), budget: toolsListBudget},
 	}
 	if len(cpus) > 0 {
-		figs = append(figs, figure{name: "server CPU time until initialize answered" + label, got: median(cpus)})
+		figs = append(figs, figure{name: "server CPU until initialize answered" + label, got: median(cpus)})
 	}
 	return figs, s, nil
 }

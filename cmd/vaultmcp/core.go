@@ -34,7 +34,9 @@ type core struct {
 	logger *slog.Logger
 	// start starts the background work (Begin); mu guards begun and
 	// closed, so a Close racing a Begin never leaves work running.
-	start         func()
+	start func()
+	// onBegin, when not nil, is called by the first Begin before start.
+	onBegin       func()
 	mu            sync.Mutex
 	begun, closed bool
 	// started is closed once the watcher is up and the index build
@@ -67,6 +69,9 @@ func (c *core) Begin() {
 		return
 	}
 	c.begun = true
+	if c.onBegin != nil {
+		c.onBegin()
+	}
 	c.start()
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"vaultmcp/internal/auth"
 )
@@ -28,7 +29,11 @@ func hashPassword(stdin io.Reader, stdout, stderr io.Writer) error {
 	return nil
 }
 
-var tokenName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// tokenName is compiled on first use, not at every start: its bounded
+// repetition compiles to a large program (most of this package's init).
+var tokenName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+})
 
 // tokenCommand runs `token create NAME`: a new API token, printed once,
 // and the config entry that holds only its hash.
@@ -37,7 +42,7 @@ func tokenCommand(args []string, stdout io.Writer) error {
 		return errors.New("usage: vaultmcp token create NAME")
 	}
 	name := args[1]
-	if !tokenName.MatchString(name) {
+	if !tokenName().MatchString(name) {
 		return fmt.Errorf("token name %q: use letters, digits, '.', '_' and '-' (at most 64)", name)
 	}
 	tok, hash, err := auth.NewToken()

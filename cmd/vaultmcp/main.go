@@ -52,7 +52,10 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	// The process's own setting, so held here rather than in run, which
+	// tests call side by side; every other command is short-lived.
+	resumeGC := holdGC()
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, resumeGC)
 	stop()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(os.Stderr, "vaultmcp:", err)
@@ -60,7 +63,9 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+// run runs the command in args; onBegin, when not nil, is called as a
+// server's core begins its background work (holdGC's resume).
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, onBegin func()) error {
 	cmd := "serve"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
@@ -94,7 +99,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if err != nil {
 			return err
 		}
-		return serve(ctx, cfg, stdin, stdout, stderr)
+		return serve(ctx, cfg, stdin, stdout, stderr, onBegin)
 	case "help", "-h", "--help":
 		config.Flags(fs)
 		fs.Usage()

@@ -24,7 +24,10 @@ const serverScope = "this server (access.read_only)"
 // way it then stops taking requests, lets the ones already received
 // finish (a write in flight is completed and committed), gives pending
 // pushes a bounded last chance, and returns.
-func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, stderr io.Writer) error {
+//
+// onBegin, when not nil, is called as the core begins its background work
+// (core.Begin): holdGC's resume.
+func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, stderr io.Writer, onBegin func()) error {
 	// Server logs also reach the clients that ask (logging/setLevel).
 	clientLog := mcpserver.NewClientLog(newLogger(stderr, cfg.Log.Level).Handler())
 	logger := slog.New(clientLog)
@@ -51,6 +54,7 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	if err != nil {
 		return err
 	}
+	c.onBegin = onBegin
 	defer c.Close() // last: the final push gets the commits of the drained requests
 
 	drain := &mcpserver.Drain{}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-viper/mapstructure/v2"
@@ -173,7 +174,9 @@ var decodeHook = mapstructure.ComposeDecodeHookFunc(
 	mapstructure.StringToTimeDurationHookFunc(),
 )
 
-var tokenHash = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+// tokenHash is compiled on first use (only configs with tokens need it),
+// not at every start.
+var tokenHash = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sha256:[0-9a-f]{64}$`) })
 
 // validateHTTP reports HTTP and access settings that cannot work. Whether
 // the address may go without authentication is decided where it is
@@ -226,7 +229,7 @@ func (c *Config) validateHTTP() []error {
 			errs = append(errs, fmt.Errorf("http.tokens[%d]: %q is listed twice", i, t.Name))
 		}
 		names["token "+t.Name] = true
-		if !tokenHash.MatchString(t.Hash) {
+		if !tokenHash().MatchString(t.Hash) {
 			errs = append(errs, fmt.Errorf("http.tokens[%d] (%s): hash must be sha256:<64 hex digits> (make a token with vaultmcp token create)", i, t.Name))
 		}
 		if _, err := access.New("", access.Rules{Allow: t.Allow, Deny: t.Deny}); err != nil {

@@ -171,7 +171,7 @@ var argCases = []struct{ tool, args string }{
 }
 
 func TestArgCheckMatchesReference(t *testing.T) {
-	v, err := newArgValidator(tools.All(fullDeps(t)))
+	v, err := newArgValidator(tools.All(fullDeps(t)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestArgCheckMatchesReference(t *testing.T) {
 }
 
 func FuzzArgCheck(f *testing.F) {
-	v, err := newArgValidator(tools.All(fullDeps(f)))
+	v, err := newArgValidator(tools.All(fullDeps(f)), nil)
 	if err != nil {
 		f.Fatal(err)
 	}

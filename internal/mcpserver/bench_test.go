@@ -74,3 +74,36 @@ func BenchmarkOutputValidation(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStartAnswers prices what a session's first answers cost the
+// server in process: assembling it (New, part of every start) and
+// answering tools/list, the answer encoded as a transport sends it.
+func BenchmarkStartAnswers(b *testing.B) {
+	v, err := vault.Open(b.TempDir(), vault.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	d := tools.Deps{Vault: v, Index: index.New(v, logger), Logger: logger}
+	b.Run("New", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := New(d, "bench"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	s, err := New(d, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	list := json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	b.Run("tools/list", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := json.Marshal(s.HandleMessage(context.Background(), list)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

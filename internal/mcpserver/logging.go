@@ -21,7 +21,7 @@ const LoggerName = "vaultmcp"
 
 // userinfo matches credentials written into a URL (https://user:token@host),
 // which a git error may quote; clients never see them.
-var userinfo = regexp.MustCompile(`(://)[^/@\s]+@`)
+var userinfo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(://)[^/@\s]+@`) })
 
 // ClientLog is an slog.Handler for the server's logger: every record goes
 // to the next handler (stderr) as before, and also, as a
@@ -134,7 +134,7 @@ func (h *ClientLog) Handle(ctx context.Context, r slog.Record) error {
 // a JSON object.
 func (h *ClientLog) data(r slog.Record, root string) map[string]any {
 	scrub := func(s string) string {
-		s = userinfo.ReplaceAllString(s, "${1}***@")
+		s = userinfo().ReplaceAllString(s, "${1}***@")
 		if root == "" {
 			return s
 		}

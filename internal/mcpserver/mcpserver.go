@@ -91,7 +91,11 @@ func assemble(d tools.Deps, version string, opts ...Option) (*server.MCPServer, 
 	}
 	all := tools.All(d)
 	drain.init(all)
-	validator, err := newArgValidator(all)
+	listed, encoded, err := listedTools(all)
+	if err != nil {
+		return nil, nil, err
+	}
+	validator, err := newArgValidator(all, encoded)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -161,7 +165,7 @@ func assemble(d tools.Deps, version string, opts ...Option) (*server.MCPServer, 
 	serverOpts = append(serverOpts, server.WithPromptCompletionProvider(prompts.NewCompleter(promptOpts)))
 
 	s := server.NewMCPServer(Name, version, serverOpts...)
-	s.AddTools(all...)
+	s.AddTools(listed...)
 	s.AddPrompts(prompts.All(promptOpts)...)
 	if res != nil {
 		res.attach(s, hooks)

@@ -195,7 +195,7 @@ func callValidated(t *testing.T, v *argValidator, tool string, args any) (*mcp.C
 }
 
 func TestArgValidator(t *testing.T) {
-	v, err := newArgValidator(tools.All(tools.Deps{}))
+	v, err := newArgValidator(tools.All(tools.Deps{}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,16 +20,17 @@ import (
 // check built in, but its messages read "<root>: &{Missing:[path]}";
 // agents act on these messages, so they must read well.
 //
-// Each tool's schema is encoded and compiled (argschema.go) at its first
-// call, not when the server is assembled: encoding them all costs about
-// 1.5 ms of a cold start. compileAll does them all at once for tests, so
-// a schema the check cannot hold fails a test.
+// Each tool's schema is compiled (argschema.go) at its first call, not
+// when the server is assembled, from its encoding as tools/list lists it
+// (listedTools), or encoded then when there is none. compileAll does
+// them all at once for tests, so a schema the check cannot hold fails a
+// test.
 type argValidator struct {
 	schemas map[string]func() (*argSchema, error)
 	params  map[string][]string // each tool's argument names, for hints
 }
 
-func newArgValidator(tools []server.ServerTool) (*argValidator, error) {
+func newArgValidator(tools []server.ServerTool, encoded map[string]json.RawMessage) (*argValidator, error) {
 	v := &argValidator{
 		schemas: make(map[string]func() (*argSchema, error), len(tools)),
 		params:  make(map[string][]string, len(tools)),
@@ -41,7 +42,11 @@ func newArgValidator(tools []server.ServerTool) (*argValidator, error) {
 			in.AdditionalProperties = false
 		}
 		name := t.Tool.Name
+		raw := encoded[name]
 		v.schemas[name] = sync.OnceValues(func() (*argSchema, error) {
+			if raw != nil {
+				return compileSchema(name, raw)
+			}
 			raw, err := json.Marshal(in)
 			if err != nil {
 				return nil, fmt.Errorf("tool %s: encode input schema: %w", name, err)

@@ -27,7 +27,7 @@ func TestEveryToolSchemaCompiles(t *testing.T) {
 	}
 	t.Cleanup(func() { repo.Close() })
 	all := tools.All(tools.Deps{Vault: v, Index: index.New(v, logger), Git: repo, Logger: logger})
-	val, err := newArgValidator(all)
+	val, err := newArgValidator(all, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

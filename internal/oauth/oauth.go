@@ -575,7 +575,7 @@ func (p loginPage) render(w http.ResponseWriter, status int) {
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
 	h.Set("Referrer-Policy", "no-referrer")
 	w.WriteHeader(status)
-	_ = loginTemplate.Execute(w, p)
+	_ = loginTemplate().Execute(w, p)
 }
 
 // hiddenParams carries the authorization request through the form.
@@ -601,7 +601,11 @@ func redirectHost(raw string) string {
 	return u.Scheme + ":"
 }
 
-var loginTemplate = template.Must(template.New("login").Parse(`<!doctype html>
+// loginTemplate is parsed by the first sign-in page served, not at every
+// start (stdio sessions never serve one).
+var loginTemplate = sync.OnceValue(func() *template.Template { return template.Must(template.New("login").Parse(loginHTML)) })
+
+const loginHTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sign in to vaultmcp</title>
 <style>
@@ -619,4 +623,4 @@ button{margin-top:1.2rem;padding:.5rem 1.2rem}.error{color:#a00}.small{color:#66
 <label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required>
 <button type="submit">Sign in and allow</button>
 </form></body></html>
-`))
+`

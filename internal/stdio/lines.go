@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"regexp"
+	"sync"
 )
 
 const (
@@ -91,7 +92,9 @@ func trailingBreak(b []byte) []byte {
 // tailID finds a top-level "id" member closing a JSON object: `"id":7}` at
 // the very end can only be the outermost object's own (a nested object
 // would be followed by more closing braces, a string by a quote).
-var tailID = regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)\s*}\s*$`)
+var tailID = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)\s*}\s*$`)
+})
 
 // id finds the request id of an oversized message, so the error can be
 // matched to its request: among the members read before the message's
@@ -102,7 +105,7 @@ func (o *oversized) id() json.RawMessage {
 	if id := headID(o.head); id != nil {
 		return id
 	}
-	if m := tailID.FindSubmatch(bytes.TrimRight(o.tail, "\r\n")); m != nil {
+	if m := tailID().FindSubmatch(bytes.TrimRight(o.tail, "\r\n")); m != nil {
 		if _, ok := idKey(m[1]); ok {
 			return json.RawMessage(bytes.Clone(m[1]))
 		}

@@ -47,6 +47,11 @@ type Index struct {
 	built     bool
 	pending   []string
 
+	// ownMu guards own: the texts of notes the index itself wrote
+	// (FollowRename), kept for the refresh that reports them back.
+	ownMu sync.Mutex
+	own   map[string]written
+
 	mu        sync.RWMutex
 	notes     map[string]*note      // Markdown notes by rel path
 	files     map[string]struct{}   // every indexed file by rel path
@@ -309,18 +314,6 @@ func isNote(rel string) bool {
 	return strings.EqualFold(path.Ext(rel), ".md")
 }
 
-// load reads and parses one note; nil when it cannot be read (it vanished
-// or is unreadable: the next event or refresh will tell). The note keeps
-// the path it is known by: a symbolic link is indexed under the link's
-// path, as Build indexes it, not under its target's.
-func (ix *Index) load(rel string) *note {
-	p, err := ix.v.Resolve(rel)
-	if err != nil {
-		return nil
-	}
-	return ix.loadAt(rel, p.Abs, nil)
-}
-
 // loadAt reads and parses the note rel found at abs, into memory from
 // texts (nil: a buffer of its own). A FIFO or device is never opened; a
 // note over the size limit is not read (tooLarge).
@@ -424,7 +417,7 @@ func (ix *Index) refreshOne(rel string) {
 	case fi.IsDir():
 		_ = ix.v.Walk(p, func(child string, d fs.DirEntry) error {
 			if ix.isFile(child, d) {
-				ix.refreshFile(child)
+				ix.refreshFile(child, "")
 			}
 			return nil
 		})
@@ -437,7 +430,7 @@ func (ix *Index) refreshOne(rel string) {
 			// A new file may stand where a folder of that name was.
 			ix.forgetBelow(p.Rel)
 		}
-		ix.refreshFile(p.Rel)
+		ix.refreshFile(p.Rel, p.Abs)
 	}
 }
 
@@ -464,19 +457,23 @@ func (ix *Index) skipped(rel string) bool {
 	return false
 }
 
-// refreshFile re-reads one existing file.
-func (ix *Index) refreshFile(rel string) {
+// refreshFile re-reads one existing file, found at abs when the caller
+// has resolved it ("": resolve rel here).
+func (ix *Index) refreshFile(rel, abs string) {
 	if !isNote(rel) {
 		ix.mu.Lock()
 		ix.putName(rel)
 		ix.mu.Unlock()
 		return
 	}
-	n := ix.load(rel)
+	n, same := ix.reload(rel, abs)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if n == nil {
 		ix.removeFile(rel)
+		return
+	}
+	if same {
 		return
 	}
 	if old := ix.notes[rel]; n.tooLarge && (old == nil || !old.tooLarge) {

@@ -28,7 +28,9 @@ type Rewrite struct {
 // move, with the vault's write lock held. It returns the links rewritten
 // and the notes they are in. The notes are written as one batch (see
 // vault.Tx.WriteFiles): a rename that relinks a thousand notes flushes
-// them together, not one by one.
+// them together, not one by one. The index keeps the texts it wrote, so
+// when the change is recorded and reported it takes them in without
+// reading the notes back (see keepWritten).
 func (ix *Index) FollowRename(ctx context.Context, tx *vault.Tx, from, to string) (links, notes int, err error) {
 	rewrites, err := ix.PlanRename(ctx, from, to)
 	if err != nil {
@@ -40,9 +42,11 @@ func (ix *Index) FollowRename(ctx context.Context, tx *vault.Tx, from, to string
 		links += rw.Links
 		notes++
 	}
-	if err := tx.WriteFiles(batch); err != nil {
+	infos, err := tx.WriteFiles(batch)
+	if err != nil {
 		return 0, 0, err
 	}
+	ix.keepWritten(batch, infos)
 	return links, notes, nil
 }
 
@@ -141,7 +145,7 @@ func (ix *Index) statNote(rel string) (vault.Path, os.FileInfo, error) {
 // they resolve the same after the move. Caller holds mu.
 func (ix *Index) rewriteNote(n *note, src []byte, from, to, newSrc string, after *names) ([]byte, int) {
 	parsed := markdown.Parse(src)
-	var b strings.Builder
+	var b []byte // the new text, built only once a link changes
 	last, count := 0, 0
 	for _, l := range parsed.Links {
 		if l.Target == "" {
@@ -161,16 +165,18 @@ func (ix *Index) rewriteNote(n *note, src []byte, from, to, newSrc string, after
 			continue
 		}
 		target := linkTarget(l, want, newSrc, after)
-		b.Write(src[last:l.Start])
-		b.WriteString(l.WithTarget(target))
+		if b == nil {
+			b = make([]byte, 0, len(src)+len(to)-len(from)+64)
+		}
+		b = append(b, src[last:l.Start]...)
+		b = append(b, l.WithTarget(target)...)
 		last = l.End
 		count++
 	}
 	if count == 0 {
 		return nil, 0
 	}
-	b.Write(src[last:])
-	return []byte(b.String()), count
+	return append(b, src[last:]...), count
 }
 
 // linkTarget picks the shortest target text, in the link's own style, that

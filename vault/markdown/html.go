@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -17,14 +18,22 @@ const (
 	attributePattern = `(?:[\r\n \t]+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:[\r\n \t]*=[\r\n \t]*(?:[^\"'=<>` + "`" + `\x00-\x20]+|'[^']*'|"[^"]*"))?)`
 )
 
-var (
-	// goldmark's type 1 and 6 patterns end in "(?:\s.*|>.*|/>.*|)$" on a
-	// single line: only what follows the tag name matters, so they stop there.
-	htmlBlockType1Open  = regexp.MustCompile(`(?i)^<(script|pre|style|textarea)(?:\s|>|/>|$)`)
-	htmlBlockType1Close = regexp.MustCompile(`(?i)</(?:script|pre|style|textarea)>`)
-	htmlBlockType6      = regexp.MustCompile(`^<(?:/[ ]*)?([a-zA-Z]+[a-zA-Z0-9\-]*)(?:[ ]|>|/>|$)`)
-	htmlBlockType7      = regexp.MustCompile(`^<(/[ ]*)?([a-zA-Z]+[a-zA-Z0-9\-]*)(` + attributePattern + `*)[ ]*(?:>|/>)[ ]*$`)
-)
+// htmlBlocks are compiled by the first note with an HTML block, not at
+// every start of the server.
+var htmlBlocks = sync.OnceValue(func() *htmlBlockPatterns {
+	return &htmlBlockPatterns{
+		// goldmark's type 1 and 6 patterns end in "(?:\s.*|>.*|/>.*|)$" on a
+		// single line: only what follows the tag name matters, so they stop there.
+		type1Open:  regexp.MustCompile(`(?i)^<(script|pre|style|textarea)(?:\s|>|/>|$)`),
+		type1Close: regexp.MustCompile(`(?i)</(?:script|pre|style|textarea)>`),
+		type6:      regexp.MustCompile(`^<(?:/[ ]*)?([a-zA-Z]+[a-zA-Z0-9\-]*)(?:[ ]|>|/>|$)`),
+		type7:      regexp.MustCompile(`^<(/[ ]*)?([a-zA-Z]+[a-zA-Z0-9\-]*)(` + attributePattern + `*)[ ]*(?:>|/>)[ ]*$`),
+	}
+})
+
+type htmlBlockPatterns struct {
+	type1Open, type1Close, type6, type7 *regexp.Regexp
+}
 
 var blockTags = map[string]bool{
 	"address": true, "article": true, "aside": true, "base": true, "basefont": true,
@@ -47,7 +56,7 @@ var blockTags = map[string]bool{
 func (p *parser) htmlBlockStart() int {
 	line := p.src[p.nextNonspace:p.lineEnd]
 	switch {
-	case htmlBlockType1Open.Match(line):
+	case htmlBlocks().type1Open.Match(line):
 		return 1
 	case bytes.HasPrefix(line, []byte("<!--")):
 		return 2
@@ -58,7 +67,7 @@ func (p *parser) htmlBlockStart() int {
 	case bytes.HasPrefix(line, []byte("<![CDATA[")):
 		return 5
 	}
-	if m := htmlBlockType7.FindSubmatchIndex(line); m != nil {
+	if m := htmlBlocks().type7.FindSubmatchIndex(line); m != nil {
 		name := strings.ToLower(string(line[m[4]:m[5]]))
 		if blockTags[name] {
 			return 6
@@ -70,7 +79,7 @@ func (p *parser) htmlBlockStart() int {
 			return 7
 		}
 	}
-	if m := htmlBlockType6.FindSubmatchIndex(line); m != nil && blockTags[strings.ToLower(string(line[m[2]:m[3]]))] {
+	if m := htmlBlocks().type6.FindSubmatchIndex(line); m != nil && blockTags[strings.ToLower(string(line[m[2]:m[3]]))] {
 		return 6
 	}
 	return 0
@@ -81,7 +90,7 @@ func (p *parser) htmlBlockStart() int {
 func htmlBlockCloses(t int, line []byte) bool {
 	switch t {
 	case 1:
-		return htmlBlockType1Close.Match(line)
+		return htmlBlocks().type1Close.Match(line)
 	case 2:
 		return bytes.Contains(line, []byte("-->"))
 	case 3:

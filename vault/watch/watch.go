@@ -159,7 +159,17 @@ func (w *Watcher) addTree(fw *fsnotify.Watcher, dir string, found func(abs strin
 // deliver hands a batch to the callback. A panic there (a bug the changed
 // file triggers in the index, say) is logged and survived: the watcher
 // goes on with the next batch.
+//
+// The batch is handled with the vault's write lock held. The server's own
+// changes make events too, and a large one (a rename relinking 1,800
+// notes) is seen here while it is still being committed: waiting for it
+// lets the index take the change in from the write first, under the same
+// lock, so the watcher's report of those files finds their text already
+// indexed and nothing is parsed twice (see index.Refresh).
 func (w *Watcher) deliver(paths []string) {
+	lock := w.v.Locker()
+	lock.Lock()
+	defer lock.Unlock()
 	defer func() {
 		if p := recover(); p != nil {
 			w.opts.Logger.Error("handling changed files panicked; the watcher goes on", "paths", len(paths), "panic", p, "stack", string(debug.Stack()))
