@@ -369,6 +369,18 @@ func (s *slab) alloc(n int) []byte {
 	return b
 }
 
+func readFull(f *os.File, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := f.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
 // Refresh brings the index up to date with the given vault-relative paths
 // (files or folders, existing or gone). The vault calls it after each
 // change it records; the watcher and gitsync after changes made outside.

@@ -3,7 +3,6 @@
 package index
 
 import (
-	"os"
 	"time"
 
 	"vaultmcp/vault"
@@ -26,16 +25,4 @@ func readNote(abs string, limit int64, texts *slab) (content []byte, size int64,
 		return nil, 0, time.Time{}, err
 	}
 	return content, size, modTime, nil
-}
-
-func readFull(f *os.File, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := f.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
