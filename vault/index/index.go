@@ -65,6 +65,8 @@ type Index struct {
 	gen       uint64                // bumped by every change, for caches
 	seq       atomic.Uint64         // numbers the notes read, for NoteMeta.Seq
 
+	texts atomic.Pointer[textList] // what Texts walks, as of one gen
+
 	cacheMu     sync.Mutex
 	brokenGen   uint64
 	brokenCache []BrokenLinks
@@ -74,7 +76,9 @@ type Index struct {
 	walked func()
 }
 
-// note is one Markdown note as the index holds it.
+// note is one Markdown note as the index holds it. rel and content never
+// change once the note is in the index (a note read again is a new
+// *note): Texts reads them without the lock.
 type note struct {
 	rel     string
 	content []byte // nil for a note too large to read
@@ -163,6 +167,7 @@ func (ix *Index) Build(ctx context.Context) error {
 		ix.walked()
 	}
 	loaded := make([]*note, len(mdPaths))
+	keys := make([]nameKeysOf, len(mdPaths))
 	var wg sync.WaitGroup
 	work := make(chan int)
 	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
@@ -176,6 +181,7 @@ func (ix *Index) Build(ctx context.Context) error {
 					// Walk vetted these paths: skip Resolve's per-component
 					// checks, a dozen system calls per file at start.
 					loaded[i] = ix.loadAt(mdPaths[i], filepath.Join(root.Abs, filepath.FromSlash(mdPaths[i])), &texts)
+					keys[i] = nameKeys(mdPaths[i])
 				}()
 			}
 		}()
@@ -188,16 +194,17 @@ func (ix *Index) Build(ctx context.Context) error {
 
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	ix.presize(len(mdPaths), len(otherPaths))
 	for _, rel := range otherPaths {
 		ix.files[rel] = struct{}{}
 		ix.names.add(rel)
 	}
-	for _, n := range loaded {
+	for i, n := range loaded {
 		if n == nil {
 			continue
 		}
 		ix.files[n.rel] = struct{}{}
-		ix.names.add(n.rel)
+		ix.names.addKeyed(n.rel, keys[i])
 		ix.notes[n.rel] = n
 	}
 	// Resolve only once every name is known: in parallel, since the
@@ -224,6 +231,23 @@ func (ix *Index) Build(ctx context.Context) error {
 	ix.concepts.settle(&ix.names)
 	ix.log.Info("index built", "notes", len(ix.notes), "files", len(ix.files), "took", time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// presize makes the vault-wide maps, while still empty, big enough for a
+// build of notes notes and others other files: filled one entry at a time
+// they would grow and rehash a dozen times under the lock. Caller holds
+// mu.
+func (ix *Index) presize(notes, others int) {
+	if len(ix.files) > 0 {
+		return
+	}
+	ix.notes = make(map[string]*note, notes)
+	ix.files = make(map[string]struct{}, notes+others)
+	ix.names.byPath = make(map[string]string, notes+others)
+	ix.names.byBase = make(map[string][]string, notes+others)
+	// Most notes are linked to, and most link to names of notes.
+	ix.backlinks = make(map[string]*sourceSet, notes)
+	ix.linkers = make(map[string]*bucket, notes)
 }
 
 // Start builds the index in the background, so a client's initialize is
@@ -294,20 +318,15 @@ func isNote(rel string) bool {
 // texts (nil: a buffer of its own). A FIFO or device is never opened; a
 // note over the size limit is not read (tooLarge).
 func (ix *Index) loadAt(rel, abs string, texts *slab) (n *note) {
-	f, fi, err := vault.OpenRegular(abs)
-	if err != nil {
+	content, size, modTime, err := readNote(abs, ix.maxNote, texts)
+	switch {
+	case err != nil:
 		return nil
-	}
-	defer f.Close()
-	if fi.Size() > ix.maxNote {
-		return &note{rel: rel, size: fi.Size(), modTime: fi.ModTime(), tooLarge: true, seq: ix.seq.Add(1)}
-	}
-	content := texts.alloc(int(fi.Size()))
-	if _, err := readFull(f, content); err != nil {
-		return nil
+	case size > ix.maxNote:
+		return &note{rel: rel, size: size, modTime: modTime, tooLarge: true, seq: ix.seq.Add(1)}
 	}
 	doc, bad := ix.parse(rel, content)
-	return &note{rel: rel, content: content, size: fi.Size(), modTime: fi.ModTime(), doc: doc, badFrontmatter: bad, seq: ix.seq.Add(1)}
+	return &note{rel: rel, content: content, size: size, modTime: modTime, doc: doc, badFrontmatter: bad, seq: ix.seq.Add(1)}
 }
 
 // parse parses one note, turning a parser panic (a bug the note's text
@@ -617,6 +636,9 @@ func (ix *Index) addContributions(n *note) {
 // removeContributions undoes addContributions. Caller holds mu.
 func (ix *Index) removeContributions(n *note) {
 	ix.gen++
+	// The next Texts makes a new list anyway: the old one goes now, not
+	// keeping notes gone from the index alive until then.
+	ix.texts.Store(nil)
 	ix.adjustBroken(n.brokenCount() > 0, false)
 	if n.badFrontmatter {
 		ix.badFM--

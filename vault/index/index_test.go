@@ -341,6 +341,57 @@ func TestTextsAndFiles(t *testing.T) {
 	}
 }
 
+// Texts walks a list of the notes shared between calls until the index
+// changes: each change shows in the next walk, and walks running while
+// notes change see a consistent set (run with -race).
+func TestTextsFollowChanges(t *testing.T) {
+	v, ix := newVault(t, map[string]string{"One.md": "one", "Two.md": "two"})
+	dir := v.Root()
+	texts := func() string {
+		var got []string
+		ix.Texts("", func(rel string, content []byte) bool {
+			got = append(got, rel+"="+string(content))
+			return true
+		})
+		slices.Sort(got)
+		return strings.Join(got, " ")
+	}
+	if got, want := texts(), "One.md=one Two.md=two"; got != want {
+		t.Fatalf("Texts = %q, want %q", got, want)
+	}
+	writeFile(t, dir, "One.md", "one, changed")
+	writeFile(t, dir, "Three.md", "three")
+	if err := os.Remove(filepath.Join(dir, "Two.md")); err != nil {
+		t.Fatal(err)
+	}
+	ix.Refresh([]string{"One.md", "Two.md", "Three.md"})
+	if got, want := texts(), "One.md=one, changed Three.md=three"; got != want {
+		t.Fatalf("after changes, Texts = %q, want %q", got, want)
+	}
+
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			writeFile(t, dir, "One.md", fmt.Sprint("one ", i))
+			ix.Refresh([]string{"One.md"})
+		}
+	}()
+	for walking := true; walking; {
+		select {
+		case <-done:
+			walking = false
+		default:
+		}
+		if got := texts(); !strings.HasPrefix(got, "One.md=one") || !strings.HasSuffix(got, " Three.md=three") {
+			t.Fatalf("during changes, Texts = %q", got)
+		}
+	}
+	if got, want := texts(), "One.md=one 199 Three.md=three"; got != want {
+		t.Fatalf("after the last change, Texts = %q, want %q", got, want)
+	}
+}
+
 // Paths in skipped or hidden folders never enter the index, however they
 // are reported: the vault's own write into .trash, a pull touching
 // .obsidian, a folder refresh inside one.

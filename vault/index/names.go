@@ -35,11 +35,25 @@ func newNames() names {
 // sorts first whatever the order they came in; both are kept in byBase so
 // that the other can take over when it goes.
 func (n *names) add(rel string) {
-	b := key(path.Base(rel))
+	n.addKeyed(rel, nameKeys(rel))
+}
+
+// nameKeysOf are the two keys a file is known by in names: its base
+// name's and its path's.
+type nameKeysOf struct{ base, path string }
+
+func nameKeys(rel string) nameKeysOf {
+	return nameKeysOf{base: key(path.Base(rel)), path: key(rel)}
+}
+
+// addKeyed is add with rel's keys (nameKeys) worked out beforehand: a
+// build folds them in parallel, not under the lock.
+func (n *names) addKeyed(rel string, keys nameKeysOf) {
+	b := keys.base
 	if slices.Contains(n.byBase[b], rel) {
 		return
 	}
-	k := key(rel)
+	k := keys.path
 	if old, ok := n.byPath[k]; !ok || rel < old {
 		n.byPath[k] = rel
 	}

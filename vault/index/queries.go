@@ -340,25 +340,42 @@ func (ix *Index) Texts(prefix string, fn func(rel string, content []byte) bool) 
 	if !ix.Ready() {
 		return false
 	}
-	type text struct {
-		rel     string
-		content []byte
-	}
 	dir := strings.TrimSuffix(prefix, "/")
-	ix.mu.RLock()
-	texts := make([]text, 0, len(ix.notes))
-	for rel, n := range ix.notes {
-		if under(rel, dir) {
-			texts = append(texts, text{rel, n.content})
-		}
-	}
-	ix.mu.RUnlock()
-	for _, t := range texts {
-		if !fn(t.rel, t.content) {
+	for _, n := range ix.textList() {
+		if under(n.rel, dir) && !fn(n.rel, n.content) {
 			break
 		}
 	}
 	return true
+}
+
+// textList is the notes Texts walks as of one generation of the index:
+// made by the first Texts call after a change and shared by the calls
+// that follow, so a grep neither copies a list of every note (4 MB at
+// 100,000 notes, each time) nor holds the lock while it searches. The
+// slice is never modified once made, and a note's rel and content never
+// change once it is in the index (a changed note is a new *note), so a
+// walk reads them without the lock, seeing the notes as they were when the
+// list was made.
+type textList struct {
+	gen   uint64
+	notes []*note
+}
+
+// textList returns the current list of notes, making it if the index
+// changed since the last one was made.
+func (ix *Index) textList() []*note {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if l := ix.texts.Load(); l != nil && l.gen == ix.gen {
+		return l.notes
+	}
+	l := &textList{gen: ix.gen, notes: make([]*note, 0, len(ix.notes))}
+	for _, n := range ix.notes {
+		l.notes = append(l.notes, n)
+	}
+	ix.texts.Store(l)
+	return l.notes
 }
 
 // Files calls fn with the path of every indexed file under prefix — notes,

@@ -50,7 +50,7 @@ func (p *parser) frontmatter() int {
 	}
 	n := p.note
 	n.BodyOffset = bodyStart
-	p.readYAML(src[yamlStart:closeStart], 2)
+	p.readYAML(p.str[yamlStart:closeStart], 2)
 	p.frontmatterLinks(yamlStart, closeStart)
 	return 1 + bytes.Count(src[:bodyStart], []byte{'\n'})
 }
@@ -104,9 +104,69 @@ func delimiterLine(src []byte, pos int, delim string) int {
 	return -1
 }
 
-// readYAML decodes the frontmatter text, whose first line is line firstLine
-// of the note.
-func (p *parser) readYAML(text []byte, firstLine int) {
+// readYAML decodes the frontmatter text, whose first line is line
+// firstLine of the note: on the fast path when it can, with yaml.v3 when
+// not.
+func (p *parser) readYAML(text string, firstLine int) {
+	if !p.fastYAML(text, firstLine) {
+		p.slowYAML(text, firstLine)
+	}
+}
+
+// fastYAML reads the frontmatter text without yaml.v3 and reports whether
+// it could (see yamlfast.go); nothing is set when not.
+func (p *parser) fastYAML(text string, firstLine int) (read bool) {
+	y := &p.fy
+	n := p.note
+	defer func() {
+		// A bug of the fast path must not cost the note: yaml.v3 reads it.
+		if r := recover(); r != nil {
+			n.Frontmatter, n.fmText, n.Tags, n.Aliases, read = nil, "", n.Tags[:0], nil, false
+		}
+		y.reset()
+	}()
+	ok, empty := y.tree(text)
+	switch {
+	case !ok:
+		return false
+	case empty:
+		n.Frontmatter = map[string]any{}
+		return true
+	}
+	n.Frontmatter = y.value(0, false).(map[string]any)
+	n.fmText = text
+	for k := 1; k < y.nodes[0].end; {
+		key, v := &y.nodes[k], y.nodes[k].end
+		k = y.nodes[v].end
+		var each func(text string, line int)
+		switch strings.ToLower(key.text) {
+		case "tags", "tag":
+			each = func(text string, line int) { p.frontmatterTags(text, line+firstLine-1) }
+		case "aliases", "alias":
+			scalar := y.nodes[v].kind == yScalar
+			each = func(text string, _ int) { p.frontmatterAliases(text, scalar) }
+		default:
+			continue
+		}
+		// As eachScalar: the value if a scalar, or the scalar items of a
+		// sequence; nulls left out.
+		from, to := v, k
+		if y.nodes[v].kind == ySeq {
+			from = v + 1
+		} else if y.nodes[v].kind != yScalar {
+			continue
+		}
+		for i := from; i < to; i = y.nodes[i].end {
+			if item := &y.nodes[i]; item.kind == yScalar && !item.null() {
+				each(item.text, item.line)
+			}
+		}
+	}
+	return true
+}
+
+// slowYAML reads the frontmatter text with yaml.v3.
+func (p *parser) slowYAML(text string, firstLine int) {
 	n := p.note
 	defer func() {
 		// yaml.v3 has panicked on hostile input before; a note must still
@@ -117,8 +177,9 @@ func (p *parser) readYAML(text []byte, firstLine int) {
 		}
 	}()
 	var doc yaml.Node
-	if err := yaml.Unmarshal(text, &doc); err != nil {
-		n.FrontmatterErr = syntaxError(err, text, firstLine)
+	b := []byte(text)
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		n.FrontmatterErr = syntaxError(err, b, firstLine)
 		return
 	}
 	if len(doc.Content) == 0 {
@@ -150,25 +211,39 @@ func (p *parser) readYAML(text []byte, firstLine int) {
 		switch strings.ToLower(key.Value) {
 		case "tags", "tag":
 			eachScalar(value, func(v *yaml.Node) {
-				for _, name := range strings.FieldsFunc(v.Value, isListSeparator) {
-					name = strings.TrimLeft(name, "#")
-					if ValidTag(name) {
-						n.Tags = append(n.Tags, Tag{Name: name, Line: v.Line + firstLine - 1, Frontmatter: true})
-					}
-				}
+				p.frontmatterTags(v.Value, v.Line+firstLine-1)
 			})
 		case "aliases", "alias":
 			eachScalar(value, func(v *yaml.Node) {
-				names := []string{v.Value}
-				if value.Kind == yaml.ScalarNode {
-					names = strings.Split(v.Value, ",")
-				}
-				for _, a := range names {
-					if a = strings.TrimSpace(a); a != "" {
-						n.Aliases = append(n.Aliases, a)
-					}
-				}
+				p.frontmatterAliases(v.Value, value.Kind == yaml.ScalarNode)
 			})
+		}
+	}
+}
+
+// frontmatterTags adds the tags of one value of the tags property, on
+// the note's line line: a scalar may list several, split by commas or
+// spaces.
+func (p *parser) frontmatterTags(value string, line int) {
+	for _, name := range strings.FieldsFunc(value, isListSeparator) {
+		name = strings.TrimLeft(name, "#")
+		if ValidTag(name) {
+			p.note.Tags = append(p.note.Tags, Tag{Name: name, Line: line, Frontmatter: true})
+		}
+	}
+}
+
+// frontmatterAliases adds the aliases of one value of the aliases
+// property: a scalar property (not a list item) may list several, split
+// by commas.
+func (p *parser) frontmatterAliases(value string, split bool) {
+	names := []string{value}
+	if split {
+		names = strings.Split(value, ",")
+	}
+	for _, a := range names {
+		if a = strings.TrimSpace(a); a != "" {
+			p.note.Aliases = append(p.note.Aliases, a)
 		}
 	}
 }

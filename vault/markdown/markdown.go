@@ -14,6 +14,12 @@
 // ^block-ids and footnotes. Raw HTML blocks carry no links (Obsidian does not
 // render Markdown inside them).
 //
+// Frontmatter is YAML, and yaml.v3's reading of it is the reference: the
+// shapes most notes use (scalars, quoted strings, dates, lists of tags and
+// aliases, nested mappings) are read by a small exact subset parser that
+// gives up on anything else, and yaml.v3 reads what it gives up on;
+// differential and fuzz tests hold the two to the same answers.
+//
 // All strings in a Note are slices of one copy of the source, so a Note keeps
 // that copy alive as long as any of its strings is referenced.
 package markdown
@@ -56,9 +62,10 @@ type Note struct {
 	// editor can find the block an id marks.
 	BlockLines, BlockStarts []int
 
-	// props is the frontmatter's YAML mapping node, kept for Properties;
-	// nil when Frontmatter is nil.
-	props *yaml.Node
+	// props is the frontmatter's YAML mapping node when yaml.v3 read it,
+	// fmText its text when the fast path did: Properties reads either.
+	props  *yaml.Node
+	fmText string
 }
 
 // Style says how a link is written, so a rewrite can keep it.
@@ -176,9 +183,10 @@ func parse(src []byte, str string) *Note {
 		buf = nil
 	}
 	// Nothing of a previous note survives: every field starts zero, as a
-	// new parser's would; only the scratch buffer's capacity is kept (no
-	// string in a Note refers to it).
-	*p = parser{src: src, str: str, buf: buf}
+	// new parser's would; only the scratch buffers' capacity is kept (no
+	// string in a Note refers to them, and the fast YAML path's state is
+	// emptied after each use).
+	*p = parser{src: src, str: str, buf: buf, fy: p.fy}
 	defer func() {
 		p.src, p.str, p.note = nil, "", nil
 		parsers.Put(p)
@@ -240,6 +248,9 @@ type parser struct {
 	ticks        map[int][]int // backtick runs by length, once tickScan is large
 	htmlUnclosed [4]bool       // no "-->", "?>", ">" or "]]>" follows
 	noMathClose  bool          // no closing $ follows
+
+	// the fast frontmatter path's lines, tree and scratch
+	fy fastYAML
 
 	// Obsidian state that crosses blocks
 	inComment bool // inside %% … %%

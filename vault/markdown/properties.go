@@ -24,6 +24,14 @@ const maxPropertyDepth = 64
 // Each call builds a new map: the parse keeps the YAML tree, not this
 // view of it, since most callers never ask.
 func (n *Note) Properties() map[string]any {
+	if n.props == nil && n.fmText != "" {
+		// The fast path read this text once and reads it again, as
+		// written this time.
+		var y fastYAML
+		if ok, empty := y.tree(n.fmText); ok && !empty {
+			return y.value(0, true).(map[string]any)
+		}
+	}
 	if n.props == nil {
 		if n.Frontmatter != nil {
 			return map[string]any{} // an empty block
