@@ -245,10 +245,5 @@ func startWriteServer(ctx context.Context, e *env) (*server, error) {
 	if err := gitInit(dir); err != nil {
 		return nil, err
 	}
-	// Packed, as a cloned vault is: else the first sync's `git gc --auto`
-	// packs every object of the fresh history while the writes are timed.
-	if err := git(dir, "gc", "-q"); err != nil {
-		return nil, err
-	}
 	return startServer(ctx, e, dir, "VAULTMCP_GIT_SYNC_INTERVAL=0")
 }

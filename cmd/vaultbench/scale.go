@@ -4,15 +4,19 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"path"
 	"strings"
 	"time"
+
+	"vaultmcp/internal/vaultgen"
 )
 
 // benchScale repeats the figures that grow with the vault on a large one
 // (--large notes, 100,000 by default): start-up, the index built from
 // cold in process and through the server, resident memory, a warm
-// backlinks query and a case-insensitive grep beside ripgrep. Cost should
-// grow at most linearly with the vault.
+// backlinks query, a case-insensitive grep beside ripgrep and the rename
+// of a popular note beside the shell. Cost should grow at most linearly
+// with the vault.
 func benchScale(ctx context.Context, e *env) ([]figure, error) {
 	if e.large <= 0 {
 		return nil, nil
@@ -22,6 +26,17 @@ func benchScale(ctx context.Context, e *env) ([]figure, error) {
 		return nil, err
 	}
 	label := fmt.Sprintf(", %dk notes", e.large/1000)
+	figs, err := scaleQueries(ctx, e, v, label)
+	if err != nil {
+		return figs, err
+	}
+	renamed, err := scaleRename(ctx, e, v, label)
+	return append(figs, renamed...), err
+}
+
+// scaleQueries measures the large vault's build, start, memory, backlinks
+// and grep.
+func scaleQueries(ctx context.Context, e *env, v *vaultgen.Vault, label string) ([]figure, error) {
 	figs, err := buildFigures(ctx, v.Dir, e.large)
 	if err != nil {
 		return figs, err
@@ -85,4 +100,53 @@ func benchScale(ctx context.Context, e *env) ([]figure, error) {
 		return figs, err
 	}
 	return append(figs, figure{name: "resident memory, peak (after grep)" + label, gotBytes: rss}), nil
+}
+
+// scaleRename renames a note that 1,800 others link to in the large vault,
+// as the rename section does at 10k: its cost should follow the links it
+// rewrites, not the size of the vault. The shell pipeline then renames it
+// back in the same repository, with the server stopped.
+func scaleRename(ctx context.Context, e *env, v *vaultgen.Vault, label string) ([]figure, error) {
+	hub := v.Path(15)
+	name := strings.TrimSuffix(path.Base(hub), ".md")
+	if err := addHubLinks(v.Dir, v, name, hubLinks); err != nil {
+		return nil, err
+	}
+	if err := git(v.Dir, "commit", "-q", "-a", "-m", "links to a popular note"); err != nil {
+		return nil, err
+	}
+	renamed := path.Dir(hub) + "/" + name + " renamed.md"
+	d, err := func() (time.Duration, error) {
+		s, err := startServer(ctx, e, v.Dir, "VAULTMCP_GIT_SYNC_INTERVAL=0")
+		if err != nil {
+			return 0, err
+		}
+		defer s.close()
+		if _, err := s.call(ctx, "get_tags", map[string]any{}); err != nil { // waits for the index build
+			return 0, err
+		}
+		start := time.Now()
+		if _, err := s.call(ctx, "rename_file", map[string]any{"old_path": hub, "new_path": renamed}); err != nil {
+			return 0, err
+		}
+		return time.Since(start), nil
+	}()
+	if err != nil {
+		return nil, err
+	}
+	linked, err := runRg("rg", v.Dir, []string{"-l", "-F", "-e", "[[" + name + " renamed]]"})
+	if err != nil {
+		return nil, err
+	}
+	if n := lineCount(linked); n < hubLinks {
+		return nil, fmt.Errorf("rename_file%s relinked %d notes, want at least %d", label, n, hubLinks)
+	}
+	cli, err := shellRename(ctx, v.Dir, renamed, hub)
+	if err != nil {
+		return nil, err
+	}
+	return []figure{{
+		name: fmt.Sprintf("rename_file, %d backlinks relinked, one commit", hubLinks) + label, got: d, budget: renameBudget,
+		baseName: "git mv + rg|sed + git commit -a", base: cli,
+	}}, nil
 }

@@ -33,7 +33,7 @@ func startServer(ctx context.Context, e *env, dir string, extraEnv ...string) (*
 	if err != nil {
 		return nil, fmt.Errorf("start vaultmcp: %w", err)
 	}
-	pid, _ := serverPID(c) // found now, so reading its CPU time later is quick
+	pid, _ := serverPID() // found now, so reading its CPU time later is quick
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	req.Params.ClientInfo = mcp.Implementation{Name: "vaultbench", Version: "1"}
@@ -71,9 +71,9 @@ func (s *server) close() { s.c.Close() }
 
 // peakRSS reads the peak resident set size of the server process.
 func (s *server) peakRSS() (uint64, error) {
-	pid, err := serverPID(s.c)
-	if err != nil {
-		return 0, err
+	pid := s.pid
+	if pid == 0 {
+		return 0, fmt.Errorf("no server process")
 	}
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -88,13 +88,16 @@ func (s *server) peakRSS() (uint64, error) {
 	return 0, fmt.Errorf("no VmHWM for pid %d", pid)
 }
 
-// serverPID finds the child process the stdio client started.
-func serverPID(c *client.Client) (int, error) {
+// serverPID finds the child process the stdio client just started: the
+// newest vaultmcp child of this process, since a section may run another
+// server beside it.
+func serverPID() (int, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0, err
 	}
 	self := strconv.Itoa(os.Getpid())
+	found, newest := 0, uint64(0)
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -104,15 +107,22 @@ func serverPID(c *client.Client) (int, error) {
 		if err != nil {
 			continue
 		}
-		// Fields after the parenthesised command: state, ppid, …
+		// Fields after the parenthesised command: state, ppid, … and
+		// the start time 19 places after the state.
 		s := string(stat)
 		rest := s[strings.LastIndexByte(s, ')')+2:]
 		fields := strings.Fields(rest)
-		if len(fields) > 1 && fields[1] == self && strings.Contains(s, "(vaultmcp)") {
-			return pid, nil
+		if len(fields) < 20 || fields[1] != self || !strings.Contains(s, "(vaultmcp)") {
+			continue
+		}
+		if started, err := strconv.ParseUint(fields[19], 10, 64); err == nil && (found == 0 || started >= newest) {
+			found, newest = pid, started
 		}
 	}
-	return 0, fmt.Errorf("vaultmcp process not found")
+	if found == 0 {
+		return 0, fmt.Errorf("vaultmcp process not found")
+	}
+	return found, nil
 }
 
 // median returns the median of ds.
