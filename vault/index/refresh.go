@@ -90,7 +90,13 @@ func (ix *Index) reload(rel, abs string) (n *note, same bool) {
 	ix.mu.RUnlock()
 	if prev != nil && !prev.tooLarge && bytes.Equal(prev.content, content) {
 		ix.mu.Lock()
-		prev.size, prev.modTime = fi.Size(), fi.ModTime()
+		if prev.size != fi.Size() || !prev.modTime.Equal(fi.ModTime()) {
+			// Same text, new time (a touch, an editor saving unchanged):
+			// nothing to parse, but what reads times (query_notes'
+			// modified filters and sort) must see a new generation.
+			prev.size, prev.modTime = fi.Size(), fi.ModTime()
+			ix.gen++
+		}
 		ix.mu.Unlock()
 		return prev, true
 	}

@@ -260,3 +260,53 @@ func TestTableFollowsIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestTableFollowsATouch: a note whose text is unchanged but whose time
+// moved (touched, saved unchanged) is found by the time filters at its
+// new time. The index keeps such a note without parsing it again.
+func TestTableFollowsATouch(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, name := range []string{"a.md", "b.md"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("text of "+name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := vault.Open(dir, vault.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := index.New(v, slog.New(slog.DiscardHandler))
+	if err := ix.Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tb := NewTable(ix)
+	f, err := Parse(map[string]any{"modified_after": "2025-01-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		t.Helper()
+		res, err := tb.Run(ctx, Request{Filter: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Total
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("before the touch: %d notes modified after 2025, want 0", n)
+	}
+	now := time.Now()
+	if err := os.Chtimes(filepath.Join(dir, "a.md"), now, now); err != nil {
+		t.Fatal(err)
+	}
+	ix.Refresh([]string{"a.md"})
+	if n := count(); n != 1 {
+		t.Errorf("after touching a.md: %d notes modified after 2025, want 1", n)
+	}
+}

@@ -14,8 +14,9 @@ import (
 // filter over every note compares integers in order instead of chasing
 // strings across the heap. Values and paths are the index's own strings,
 // not copies. It follows the index: before each query, notes whose
-// sequence number changed are read again (nothing is done while the
-// index's generation stays the same). Safe for concurrent use.
+// sequence number changed are read again, and the others' times and
+// sizes copied (nothing is done while the index's generation stays the
+// same). Safe for concurrent use.
 type Table struct {
 	src Source
 
@@ -67,6 +68,10 @@ func (t *Table) sync(ctx context.Context) error {
 			r := &t.rows[i]
 			if r.seq != m.Seq {
 				*r = t.rowOf(m)
+			} else {
+				// The index keeps a note whose text is unchanged under
+				// its sequence number even when its time moved.
+				r.mod, r.size = m.ModTime.UnixNano(), m.Size
 			}
 			r.epoch = t.epoch
 			return true

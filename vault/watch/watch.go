@@ -256,6 +256,12 @@ func (w *Watcher) watch(ctx context.Context, fw *fsnotify.Watcher, rootInfo fs.F
 				return false
 			}
 			w.opts.Logger.Warn("file watch error", "err", err)
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				// The kernel dropped events (a change of thousands of
+				// files while a batch waited for the vault lock): look at
+				// the whole vault again rather than miss an edit.
+				b.add("")
+			}
 			if w.rootGone(rootInfo) {
 				return true
 			}
