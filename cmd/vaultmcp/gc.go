@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"runtime/debug"
 	"sync"
 )
@@ -17,4 +18,17 @@ import (
 func holdGC() (resume func()) {
 	percent := debug.SetGCPercent(-1)
 	return sync.OnceFunc(func() { debug.SetGCPercent(percent) })
+}
+
+// resumeUnlessBounded calls resume at once when no memory limit is in
+// effect (limits.memory_bytes 0 and no GOMEMLIMIT): nothing would then
+// bound the heap while the collector is held, and the work before the
+// core begins may be large (the first start clones and checks out the
+// whole vault). It reports whether it resumed.
+func resumeUnlessBounded(resume func()) bool {
+	if resume == nil || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		return false
+	}
+	resume()
+	return true
 }

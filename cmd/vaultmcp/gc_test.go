@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"runtime/debug"
 	"testing"
 )
@@ -22,5 +23,28 @@ func TestHoldGC(t *testing.T) {
 	resume() // a second call changes nothing
 	if got := debug.SetGCPercent(73); got != 55 {
 		t.Errorf("a second resume set the GC percent to %d, want it left at 55", got)
+	}
+}
+
+// With no memory limit in effect the collector is not held: nothing else
+// would bound the heap.
+func TestResumeUnlessBounded(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(before)
+	for _, tc := range []struct {
+		limit int64
+		want  bool
+	}{
+		{math.MaxInt64, true},
+		{100 << 20, false},
+	} {
+		debug.SetMemoryLimit(tc.limit)
+		called := false
+		if got := resumeUnlessBounded(func() { called = true }); got != tc.want || called != tc.want {
+			t.Errorf("limit %d: resumed %v (called %v), want %v", tc.limit, got, called, tc.want)
+		}
+	}
+	if resumeUnlessBounded(nil) {
+		t.Error("a nil resume reported as called")
 	}
 }

@@ -34,6 +34,7 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	// The configured soft limit, raised above the live heap when the index
 	// needs more, so the collector never runs on every allocation.
 	defer memlimit.Start(cfg.Limits.MemoryBytes, os.Getenv("GOMEMLIMIT"), logger).Stop()
+	resumeUnlessBounded(onBegin)
 	scope, err := access.New(serverScope, access.Rules{ReadOnly: cfg.Access.ReadOnly, Allow: cfg.Access.Allow, Deny: cfg.Access.Deny})
 	if err != nil {
 		return fmt.Errorf("access: %w", err)
