@@ -120,9 +120,7 @@ git commit -q -a -m rename`, from, to, oldName, newName)
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, "bash", "-c", script)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "RIPGREP_CONFIG_PATH=",
-		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=gc.auto", "GIT_CONFIG_VALUE_0=0",
-		"GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@localhost", "GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@localhost")
+	cmd.Env = append(gitEnv(), "RIPGREP_CONFIG_PATH=")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("shell rename: %v: %s", err, out)
 	}

@@ -20,32 +20,7 @@ import (
 // schemas, which New leaves to tests (WithOutputValidation): the same
 // calls, on a generated 2,000-note vault, with and without it.
 func BenchmarkOutputValidation(b *testing.B) {
-	dir := b.TempDir()
-	gen, err := vaultgen.Generate(dir, vaultgen.Options{Notes: 2000, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	// A popular note, so get_backlinks returns a full default page.
-	for _, rel := range gen.Paths[:500] {
-		f, err := os.OpenFile(filepath.Join(dir, rel), os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		fmt.Fprintln(f, "[[Hub]]")
-		f.Close()
-	}
-	if err := os.WriteFile(filepath.Join(dir, "Hub.md"), []byte("# Hub\n"), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	v, err := vault.Open(dir, vault.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	ix := index.New(v, logger)
-	if err := ix.Build(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	v, ix, logger, _ := benchVault(b, vaultgen.Options{Notes: 2000, Seed: 1})
 	calls := []struct{ name, params string }{
 		{"get_backlinks", `{"name":"get_backlinks","arguments":{"note_name":"Hub"}}`},
 		{"get_broken_links", `{"name":"get_broken_links","arguments":{}}`},
@@ -106,4 +81,37 @@ func BenchmarkStartAnswers(b *testing.B) {
 			}
 		}
 	})
+}
+
+// benchVault generates a vault with opts plus a note Hub.md that the
+// first 500 notes link to (so get_backlinks returns a full default
+// page), and indexes it.
+func benchVault(b *testing.B, opts vaultgen.Options) (*vault.Vault, *index.Index, *slog.Logger, *vaultgen.Vault) {
+	b.Helper()
+	dir := b.TempDir()
+	gen, err := vaultgen.Generate(dir, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, rel := range gen.Paths[:500] {
+		f, err := os.OpenFile(filepath.Join(dir, rel), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fmt.Fprintln(f, "[[Hub]]")
+		f.Close()
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Hub.md"), []byte("# Hub\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	v, err := vault.Open(dir, vault.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ix := index.New(v, logger)
+	if err := ix.Build(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return v, ix, logger, gen
 }

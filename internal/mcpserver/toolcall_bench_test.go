@@ -3,11 +3,6 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
-	"log/slog"
-	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
 
@@ -16,8 +11,6 @@ import (
 
 	"vaultmcp/internal/vaultgen"
 	"vaultmcp/tools"
-	"vaultmcp/vault"
-	"vaultmcp/vault/index"
 )
 
 // BenchmarkToolCall is a tool call's whole cost at the server, as the
@@ -29,31 +22,7 @@ import (
 // the answer's size, which most of the cost beyond the work follows.
 func BenchmarkToolCall(b *testing.B) {
 	const notes, concepts = 5000, 5000
-	dir := b.TempDir()
-	gen, err := vaultgen.Generate(dir, vaultgen.Options{Notes: notes, Concepts: concepts, Seed: 4})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, rel := range gen.Paths[:500] {
-		f, err := os.OpenFile(filepath.Join(dir, rel), os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		fmt.Fprintln(f, "[[Hub]]")
-		f.Close()
-	}
-	if err := os.WriteFile(filepath.Join(dir, "Hub.md"), []byte("# Hub\n"), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	v, err := vault.Open(dir, vault.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	ix := index.New(v, logger)
-	if err := ix.Build(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	v, ix, logger, gen := benchVault(b, vaultgen.Options{Notes: notes, Concepts: concepts, Seed: 4})
 	s, err := New(tools.Deps{Vault: v, Index: ix, Logger: logger, ServerVersion: "bench"}, "bench")
 	if err != nil {
 		b.Fatal(err)
