@@ -139,8 +139,8 @@ const (
 // generated (go test ./vault/rank -run TestFoldTableGenerated -update)
 // rather than computed at start, which cost every process 2,000
 // allocations and about 2.5M instructions before main (a third of all
-// package init); TestFoldTableGenerated
-// fails when it no longer matches foldSlow (a new Unicode version).
+// package init); TestFoldTableGenerated fails when it no longer matches
+// foldSlow (a new Unicode version).
 
 // fold lowercases a word and drops its accents, through foldTable when
 // every rune of the word is in it (most words of most languages): NFD
