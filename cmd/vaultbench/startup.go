@@ -84,10 +84,10 @@ func benchStartup(ctx context.Context, e *env) ([]figure, error) {
 	return figs, nil
 }
 
-// buildStatic builds the server as make build does, without cgo, beside
-// the bench's own binary.
+// buildStatic builds the server as make build does, without cgo, in a
+// folder of its own (the process must be named vaultmcp: serverPID).
 func buildStatic(ctx context.Context, e *env) (string, error) {
-	bin := filepath.Join(e.tmp, "vaultmcp-static")
+	bin := filepath.Join(e.tmp, "static", "vaultmcp")
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/vaultmcp")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
