@@ -31,7 +31,7 @@ const (
 func benchStartup(ctx context.Context, e *env) ([]figure, error) {
 	// Timed as make build builds it (static, without cgo), which the
 	// other sections' binary is not: the dynamic loader, libc and cgo's
-	// thread start are a fifth of the process's CPU until initialize.
+	// thread start cost 5-20 % of the CPU until initialize.
 	static, err := buildStatic(ctx, e)
 	if err != nil {
 		return nil, err
