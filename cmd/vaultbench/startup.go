@@ -29,15 +29,6 @@ const (
 // vault. Start-up must not grow with the vault: the three sizes side by
 // side show it.
 func benchStartup(ctx context.Context, e *env) ([]figure, error) {
-	// Timed as make build builds it (static, without cgo), which the
-	// other sections' binary is not: the dynamic loader, libc and cgo's
-	// thread start cost 5-20 % of the CPU until initialize.
-	static, err := buildStatic(ctx, e)
-	if err != nil {
-		return nil, err
-	}
-	defer func(bin string) { e.bin = bin }(e.bin)
-	e.bin = static
 	var figs []figure
 	small, err := e.generate("vault-1k", 1000, 2)
 	if err != nil {
@@ -82,19 +73,6 @@ func benchStartup(ctx context.Context, e *env) ([]figure, error) {
 		figs = append(figs, tsStartFigures(ctx, e, large.Dir, sized(e.large))...)
 	}
 	return figs, nil
-}
-
-// buildStatic builds the server as make build does, without cgo, in a
-// folder of its own (the process must be named vaultmcp: serverPID).
-func buildStatic(ctx context.Context, e *env) (string, error) {
-	bin := filepath.Join(e.tmp, "static", "vaultmcp")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/vaultmcp")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return "", fmt.Errorf("build vaultmcp without cgo: %w", err)
-	}
-	return bin, nil
 }
 
 // indexedRSS is the peak resident memory of the server s once it has
