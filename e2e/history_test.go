@@ -152,7 +152,7 @@ func TestHistoryThroughTheBinary(t *testing.T) {
 	wantContains(t, "get_diff whole vault", whole, "1 file(s) changed", "[deleted] idea.md (+0 -1)", "-an idea from the laptop")
 
 	// get_recent_changes: hash, author, zone; the conflict copy; the merge.
-	recent := s.ok(t, "get_recent_changes", map[string]any{"count": 20, "files_only": true})
+	recent := s.ok(t, "get_recent_changes", map[string]any{"limit": 20, "files_only": true})
 	wantContains(t, "get_recent_changes", recent, "· vaultmcp <vaultmcp@localhost>", "[added] shared (conflict ", "(merge commit)",
 		"[renamed] draft.md -> drafts/moved.md (+1 -1)", "[deleted] old.md", "laptop <laptop@example.com>")
 	mine := s.ok(t, "get_recent_changes", map[string]any{"author": "vaultmcp", "since": "1d"})
