@@ -311,8 +311,8 @@ func capLine(s string) string {
 		return s
 	}
 	cut := MaxLineBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	for back := 0; back < utf8.UTFMax-1 && !utf8.RuneStart(s[cut]); back++ {
+		cut-- // not within a character; bytes that start none are cut anywhere
 	}
 	return s[:cut] + "…"
 }

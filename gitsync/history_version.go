@@ -215,8 +215,12 @@ func (h *history) asOf(l *lineage, t time.Time, spec string) (int32, error) {
 			return q, nil
 		}
 		if len(m.parents) == 0 {
-			return 0, fmt.Errorf("%w: nothing as of %s: the history starts at %s (commit %s)",
-				ErrNoVersion, spec, m.when.Format("2006-01-02 15:04:05 -0700"), short(m.hash))
+			day := ""
+			if len(spec) == len(time.DateOnly) {
+				day = fmt.Sprintf(" (a date alone is the start of that day; for the changes made since then use since=%q, or start from commit %s)", spec, short(m.hash))
+			}
+			return 0, fmt.Errorf("%w: nothing as of %s: the history starts at %s (commit %s)%s",
+				ErrNoVersion, spec, m.when.Format("2006-01-02 15:04:05 -0700"), short(m.hash), day)
 		}
 		p, ok := l.pos[m.parents[0]]
 		if !ok {

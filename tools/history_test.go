@@ -27,10 +27,11 @@ import (
 // gitVault is a vault with its git history, served by the assembled MCP
 // server: the history tools' own harness.
 type gitVault struct {
-	t       *testing.T
+	t       testing.TB
 	root    string
 	v       *vault.Vault
 	repo    *gitsync.Repo
+	d       tools.Deps
 	s       *server.MCPServer
 	id      int
 	mu      sync.Mutex
@@ -39,7 +40,7 @@ type gitVault struct {
 
 var histStart = time.Date(2024, 3, 1, 9, 0, 0, 0, time.FixedZone("", 3600))
 
-func newGitVault(t *testing.T) *gitVault {
+func newGitVault(t testing.TB) *gitVault {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -76,6 +77,7 @@ func newGitVault(t *testing.T) *gitVault {
 		g.mu.Unlock()
 	})
 	d := tools.Deps{Vault: v, Git: repo, Index: ix, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	g.d = d
 	if g.s, err = mcpserver.New(d, "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -601,8 +603,41 @@ func TestGetRecentChangesLimitAndDates(t *testing.T) {
 			t.Errorf("same commit: want %q in\n%s", w, got)
 		}
 	}
-	g.fails("get_diff", map[string]any{"from": "2024-03-01", "path": "projects/plan.md"}, "history starts at")
+	g.fails("get_diff", map[string]any{"from": "2024-03-01", "path": "projects/plan.md"}, "history starts at", "a date alone is the start of that day", `since="2024-03-01"`)
 	if got := g.ok("get_diff", map[string]any{"from": "HEAD~1", "to": "HEAD~1"}); !strings.Contains(got, "are the same commit") || strings.Contains(got, "a date alone") {
 		t.Errorf("HEAD~1 to itself:\n%s", got)
 	}
+}
+
+// FuzzHistoryPath checks the history tools' path resolution: whatever the
+// path, an answer or an error, never a panic, and a path taken for
+// another is one the vault or its history holds.
+func FuzzHistoryPath(f *testing.F) {
+	for _, s := range []string{"projects/projet alpha.md", "Projects/Projet Alpha", "PROJECTS", "gone/ancienne note", "Réunion.md",
+		"../x.md", ".git/config", "a//b/../c.md", "\x00", "projects/", "Projects/Projet Alpah.md", "é/É.md", "/"} {
+		f.Add(s)
+	}
+	g := newGitVault(f)
+	g.ok("write_file", map[string]any{"path": "Projects/Projet Alpha.md", "content": "alpha\n"})
+	g.ok("write_file", map[string]any{"path": "Gone/Ancienne Note.md", "content": "old\n"})
+	g.ok("delete_file", map[string]any{"path": "Gone/Ancienne Note.md"})
+	g.ok("write_file", map[string]any{"path": "Reunion.md", "content": "1\n"})
+	g.ok("write_file", map[string]any{"path": "Réunion.md", "content": "2\n"})
+	known := map[string]bool{"Projects/Projet Alpha.md": true, "Gone/Ancienne Note.md": true, "Reunion.md": true, "Réunion.md": true}
+	ctx := context.Background()
+	f.Fuzz(func(t *testing.T, p string) {
+		res, err := tools.NoteHistory(ctx, g.d, tools.NoteHistoryArgs{Path: p})
+		if err != nil {
+			if strings.TrimSpace(err.Error()) == "" {
+				t.Fatalf("%q: empty error", p)
+			}
+			return
+		}
+		if res.Resolved != "" && !known[res.History.Path] {
+			t.Fatalf("%q taken as %q", p, res.History.Path)
+		}
+		if rc, err := tools.RecentChanges(ctx, g.d, tools.RecentChangesArgs{Path: p}); err == nil && rc.Resolved != "" && !strings.Contains(rc.Resolved, "taken as") {
+			t.Fatalf("%q: %q", p, rc.Resolved)
+		}
+	})
 }
