@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -94,7 +95,11 @@ func (d Deps) historyPath(ctx context.Context, given string, folder bool) (rel, 
 	if err != nil {
 		return "", "", err
 	}
-	if _, err := os.Lstat(p.Abs); err == nil {
+	if fi, err := os.Lstat(p.Abs); err == nil {
+		if fi.IsDir() && !folder {
+			return "", "", &vault.Error{Kind: vault.ErrIsDir, Path: given,
+				Msg: "Is a directory, not a note: " + given + "; get_recent_changes(path=" + strconv.Quote(p.Rel) + ") lists the changes under it"}
+		}
 		return p.Rel, "", nil
 	}
 	file, dir, err := d.Git.InHistory(ctx, p.Rel)

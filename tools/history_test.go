@@ -552,15 +552,14 @@ func TestHistoryToolsResolvePaths(t *testing.T) {
 		// An old name, for the current file: the name now is offered.
 		{"read_file", map[string]any{"path": "Journal/Grand Journal de Bord.md"}, []string{"did you mean Journal/Journal.md?"}, true},
 		{"get_recent_changes", map[string]any{"path": "nowhere"}, []string{"Not found: nowhere is neither in the vault nor in its history"}, true},
+		{"get_note_history", map[string]any{"path": "Projects"}, []string{"Is a directory, not a note: Projects", `get_recent_changes(path="Projects")`}, true},
 	}
 	for _, c := range cases {
-		var got string
 		if c.fails {
-			body := g.fails(c.tool, c.args, c.want...)
-			got, _ = body["error"].(string)
+			g.fails(c.tool, c.args, c.want...)
 			continue
 		}
-		got = g.ok(c.tool, c.args)
+		got := g.ok(c.tool, c.args)
 		for _, w := range c.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("%s %v: want %q in\n%s", c.tool, c.args, w, got)
