@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // gitDated commits everything in dir with the git CLI as author at a
@@ -151,7 +152,7 @@ func TestHistoryThroughTheBinary(t *testing.T) {
 	wantContains(t, "get_diff whole vault", whole, "1 file(s) changed", "[deleted] idea.md (+0 -1)", "-an idea from the laptop")
 
 	// get_recent_changes: hash, author, zone; the conflict copy; the merge.
-	recent := s.ok(t, "get_recent_changes", map[string]any{"count": 20, "files_only": true})
+	recent := s.ok(t, "get_recent_changes", map[string]any{"limit": 20, "files_only": true})
 	wantContains(t, "get_recent_changes", recent, "· vaultmcp <vaultmcp@localhost>", "[added] shared (conflict ", "(merge commit)",
 		"[renamed] draft.md -> drafts/moved.md (+1 -1)", "[deleted] old.md", "laptop <laptop@example.com>")
 	mine := s.ok(t, "get_recent_changes", map[string]any{"author": "vaultmcp", "since": "1d"})
@@ -215,4 +216,81 @@ func TestHistoryWithALostObject(t *testing.T) {
 	wantContains(t, "get_note_history", hist, "(line counts not shown: a git object it needs is missing", "of 2.")
 	msg := s.fail(t, "read_file", map[string]any{"path": "a.md", "version": "HEAD~1"})
 	wantContains(t, "read_file of the lost version", msg, "missing")
+}
+
+// The history tools as an agent met them on a varied vault (accented
+// names, long one-line paragraphs, a note linked 120 times, a rename made
+// with git mv): answers within their budget, paths resolved as the other
+// tools resolve them, an old name shown as renamed, limit as the page
+// size.
+func TestHistoryAnswersForAnAgent(t *testing.T) {
+	t.Parallel()
+	paragraphs := func(word string) string {
+		var b strings.Builder
+		for i := 0; i < 100; i++ {
+			fmt.Fprintf(&b, "%d. %s\n", i, strings.Repeat(word+" réunion ", 2000/(len(word)+10)))
+		}
+		return b.String()
+	}
+	var journal strings.Builder
+	for i := 0; i < 120; i++ {
+		fmt.Fprintf(&journal, "%d %s [[Cible]] %s\n", i, strings.Repeat("avant ", 40), strings.Repeat("après ", 40))
+	}
+	long, budget, alpha := "Réunions/Compte rendu long.md", "Projects/Réunion budget 2026.md", "Projects/Projet Alpha.md"
+	v := newVault(t, map[string]string{
+		alpha:                              "alpha\n",
+		budget:                             "budget: 0\n",
+		"Journal/Grand Journal de Bord.md": journal.String(),
+		"Cible.md":                         "cible\n",
+		long:                               paragraphs("alpha"),
+	})
+	v.gitRun(t, "mv", "Journal/Grand Journal de Bord.md", "Journal/Bord.md")
+	v.commitAll(t, "rename journal")
+	s := startSession(t, v)
+	s.ok(t, "write_file", map[string]any{"path": long, "content": paragraphs("beta")})
+	for i := 1; i <= 3; i++ {
+		s.ok(t, "edit_file", map[string]any{"path": budget, "old_text": fmt.Sprintf("budget: %d", i-1), "new_text": fmt.Sprintf("budget: %d", i)})
+	}
+	s.ok(t, "rename_file", map[string]any{"old_path": "Cible.md", "new_path": "Archive/Cible renommée.md"})
+
+	const most = 21 << 10 // about 20 KB, with the page's own lines
+	tomorrow := time.Now().Add(48 * time.Hour).Format(time.DateOnly)
+	cases := []struct {
+		tool string
+		args map[string]any
+		want []string
+	}{
+		{"get_recent_changes", map[string]any{}, []string{"[renamed] Cible.md -> Archive/Cible renommée.md", "[modified] Journal/Bord.md", "answer budget of 20.0 KB"}},
+		{"get_recent_changes", map[string]any{"count": 1}, []string{"Showing commits 1–1 of 7"}},
+		{"get_recent_changes", map[string]any{"limit": 1, "path": "réunions"}, []string{"(réunions is taken as Réunions/", "[modified] " + long, "answer budget of 20.0 KB reached; see them with get_diff(", "…\n"}},
+		{"get_recent_changes", map[string]any{"path": "projects", "files_only": true}, []string{"[modified] " + budget + " (+1 -1)", "of 4."}},
+		{"get_diff", map[string]any{"from": "HEAD~5", "path": long}, []string{"Diff of " + long, "answer budget of 20.0 KB reached; narrow the range"}},
+		{"get_diff", map[string]any{"from": tomorrow, "path": budget}, []string{"are the same commit", "a date alone means the start of that day", "get_recent_changes(since=…)"}},
+		{"get_note_history", map[string]any{"path": "projects/projet alpha.md"}, []string{"History of " + alpha, "added (+1 -0)"}},
+		{"get_note_history", map[string]any{"path": "Projects/Projet Alpha"}, []string{"History of " + alpha}},
+		{"get_note_history", map[string]any{"path": "Journal/Grand Journal de Bord.md"}, []string{"· renamed Journal/Grand Journal de Bord.md -> Journal/Bord.md\n", "it is called Journal/Bord.md now"}},
+		{"get_diff", map[string]any{"from": "HEAD~4", "path": "projects/réunion budget 2026.md"}, []string{"Diff of " + budget, "-budget: 0\n+budget: 3"}},
+		{"revert_change", map[string]any{"commit": "HEAD~1", "path": "projects/réunion budget 2026.md"}, []string{"Reverted ", budget + ": edits of"}},
+	}
+	for _, c := range cases {
+		got := s.ok(t, c.tool, c.args)
+		if len(got) > most {
+			t.Errorf("%s %v: %d bytes", c.tool, c.args, len(got))
+		}
+		wantContains(t, fmt.Sprint(c.tool, c.args), got, c.want...)
+	}
+	if got := v.read(t, budget); got != "budget: 2\n" {
+		t.Errorf("after the revert: %q", got)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"read_file", map[string]any{"path": "Journal/Grand Journal de Bord.md"}, "did you mean Journal/Bord.md?"},
+		{"get_note_history", map[string]any{"path": "Projects/Projet Alpah.md"}, "did you mean " + alpha + "?"},
+		{"get_recent_changes", map[string]any{"limit": 1, "count": 2}, "limit=1 and count=2 disagree"},
+	} {
+		wantContains(t, fmt.Sprint(c.tool, c.args), s.fail(t, c.tool, c.args), c.want)
+	}
 }

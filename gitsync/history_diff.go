@@ -31,8 +31,9 @@ type DiffOptions struct {
 	// Limit and Offset page the files of a whole-vault diff
 	// (DefaultDiffFiles when Limit <= 0, at most MaxDiffFiles).
 	Limit, Offset int
-	// MaxBytes is a budget for the diff text (approximate); once spent,
-	// further files are counted but not listed. 0 means none.
+	// MaxBytes is a budget for the diff text (approximate), charged per
+	// line: where it runs out the file's lines stop (FilePatch.OverBudget)
+	// and further files are counted but not listed. 0 means none.
 	MaxBytes int
 	// Hide and Skip leave matching paths out, as in LogOptions; skipped
 	// ones are counted in Diff.Skipped.
@@ -63,8 +64,12 @@ type FilePatch struct {
 	// Lines is the unified diff: "@@ -a,b +c,d @@" hunk headers, then
 	// " " context, "-" removed and "+" added lines; at most MaxDiffLines.
 	Lines []string
-	// Truncated is how many diff lines were cut after MaxDiffLines.
-	Truncated      int
+	// Truncated is how many diff lines were cut after MaxDiffLines, or
+	// where the answer's budget ran out (OverBudget).
+	Truncated int
+	// OverBudget is set when the answer's budget ran out within this
+	// file's lines.
+	OverBudget     bool
 	Added, Removed int
 	// Notice says why there is no diff (an unreadable object).
 	Notice string
@@ -98,7 +103,7 @@ func (r *Repo) Diff(ctx context.Context, opts DiffOptions) (Diff, error) {
 		out.From, out.To = versionOf(ctx, h, l, qf, opts.From), versionOf(ctx, h, l, qt, opts.To)
 		out.Notices = endNotices(l)
 		if opts.Path != "" {
-			return h.noteDiff(l, qf, qt, opts.Path, &out)
+			return h.noteDiff(l, qf, qt, opts.Path, newBudget(opts.MaxBytes), &out)
 		}
 		return h.vaultDiff(l, qf, qt, opts, &out)
 	})
@@ -109,7 +114,7 @@ func (r *Repo) Diff(ctx context.Context, opts DiffOptions) (Diff, error) {
 }
 
 // noteDiff fills out with the diff of one note between positions qf and qt.
-func (h *history) noteDiff(l *lineage, qf, qt int32, p string, out *Diff) error {
+func (h *history) noteDiff(l *lineage, qf, qt int32, p string, b *budget, out *Diff) error {
 	steps := h.follow(l, p, l.top())
 	from, to := nameAt(steps, p, qf), nameAt(steps, p, qt)
 	out.Path, out.FromPath = to, from
@@ -140,8 +145,19 @@ func (h *history) noteDiff(l *lineage, qf, qt int32, p string, out *Diff) error 
 		return nil
 	}
 	out.Total = 1
-	out.Files = []FilePatch{h.filePatch(d)}
+	fp := h.filePatch(d)
+	b.spend(len(fp.Path) + len(fp.OldPath) + 30)
+	b.cut(&fp)
+	out.Files = []FilePatch{fp}
 	return nil
+}
+
+// cut keeps the lines of fp that the budget pays for.
+func (b *budget) cut(fp *FilePatch) {
+	if n := b.keep(fp.Lines, 1); n < len(fp.Lines) {
+		fp.Truncated += len(fp.Lines) - n
+		fp.Lines, fp.OverBudget = fp.Lines[:n], true
+	}
 }
 
 // vaultDiff fills out with a page of the diff of every file between
@@ -181,11 +197,8 @@ func (h *history) vaultDiff(l *lineage, qf, qt int32, opts DiffOptions, out *Dif
 	b := newBudget(opts.MaxBytes)
 	for i := out.Offset; i < len(changes) && len(out.Files) < limit && !b.spent(); i++ {
 		fp := h.filePatch(changes[i])
-		size := len(fp.Path) + len(fp.OldPath) + 30
-		for _, line := range fp.Lines {
-			size += len(line) + 1
-		}
-		b.spend(size)
+		b.spend(len(fp.Path) + len(fp.OldPath) + 30)
+		b.cut(&fp)
 		out.Files = append(out.Files, fp)
 	}
 	return nil
@@ -251,8 +264,8 @@ type patchBody struct {
 	truncated, added, removed int
 }
 
-// patchCacheLimit bounds history.patches: at most 80 lines each, about
-// 2 MB in all.
+// patchCacheLimit bounds history.patches: at most 80 lines of at most
+// MaxLineBytes each, 12 MB at the very worst, a few hundred KB for notes.
 const patchCacheLimit = 512
 
 // unifiedLines renders the unified diff of a to b (hunks only, no file
@@ -305,7 +318,7 @@ func unifiedLines(a, b string, context int) (lines []string, added, removed int)
 			continue // the file header: the caller says which file it is
 		}
 		body = true
-		lines = append(lines, strings.TrimSuffix(line, "\r"))
+		lines = append(lines, capLine(strings.TrimSuffix(line, "\r")))
 	}
 	return lines, added, removed
 }

@@ -148,3 +148,41 @@ func TestUnifiedLinesMatchGit(t *testing.T) {
 		}
 	}
 }
+
+// A note diff stays within its budget, cutting within the file, and cuts
+// lines longer than MaxLineBytes.
+func TestDiffNoteBudget(t *testing.T) {
+	t.Parallel()
+	r, _ := clockRepo(t)
+	ctx := context.Background()
+	para := func(n int, word string) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "%d %s\n", i, strings.Repeat(word+" ", 400))
+		}
+		return b.String()
+	}
+	record(t, r, "write long.md", "long.md", para(100, "alpha"))
+	record(t, r, "edit long.md", "long.md", para(100, "beta"))
+	cases := []struct {
+		budget     int
+		overBudget bool
+	}{{0, false}, {20 << 10, true}, {2000, true}}
+	for _, c := range cases {
+		d, err := r.Diff(ctx, DiffOptions{Path: "long.md", From: "HEAD~1", MaxBytes: c.budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := d.Files[0]
+		size := 0
+		for _, l := range f.Lines {
+			size += len(l) + 1
+			if len(l) > MaxLineBytes+len("…") {
+				t.Fatalf("a line of %d bytes", len(l))
+			}
+		}
+		if f.OverBudget != c.overBudget || (c.budget > 0 && size > c.budget) || len(f.Lines)+f.Truncated < MaxDiffLines {
+			t.Errorf("budget %d: %d lines (%d bytes), %d cut, over budget %v", c.budget, len(f.Lines), size, f.Truncated, f.OverBudget)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -118,8 +119,8 @@ func FuzzUnifiedLines(f *testing.F) {
 	f.Add("x\n", "")
 	f.Add("no newline", "no newline\n")
 	f.Fuzz(func(t *testing.T, a, b string) {
-		if len(a)+len(b) > 1<<14 || strings.ContainsRune(a+b, '\r') {
-			return
+		if len(a)+len(b) > 1<<14 || strings.ContainsRune(a+b, '\r') || longestLine(a+"\n"+b) >= MaxLineBytes {
+			return // a longer line is cut (FuzzCapLine), so the hunks no longer apply
 		}
 		lines, added, removed := unifiedLines(a, b, diffContext)
 		var plus, minus int
@@ -178,4 +179,38 @@ func applyHunks0(t *testing.T, a string, lines []string) string {
 	}
 	out = append(out, src[pos:]...)
 	return strings.Join(out, "\n")
+}
+
+// longestLine is the length of s's longest line.
+func longestLine(s string) int {
+	n := 0
+	for _, l := range strings.Split(s, "\n") {
+		n = max(n, len(l))
+	}
+	return n
+}
+
+// FuzzCapLine checks that a cut diff line is a prefix of the line, at
+// most MaxLineBytes of it plus "…", and valid UTF-8 when the line was.
+func FuzzCapLine(f *testing.F) {
+	f.Add("short")
+	f.Add(strings.Repeat("é", MaxLineBytes))
+	f.Add("+" + strings.Repeat("日本", MaxLineBytes))
+	f.Add(strings.Repeat("a", MaxLineBytes) + "\xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := capLine(s)
+		if len(s) <= MaxLineBytes {
+			if got != s {
+				t.Fatalf("%q changed to %q", s, got)
+			}
+			return
+		}
+		kept, ok := strings.CutSuffix(got, "…")
+		if !ok || !strings.HasPrefix(s, kept) || len(kept) > MaxLineBytes || len(kept) < MaxLineBytes-utf8.UTFMax {
+			t.Fatalf("%q cut to %q", s, got)
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Fatalf("valid %q cut to invalid %q", s, got)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -32,6 +33,10 @@ const (
 	maxRecent = 1000
 	// maxDiffBytes: bigger blobs are listed without a line diff.
 	maxDiffBytes = 4 << 20
+	// MaxLineBytes caps one diff line: a longer one (a paragraph written
+	// as one line) is cut there and ends in "…", so one file's 80 lines
+	// cannot take a whole answer.
+	MaxLineBytes = 300
 )
 
 // Commit is one commit of the history with its file changes.
@@ -69,8 +74,16 @@ type FileChange struct {
 	// Lines are the removed ("-" prefix) and added ("+" prefix) lines, in
 	// order, without their newline; at most MaxDiffLines.
 	Lines []string
-	// Truncated is how many diff lines were cut after MaxDiffLines.
+	// Truncated is how many diff lines were cut after MaxDiffLines, or
+	// where the answer's budget ran out (OverBudget).
 	Truncated int
+	// OverBudget is set when the answer's budget ran out within this
+	// file's lines.
+	OverBudget bool
+	// CountsOnly is set when the file is listed with its line counts but
+	// without its lines because the budget for diff lines was spent (as
+	// LogOptions.FilesOnly lists every file).
+	CountsOnly bool
 	// Added and Removed count the lines the change added and removed.
 	Added, Removed int
 	// Notice says why there is no diff (an unreadable object).
@@ -95,9 +108,12 @@ type LogOptions struct {
 	Author string
 	// FilesOnly lists files with their line counts but no diff lines.
 	FilesOnly bool
-	// MaxBytes is a budget for the diff text of the whole answer
-	// (approximate); once spent, further files are counted but not
-	// listed. 0 means no budget.
+	// MaxBytes is a budget for the text of the whole answer
+	// (approximate): three quarters of it for commit headers and diff
+	// lines, charged per line (a file's lines stop where it runs out),
+	// the last quarter for listing later files with their line counts
+	// only (CountsOnly); files past that are counted but not listed.
+	// 0 means no budget.
 	MaxBytes int
 	// Hide leaves matching paths out of every list without a trace
 	// (folders clients may not see); Skip leaves them out but counts them
@@ -163,7 +179,7 @@ func (r *Repo) Log(ctx context.Context, opts LogOptions) (Log, error) {
 			return true
 		}
 		candidates := h.pathCommits(l, opts.Path)
-		budget := newBudget(opts.MaxBytes)
+		budget := newLogBudget(opts.MaxBytes)
 		for i, p := range candidates {
 			if i%512 == 0 {
 				if err := ctx.Err(); err != nil {
@@ -228,20 +244,77 @@ func (h *history) pathCommits(l *lineage, path string) []int32 {
 	return out
 }
 
-// budget is what is left of an answer's byte budget.
+// budget is what is left of an answer's byte budget: left for commit
+// headers and diff lines, names for listing files by name once left is
+// spent (zero outside Log).
 type budget struct {
-	left    int
-	limited bool
+	left, names int
+	limited     bool
 }
 
 func newBudget(n int) *budget { return &budget{left: n, limited: n > 0} }
 
-func (b *budget) spent() bool { return b.limited && b.left <= 0 }
+// newLogBudget keeps a quarter of n back for file names.
+func newLogBudget(n int) *budget {
+	b := newBudget(n)
+	b.names = n / 4
+	b.left -= b.names
+	return b
+}
 
+// linesSpent reports whether the budget for headers and diff lines is
+// spent.
+func (b *budget) linesSpent() bool { return b.limited && b.left <= 0 }
+
+// spent reports whether the whole budget is spent.
+func (b *budget) spent() bool { return b.linesSpent() && b.names <= 0 }
+
+// spend charges n bytes to the budget of headers and lines.
 func (b *budget) spend(n int) {
 	if b.limited {
 		b.left -= n
 	}
+}
+
+// spendName charges a file listed by name to the names' budget, or to the
+// lines' budget while that lasts.
+func (b *budget) spendName(n int) {
+	switch {
+	case !b.limited:
+	case b.left > 0:
+		b.left -= n
+	default:
+		b.names -= n
+	}
+}
+
+// keep charges lines (each with overhead bytes of rendering) while the
+// budget for diff lines lasts and returns how many of them it paid for.
+func (b *budget) keep(lines []string, overhead int) int {
+	if !b.limited {
+		return len(lines)
+	}
+	for i, l := range lines {
+		if n := len(l) + overhead; n > b.left {
+			b.left = 0 // what is left is spent: no later file starts
+			return i
+		}
+		b.left -= len(l) + overhead
+	}
+	return len(lines)
+}
+
+// capLine cuts a diff line longer than MaxLineBytes, at a character
+// boundary, ending it in "…".
+func capLine(s string) string {
+	if len(s) <= MaxLineBytes {
+		return s
+	}
+	cut := MaxLineBytes
+	for back := 0; back < utf8.UTFMax-1 && !utf8.RuneStart(s[cut]); back++ {
+		cut-- // not within a character; bytes that start none are cut anywhere
+	}
+	return s[:cut] + "…"
 }
 
 // render turns a cached commit into a Commit with the files that match
@@ -297,12 +370,19 @@ func (h *history) render(m *commitMeta, opts LogOptions, b *budget) (Commit, err
 		if b.spent() {
 			break
 		}
-		fc := h.fileChange(d, !opts.FilesOnly)
-		size := len(fc.Path) + len(fc.OldPath) + 30
-		for _, l := range fc.Lines {
-			size += len(l) + 3
+		lines := !opts.FilesOnly && !b.linesSpent()
+		fc := h.fileChange(d, lines)
+		fc.CountsOnly = !opts.FilesOnly && !lines
+		if !lines {
+			b.spendName(len(fc.Path) + len(fc.OldPath) + 30)
+			c.Files = append(c.Files, fc)
+			continue
 		}
-		b.spend(size)
+		b.spend(len(fc.Path) + len(fc.OldPath) + 30)
+		if n := b.keep(fc.Lines, 3); n < len(fc.Lines) {
+			fc.Truncated += len(fc.Lines) - n
+			fc.Lines, fc.OverBudget = fc.Lines[:n], true
+		}
 		c.Files = append(c.Files, fc)
 	}
 	return c, nil
@@ -440,7 +520,7 @@ func diffLines(a, b string, limit int) (lines []string, cut, added, removed int)
 				removed++
 			}
 			if len(lines) < limit {
-				lines = append(lines, prefix+strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r"))
+				lines = append(lines, capLine(prefix+strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")))
 			} else {
 				cut++
 			}

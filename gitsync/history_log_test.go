@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestLogRenameWithSmallEditIsARename(t *testing.T) {
@@ -94,17 +95,157 @@ func TestLogFiltersPagesAndBudget(t *testing.T) {
 	}
 
 	// One commit of many files: the budget lists what fits and counts the rest.
-	for i := 0; i < 50; i++ {
-		writeFile(t, dir, fmt.Sprintf("import/%02d.md", i), noteLines(40, fmt.Sprint("imported ", i)))
+	for i := 0; i < 300; i++ {
+		writeFile(t, dir, fmt.Sprintf("import/%03d.md", i), noteLines(40, fmt.Sprint("imported ", i)))
 	}
 	cliCommit(t, dir, "import", clockStart.Add(4*time.Hour))
 	l, _ := r.Log(ctx, LogOptions{Count: 2, MaxBytes: 8000})
 	imp := l.Commits[0]
-	if imp.FileCount != 50 || len(imp.Files) == 0 || len(imp.Files) >= 50 {
+	if imp.FileCount != 300 || len(imp.Files) == 0 || len(imp.Files) >= 300 {
 		t.Errorf("budget: %d of %d files listed", len(imp.Files), imp.FileCount)
 	}
 	if len(l.Commits) != 2 || len(l.Commits[1].Files) != 0 || l.Commits[1].FileCount != 1 {
 		t.Errorf("the commit after the spent budget: %+v", l.Commits[1])
+	}
+}
+
+// The budget is charged per diff line: one file cannot take the answer
+// past it, long lines are cut, and once the diff lines are spent later
+// files (of later commits too) are listed with their counts, until the
+// whole budget is spent.
+func TestLogBudget(t *testing.T) {
+	t.Parallel()
+	long := func(n int, word string) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "%d %s\n", i, strings.Repeat(word+" é ", 2000/len(word)))
+		}
+		return b.String()
+	}
+	cases := []struct {
+		name     string
+		build    func(t *testing.T, r *Repo, dir string)
+		opts     LogOptions
+		maxBytes int // of the rendered lines and names, all commits
+		check    func(t *testing.T, l Log)
+	}{{
+		name: "one note of 100 long paragraphs rewritten",
+		build: func(t *testing.T, r *Repo, dir string) {
+			record(t, r, "write other.md", "other.md", "other\n")
+			record(t, r, "write long.md", "long.md", long(100, "alpha"))
+			record(t, r, "edit long.md", "long.md", long(100, "beta"))
+		},
+		opts: LogOptions{MaxBytes: 20 << 10}, maxBytes: 20 << 10,
+		check: func(t *testing.T, l Log) {
+			f := l.Commits[0].Files[0]
+			if !f.OverBudget || f.Truncated == 0 || len(f.Lines) == 0 || len(f.Lines)+f.Truncated != 200 || f.Added != 100 || f.Removed != 100 {
+				t.Errorf("the rewritten note: %d lines, %d cut, over budget %v, +%d -%d", len(f.Lines), f.Truncated, f.OverBudget, f.Added, f.Removed)
+			}
+			for _, line := range f.Lines {
+				if len(line) > MaxLineBytes+len("…") || !strings.HasSuffix(line, "…") || !utf8.ValidString(line) {
+					t.Fatalf("a long line kept as %d bytes: %q", len(line), line)
+				}
+			}
+			// Later commits: names and counts, not dropped.
+			for _, c := range l.Commits[1:] {
+				if len(c.Files) != c.FileCount || len(c.Files[0].Lines) != 0 || !c.Files[0].CountsOnly || c.Files[0].Added == 0 {
+					t.Errorf("%s: %+v", c.Message, c.Files)
+				}
+			}
+		},
+	}, {
+		name: "a budget of one commit's worth",
+		build: func(t *testing.T, r *Repo, dir string) {
+			for i := 0; i < 12; i++ {
+				record(t, r, fmt.Sprintf("write n%d.md", i), fmt.Sprintf("n%d.md", i), noteLines(60, fmt.Sprint("note ", i)))
+			}
+		},
+		opts: LogOptions{Count: 12, MaxBytes: 4000}, maxBytes: 4000,
+		check: func(t *testing.T, l Log) {
+			if c := l.Commits[0].Files[0]; len(c.Lines) == 0 || c.CountsOnly {
+				t.Errorf("newest commit: %+v", c)
+			}
+			last := l.Commits[len(l.Commits)-1]
+			if len(last.Files) != 1 || !last.Files[0].CountsOnly || last.Files[0].Added != 60 {
+				t.Errorf("oldest commit: %+v", last.Files)
+			}
+		},
+	}, {
+		name: "names stop once the whole budget is spent",
+		build: func(t *testing.T, r *Repo, dir string) {
+			for i := 0; i < 400; i++ {
+				writeFile(t, dir, fmt.Sprintf("import/a-rather-long-folder-name/%03d.md", i), fmt.Sprintf("imported %d\n", i))
+			}
+			cliCommit(t, dir, "import", clockStart.Add(time.Hour))
+		},
+		opts: LogOptions{MaxBytes: 8000}, maxBytes: 8000 + 200,
+		check: func(t *testing.T, l Log) {
+			c := l.Commits[0]
+			if c.FileCount != 400 || len(c.Files) < 20 || len(c.Files) >= 400 || !c.Files[len(c.Files)-1].CountsOnly {
+				t.Errorf("import: %d of %d files listed", len(c.Files), c.FileCount)
+			}
+		},
+	}, {
+		name: "files only ignores the diff budget",
+		build: func(t *testing.T, r *Repo, dir string) {
+			record(t, r, "write long.md", "long.md", long(100, "alpha"))
+			record(t, r, "edit long.md", "long.md", long(100, "beta"))
+		},
+		opts: LogOptions{MaxBytes: 20 << 10, FilesOnly: true}, maxBytes: 1000,
+		check: func(t *testing.T, l Log) {
+			for _, c := range l.Commits {
+				if f := c.Files[0]; f.CountsOnly || f.OverBudget || len(f.Lines) != 0 || f.Added != 100 {
+					t.Errorf("%s: %+v", c.Message, f)
+				}
+			}
+		},
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r, dir := clockRepo(t)
+			c.build(t, r, dir)
+			l, err := r.Log(context.Background(), c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			size := 0
+			for _, cm := range l.Commits {
+				for _, f := range cm.Files {
+					size += len(f.Path) + len(f.OldPath) + 30
+					for _, line := range f.Lines {
+						size += len(line) + 3
+					}
+				}
+			}
+			if size > c.maxBytes {
+				t.Errorf("%d bytes of files and lines, want at most %d", size, c.maxBytes)
+			}
+			c.check(t, l)
+		})
+	}
+}
+
+func TestCapLine(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in   string
+		want int // bytes kept before "…", -1: unchanged
+	}{
+		{"short", -1},
+		{strings.Repeat("a", MaxLineBytes), -1},
+		{strings.Repeat("a", MaxLineBytes+1), MaxLineBytes},
+		{"+" + strings.Repeat("é", MaxLineBytes), MaxLineBytes - 1}, // cut before a split é
+		{strings.Repeat("日", 200), MaxLineBytes},
+	}
+	for _, c := range cases {
+		got := capLine(c.in)
+		switch {
+		case c.want < 0 && got != c.in:
+			t.Errorf("%.20q: changed to %.20q", c.in, got)
+		case c.want >= 0 && (got != c.in[:c.want]+"…" || !utf8.ValidString(got)):
+			t.Errorf("%.20q: got %d bytes %q", c.in, len(got), got[max(0, len(got)-10):])
+		}
 	}
 }
 

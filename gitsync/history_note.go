@@ -35,7 +35,11 @@ type NoteHistory struct {
 	// Total is the number of matching commits; Offset where this page
 	// starts.
 	Total, Offset int
-	Notices       []string
+	// RenamedTo is the note's name now when Path is an old name of it
+	// (the newest commit that touched Path moved the note away), and
+	// RenamedIn that commit's short hash.
+	RenamedTo, RenamedIn string
+	Notices              []string
 }
 
 // NoteVersion is one commit in a note's history.
@@ -59,6 +63,7 @@ type noteStep struct {
 	d       fileDiff // the change of path in that commit (d.Path == path)
 	path    string
 	oldPath string // set when the commit renamed oldPath to path
+	newPath string // set when the commit renamed path to newPath
 	notice  string
 }
 
@@ -93,6 +98,10 @@ func (h *history) follow(l *lineage, path string, from int32) []noteStep {
 					name, limit, renamed = rs.from, p-1, true
 					break
 				}
+			}
+			if d.To.Hash.IsZero() && !d.From.Hash.IsZero() {
+				// Gone from here: moved (asked by the old name) or deleted.
+				st.newPath = h.renamedTo(m, name)
 			}
 			steps = append(steps, st)
 		}
@@ -133,7 +142,13 @@ func (r *Repo) NoteHistory(ctx context.Context, opts NoteHistoryOptions) (NoteHi
 	scope := hidingScope(ctx)
 	err = r.withLineage(ctx, func(h *history, l *lineage) error {
 		out.Notices = endNotices(l)
-		for _, st := range h.follow(l, p, l.top()) {
+		steps := h.follow(l, p, l.top())
+		if len(steps) > 0 && steps[0].newPath != "" {
+			if now := h.forward(l, steps[0].newPath, steps[0].pos); scope == nil || scope.Visible(now) {
+				out.RenamedTo, out.RenamedIn = now, short(l.order[steps[0].pos].hash)
+			}
+		}
+		for _, st := range steps {
 			m := l.order[st.pos]
 			if scope != nil {
 				// The note's life in a hidden folder is not shown, nor
@@ -143,6 +158,9 @@ func (r *Repo) NoteHistory(ctx context.Context, opts NoteHistoryOptions) (NoteHi
 				}
 				if st.oldPath != "" && !scope.Visible(st.oldPath) {
 					st.oldPath = ""
+				}
+				if st.newPath != "" && !scope.Visible(st.newPath) {
+					st.newPath = ""
 				}
 			}
 			if !opts.Since.IsZero() && m.when.Before(opts.Since) {
@@ -176,6 +194,14 @@ func (h *history) noteVersion(m *commitMeta, st noteStep) NoteVersion {
 	switch {
 	case st.oldPath != "":
 		v.Kind = Renamed
+	case st.newPath != "":
+		// Asked by its old name: the commit moved the note away.
+		v.Kind, v.Path, v.OldPath = Renamed, st.newPath, st.path
+		to, ok := h.change(m, st.newPath)
+		if !ok {
+			return v
+		}
+		st.d.To = to.To
 	case st.d.From.Hash.IsZero():
 		v.Kind = Added
 	case st.d.To.Hash.IsZero():
@@ -193,4 +219,86 @@ func (h *history) noteVersion(m *commitMeta, st noteStep) NoteVersion {
 	}
 	v.Added, v.Removed = s.added, s.removed
 	return v
+}
+
+// Rename is where a path that is gone was moved to.
+type Rename struct {
+	// Path is the note's name now (later renames followed), Commit the
+	// short hash of the commit that moved it away from the old path.
+	Path, Commit string
+}
+
+// RenamedTo reports where the file once at path is now, when the newest
+// commit that touched path moved it elsewhere (renames after that are
+// followed). It is meant for not-found errors and stays cheap there: a
+// lookup in the history cache, nothing at all before the cache is built.
+func (r *Repo) RenamedTo(ctx context.Context, path string) (Rename, bool) {
+	p, err := cleanPath(path)
+	if err != nil || p == "" {
+		return Rename{}, false
+	}
+	head, err := r.historyHead()
+	if err != nil {
+		return Rename{}, false
+	}
+	h := r.hist
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.lin == nil || ctx.Err() != nil {
+		return Rename{}, false // still warming up: not worth the wait
+	}
+	l, err := h.lineageFor(ctx, head)
+	if err != nil {
+		return Rename{}, false
+	}
+	ps := l.byPath[p]
+	if len(ps) == 0 {
+		return Rename{}, false
+	}
+	pos := ps[len(ps)-1]
+	m := l.order[pos]
+	d, ok := h.change(m, p)
+	if !ok || !d.To.Hash.IsZero() {
+		return Rename{}, false
+	}
+	to := h.renamedTo(m, p)
+	if to == "" {
+		return Rename{}, false
+	}
+	return Rename{Path: h.forward(l, to, pos), Commit: short(m.hash)}, true
+}
+
+// InHistory reports whether some commit of the branch changed a file at
+// path (file) or a file under the folder path (dir).
+func (r *Repo) InHistory(ctx context.Context, path string) (file, dir bool, err error) {
+	p, err := cleanPath(path)
+	if err != nil {
+		return false, false, err
+	}
+	err = r.withLineage(ctx, func(h *history, l *lineage) error {
+		file, dir = len(l.byPath[p]) > 0, l.dirs[p]
+		return nil
+	})
+	return file, dir, err
+}
+
+// HistoryPaths calls fn with every file path a commit of the branch
+// changed and every folder above one (dir true), in no order, until fn
+// returns false: what a caller needs to match a mistyped path against
+// notes that exist only in the history. It holds the history lock
+// throughout, so fn must be quick.
+func (r *Repo) HistoryPaths(ctx context.Context, fn func(path string, dir bool) bool) error {
+	return r.withLineage(ctx, func(h *history, l *lineage) error {
+		for p := range l.byPath {
+			if !fn(p, false) {
+				return nil
+			}
+		}
+		for p := range l.dirs {
+			if !fn(p, true) {
+				return nil
+			}
+		}
+		return nil
+	})
 }

@@ -268,3 +268,68 @@ func TestLineageMatchesGitLog(t *testing.T) {
 	record(t, r, "edit", "a.md", "after reset\n")
 	check("our commit after a reset")
 }
+
+// A note looked up by a name it had before it was moved shows the move as
+// a rename to where it went, not as a deletion, and RenamedTo finds the
+// name it has now; InHistory and HistoryPaths know every path and folder
+// of the history.
+func TestHistoryOfAnOldName(t *testing.T) {
+	t.Parallel()
+	r, p := buildRenamedNote(t)
+	ctx := context.Background()
+	cases := []struct {
+		old      string
+		kind     ChangeKind
+		to       string // NoteVersion.Path of the newest entry
+		renamed  string // NoteHistory.RenamedTo, RenamedTo's answer
+		counts   [2]int
+		versions int
+	}{
+		// Moved by our rename commit, then again by the CLI: followed to the end.
+		{"projects/plan.md", Renamed, p, p, [2]int{1, 1}, 5},
+		// The old name now holds another note: its own history (and the
+		// move of the note it held before, as git log -- path lists it).
+		{"notes/plan.md", Added, "notes/plan.md", "", [2]int{1, 0}, 4},
+		// The name it has now.
+		{p, Modified, p, "", [2]int{1, 1}, 6},
+	}
+	for _, c := range cases {
+		h, err := r.NoteHistory(ctx, NoteHistoryOptions{Path: c.old})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := h.Versions[0]
+		if v.Kind != c.kind || v.Path != c.to || h.RenamedTo != c.renamed || len(h.Versions) != c.versions {
+			t.Errorf("%s: newest %s %s<-%s, renamed to %q, %d versions; want %s %s, %q, %d",
+				c.old, v.Kind, v.Path, v.OldPath, h.RenamedTo, len(h.Versions), c.kind, c.to, c.renamed, c.versions)
+		}
+		if c.kind == Renamed && (v.OldPath != c.old || [2]int{v.Added, v.Removed} != c.counts || v.Message != "archive the plan" || h.RenamedIn != v.Hash) {
+			t.Errorf("%s: the move %+v (in %s)", c.old, v, h.RenamedIn)
+		}
+		rn, ok := r.RenamedTo(ctx, c.old)
+		if ok != (c.renamed != "") || rn.Path != c.renamed {
+			t.Errorf("RenamedTo(%s) = %+v %v, want %q", c.old, rn, ok, c.renamed)
+		}
+	}
+	for _, c := range []struct {
+		path      string
+		file, dir bool
+	}{{"projects/plan.md", true, false}, {"projects", false, true}, {"Projects", false, false}, {"archive", false, true}, {"missing.md", false, false}} {
+		file, dir, err := r.InHistory(ctx, c.path)
+		if err != nil || file != c.file || dir != c.dir {
+			t.Errorf("InHistory(%s) = %v %v %v, want %v %v", c.path, file, dir, err, c.file, c.dir)
+		}
+	}
+	seen := map[string]bool{}
+	if err := r.HistoryPaths(ctx, func(p string, dir bool) bool { seen[fmt.Sprintf("%s %v", p, dir)] = true; return true }); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"projects/plan.md false", "other.md false", "projects true", "notes true", p + " false"} {
+		if !seen[want] {
+			t.Errorf("HistoryPaths left out %s: %v", want, seen)
+		}
+	}
+	if _, ok := r.RenamedTo(ctx, "missing.md"); ok {
+		t.Error("a path never seen was renamed")
+	}
+}

@@ -179,5 +179,41 @@ func (h *history) renameFrom(m *commitMeta, p string) renameSource {
 		clear(h.renames)
 	}
 	h.renames[key] = rs
+	// The other added files of the commit were paired in the same pass:
+	// remember them too, so renamedTo and forward, which ask about each,
+	// pair the commit once rather than once per added file.
+	if added := countAdded(files); added > 1 && len(h.renames)+added < statsCacheLimit {
+		for i, f := range files {
+			if f.From.Hash.IsZero() && !f.To.Hash.IsZero() && f.Path != p {
+				other := renameSource{notice: notice}
+				if d, ok := pairs[i]; ok {
+					other.from = files[d].Path
+				}
+				h.renames[renameKey{m.hash, f.Path}] = other
+			}
+		}
+	}
 	return rs
+}
+
+// countAdded counts the files a change list adds.
+func countAdded(files []fileDiff) int {
+	n := 0
+	for _, f := range files {
+		if f.From.Hash.IsZero() && !f.To.Hash.IsZero() {
+			n++
+		}
+	}
+	return n
+}
+
+// renamedTo reports where the file deleted at p in commit m went: the
+// path it was renamed to, or "" when the commit deleted it for good.
+func (h *history) renamedTo(m *commitMeta, p string) string {
+	for _, a := range h.changes(m) {
+		if a.From.Hash.IsZero() && !a.To.Hash.IsZero() && h.renameFrom(m, a.Path).from == p {
+			return a.Path
+		}
+	}
+	return ""
 }

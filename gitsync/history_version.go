@@ -34,14 +34,16 @@ type Version struct {
 }
 
 // versionHelp lists the accepted spellings for error messages.
-const versionHelp = "a commit hash or its first 4+ hex digits, HEAD, HEAD~N (N commits back), HEAD^, or an ISO date meaning \"as of\" (2024-05-01, 2024-05-01T14:30, 2024-05-01T14:30:00+02:00)"
+const versionHelp = "a commit hash or its first 4+ hex digits, HEAD, HEAD~N (N commits back), HEAD^, or an ISO date meaning \"as of\" (2024-05-01T14:30, 2024-05-01T14:30:00+02:00; a date alone, 2024-05-01, is the start of that day)"
 
 // ResolveVersion resolves a version spec against the branch's history:
 // a full or abbreviated commit hash, HEAD, a hash or HEAD followed by ~N
 // (N first parents back) or ^N (the N-th parent), or an ISO 8601 date or
 // date-time meaning the branch as of then: the newest commit on its
-// first-parent line committed at or before it. A date alone means the end
-// of that day; a time without a zone is in the server's time zone.
+// first-parent line committed at or before it. A date alone means the
+// start of that day, as in since filters (ParseTime): the vault as it was
+// before any change of that day, so a diff from a date shows that day's
+// changes and on. A time without a zone is in the server's time zone.
 func (r *Repo) ResolveVersion(ctx context.Context, spec string) (Version, error) {
 	var v Version
 	err := r.withLineage(ctx, func(h *history, l *lineage) error {
@@ -213,8 +215,12 @@ func (h *history) asOf(l *lineage, t time.Time, spec string) (int32, error) {
 			return q, nil
 		}
 		if len(m.parents) == 0 {
-			return 0, fmt.Errorf("%w: nothing as of %s: the history starts at %s (commit %s)",
-				ErrNoVersion, spec, m.when.Format("2006-01-02 15:04:05 -0700"), short(m.hash))
+			day := ""
+			if len(spec) == len(time.DateOnly) {
+				day = fmt.Sprintf(" (a date alone is the start of that day; for the changes made since then use since=%q, or start from commit %s)", spec, short(m.hash))
+			}
+			return 0, fmt.Errorf("%w: nothing as of %s: the history starts at %s (commit %s)%s",
+				ErrNoVersion, spec, m.when.Format("2006-01-02 15:04:05 -0700"), short(m.hash), day)
 		}
 		p, ok := l.pos[m.parents[0]]
 		if !ok {
@@ -233,8 +239,9 @@ var (
 
 // parseAsOf reads an ISO 8601 date or date-time. ok is false when s does
 // not look like a date at all (so it may be a hash); a date that looks
-// like one but does not parse is an error. A date alone is the last
-// moment of that day.
+// like one but does not parse is an error. A date alone is the moment
+// before that day starts, so that "as of" a date leaves out every commit
+// a since filter of that date keeps.
 func parseAsOf(s string, loc *time.Location) (t time.Time, ok bool, err error) {
 	if len(s) < 10 || s[4] != '-' || s[7] != '-' {
 		return time.Time{}, false, nil
@@ -244,7 +251,7 @@ func parseAsOf(s string, loc *time.Location) (t time.Time, ok bool, err error) {
 		if err != nil {
 			return time.Time{}, true, fmt.Errorf("%q is not a valid date (want YYYY-MM-DD): %v", s, err)
 		}
-		return d.AddDate(0, 0, 1).Add(-time.Nanosecond), true, nil
+		return d.Add(-time.Nanosecond), true, nil
 	}
 	for _, layout := range zonedLayouts {
 		if t, err := time.Parse(layout, s); err == nil {

@@ -151,3 +151,29 @@ func TestFileAtFollowsRenames(t *testing.T) {
 		t.Error("outside accepted")
 	}
 }
+
+// A date alone means the start of that day for versions as for since
+// filters: "as of" a date leaves out exactly the commits since keeps.
+func TestDateMeansTheStartOfTheDay(t *testing.T) {
+	t.Parallel()
+	loc := time.FixedZone("", 3600)
+	day := time.Date(2024, 6, 1, 0, 0, 0, 0, loc)
+	asOf, ok, err := parseAsOf("2024-06-01", loc)
+	since, err2 := ParseTime("2024-06-01", time.Now(), loc)
+	if !ok || err != nil || err2 != nil || !since.Equal(day) || !asOf.Before(day) || !asOf.Add(time.Nanosecond).Equal(day) {
+		t.Fatalf("as of %v (%v %v), since %v (%v)", asOf, ok, err, since, err2)
+	}
+	for _, c := range []struct {
+		commit time.Time
+		inAsOf bool
+	}{
+		{day.Add(-time.Second), true},
+		{day, false},
+		{day.Add(12 * time.Hour), false},
+		{day.Add(24*time.Hour - time.Second), false},
+	} {
+		if got := !c.commit.After(asOf); got != c.inAsOf || got == !c.commit.Before(since) {
+			t.Errorf("a commit at %v: as of the date %v, since the date %v", c.commit, got, !c.commit.Before(since))
+		}
+	}
+}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +15,7 @@ import (
 
 	"vaultmcp/gitsync"
 	"vaultmcp/vault"
+	"vaultmcp/vault/access"
 )
 
 // DefaultHistoryBytes is the answer budget of get_recent_changes and
@@ -74,8 +78,86 @@ func parseSince(s string) (time.Time, error) {
 	return t, nil
 }
 
+// historyPath resolves a path given to a history tool as the file tools
+// resolve theirs, and then some: a path in the vault or in its history
+// (a note deleted or renamed since) is taken as it is; otherwise, when
+// exactly one file (or, with folder, folder) of the vault or its history
+// has that name but for case, accents or a left-out ".md", it is taken
+// instead, and note says so; otherwise the error is not-found with the
+// likely names. That last step runs only on a miss.
+func (d Deps) historyPath(ctx context.Context, given string, folder bool) (rel, note string, err error) {
+	var p vault.Path
+	if folder {
+		p, err = d.Vault.ResolveFor(ctx, given)
+	} else {
+		p, err = d.Vault.ResolveFile(ctx, given)
+	}
+	if err != nil {
+		return "", "", err
+	}
+	if fi, err := os.Lstat(p.Abs); err == nil {
+		if fi.IsDir() && !folder {
+			return "", "", &vault.Error{Kind: vault.ErrIsDir, Path: given,
+				Msg: "Is a directory, not a note: " + given + "; get_recent_changes(path=" + strconv.Quote(p.Rel) + ") lists the changes under it"}
+		}
+		return p.Rel, "", nil
+	}
+	file, dir, err := d.Git.InHistory(ctx, p.Rel)
+	if err != nil {
+		return "", "", fmt.Errorf("read history: %w", err)
+	}
+	if file || (dir && folder) {
+		return p.Rel, "", nil
+	}
+	names := d.historyNames(ctx, p.Rel, folder)
+	if len(names) == 1 {
+		rel = strings.TrimSuffix(names[0], "/")
+		return rel, fmt.Sprintf("(%s is taken as %s, the one name that matches it ignoring case, accents and .md.)\n\n", given, names[0]), nil
+	}
+	msg := "Not found: " + given + " is neither in the vault nor in its history"
+	if len(names) > 1 {
+		// Ambiguous: the candidates are the suggestions.
+		return "", "", &vault.Error{Kind: vault.ErrNotFound, Msg: msg + didYouMean(names[:min(len(names), maxSuggestions)])}
+	}
+	if now := d.renamedTo(ctx, p.Rel); now != "" && !folder {
+		return "", "", &vault.Error{Kind: vault.ErrNotFound, Msg: msg + "; it was renamed: did you mean " + now + "?"}
+	}
+	return "", "", &vault.Error{Kind: vault.ErrNotFound, Path: given, Msg: msg}
+}
+
+// historyNames returns the files (and, with folder, folders, ending in
+// "/") of the vault and of its history that rel names but for case,
+// accents or ".md", as the client may see them.
+func (d Deps) historyNames(ctx context.Context, rel string, folder bool) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if !seen[p] && (folder || !strings.HasSuffix(p, "/")) {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, p := range d.sameName(ctx, rel) {
+		add(p)
+	}
+	q, scope, hidden := newNameQuery(rel), access.From(ctx), hiddenPath(d.Vault)
+	_ = d.Git.HistoryPaths(ctx, func(p string, dir bool) bool {
+		if s, ok := q.score(p, dir); ok && s == 0 && scope.Visible(p) && !hidden(p) {
+			if dir {
+				p += "/"
+			}
+			add(p)
+		}
+		return true
+	})
+	slices.Sort(out)
+	return out
+}
+
 // RecentChangesArgs are get_recent_changes' arguments.
 type RecentChangesArgs struct {
+	// Limit is the number of commits; Count its older name, still taken.
+	Limit     *int   `json:"limit"`
 	Count     *int   `json:"count"`
 	Offset    int    `json:"offset"`
 	Path      string `json:"path"`
@@ -93,6 +175,9 @@ type RecentChangesResult struct {
 	Filtered  bool // since or author was given
 	// Budget is the answer budget the files were listed within.
 	Budget int
+	// Resolved says which path was taken for Path, when it was spelled
+	// otherwise ("" when taken as given).
+	Resolved string
 }
 
 // RecentChanges is get_recent_changes' work: a page of the history with
@@ -102,16 +187,22 @@ func RecentChanges(ctx context.Context, d Deps, a RecentChangesArgs) (RecentChan
 		return RecentChangesResult{}, errNoHistory
 	}
 	n := gitsync.DefaultRecent
-	if a.Count != nil {
+	switch {
+	case a.Limit != nil && a.Count != nil && *a.Limit != *a.Count:
+		return RecentChangesResult{}, invalid(fmt.Sprintf("limit=%d and count=%d disagree: give limit only (count is its old name)", *a.Limit, *a.Count))
+	case a.Limit != nil:
+		n = *a.Limit
+	case a.Count != nil:
 		n = *a.Count
 	}
 	opts := gitsync.LogOptions{Count: n, Offset: a.Offset, Author: a.Author, FilesOnly: a.FilesOnly, MaxBytes: d.historyBytes()}
+	var resolved string
 	if a.Path != "" {
-		p, err := d.Vault.ResolveFor(ctx, a.Path)
+		rel, note, err := d.historyPath(ctx, a.Path, true)
 		if err != nil {
 			return RecentChangesResult{}, err
 		}
-		opts.Path = p.Rel
+		opts.Path, resolved = rel, note
 	}
 	opts.Hide, opts.Skip = hiddenPath(d.Vault), skipPaths(d.Vault, opts.Path)
 	var err error
@@ -122,11 +213,15 @@ func RecentChanges(ctx context.Context, d Deps, a RecentChangesArgs) (RecentChan
 	if err != nil {
 		return RecentChangesResult{}, fmt.Errorf("read history: %w", err)
 	}
-	return RecentChangesResult{Log: l, Path: a.Path, FilesOnly: a.FilesOnly, Filtered: a.Since != "" || a.Author != "", Budget: opts.MaxBytes}, nil
+	return RecentChangesResult{Log: l, Path: a.Path, FilesOnly: a.FilesOnly, Filtered: a.Since != "" || a.Author != "", Budget: opts.MaxBytes, Resolved: resolved}, nil
 }
 
 // Text renders the answer in the numbered format of get_recent_changes.
 func (r RecentChangesResult) Text() string {
+	return r.Resolved + r.text()
+}
+
+func (r RecentChangesResult) text() string {
 	l := r.Log
 	if len(l.Commits) == 0 {
 		switch {
@@ -142,7 +237,7 @@ func (r RecentChangesResult) Text() string {
 		return "No changes in the history yet." + historyNotices(l.Notices)
 	}
 	var b strings.Builder
-	hidden := 0
+	hidden, countsOnly, cut := 0, 0, ""
 	for i, c := range l.Commits {
 		if i > 0 {
 			b.WriteString("\n")
@@ -158,7 +253,13 @@ func (r RecentChangesResult) Text() string {
 			fmt.Fprintf(&b, "   (%s)\n", c.Notice)
 		}
 		for _, f := range c.Files {
-			writeFileChange(&b, f, r.FilesOnly)
+			writeFileChange(&b, f, r.FilesOnly || f.CountsOnly, r.Budget, c.Hash)
+			if f.CountsOnly {
+				countsOnly++
+			}
+			if f.OverBudget && cut == "" {
+				cut = c.Hash
+			}
 		}
 		if c.Skipped > 0 {
 			fmt.Fprintf(&b, "   (%d file(s) in dot-folders such as .obsidian not listed; give their path to see them)\n", c.Skipped)
@@ -175,6 +276,11 @@ func (r RecentChangesResult) Text() string {
 	}
 	b.WriteString("\n")
 	b.WriteString(historyPage("commits", l.Offset, len(l.Commits), l.Total))
+	if countsOnly > 0 {
+		fmt.Fprintf(&b, " The answer budget of %s was spent on diff lines, so %d later file(s) are listed with line counts only: "+
+			"see one's diff with get_diff(from=\"<hash>~1\", to=\"<hash>\", path=…), or ask for fewer commits (limit, offset) or one path.",
+			humanBytes(int64(r.Budget)), countsOnly)
+	}
 	if hidden > 0 {
 		fmt.Fprintf(&b, " %d more file(s) not shown.", hidden)
 	}
@@ -182,9 +288,10 @@ func (r RecentChangesResult) Text() string {
 	return b.String()
 }
 
-// writeFileChange renders one file of a commit: the kind line, then its
-// -/+ lines (or only its line counts).
-func writeFileChange(b *strings.Builder, f gitsync.FileChange, countsOnly bool) {
+// writeFileChange renders one file of commit hash: the kind line, then
+// its -/+ lines (or only its line counts); budget is the answer's, for
+// the notice where it ran out.
+func writeFileChange(b *strings.Builder, f gitsync.FileChange, countsOnly bool, budget int, hash string) {
 	name := f.Path
 	if f.Kind == gitsync.Renamed {
 		name = f.OldPath + " -> " + f.Path
@@ -207,7 +314,11 @@ func writeFileChange(b *strings.Builder, f gitsync.FileChange, countsOnly bool) 
 	for _, line := range f.Lines {
 		fmt.Fprintf(b, "  %s\n", line)
 	}
-	if f.Truncated > 0 {
+	switch {
+	case f.OverBudget:
+		fmt.Fprintf(b, "  [... %d more diff lines not shown: answer budget of %s reached; see them with get_diff(from=\"%s~1\", to=\"%s\", path=%q) ...]\n",
+			f.Truncated, humanBytes(int64(budget)), hash, hash, f.Path)
+	case f.Truncated > 0:
 		fmt.Fprintf(b, "  [... %d more diff lines not shown (%d per file) ...]\n", f.Truncated, gitsync.MaxDiffLines)
 	}
 }
@@ -240,9 +351,10 @@ func GetRecentChanges(d Deps) server.ServerTool {
 		mcp.WithDescription("Show the vault's recent changes from its git history, newest first: each commit's date (with time zone), short hash, author and message and, per file, "+
 			"[added]/[modified]/[deleted]/[renamed] with the removed (-) and added (+) lines, at most 80 diff lines per file and about 20 KB in all. "+
 			"Changes made by people (Obsidian, other devices) are included. Filter by path, since or author; files_only lists files with line counts."),
-		mcp.WithInteger("count", mcp.Min(1), mcp.Max(20), mcp.DefaultNumber(gitsync.DefaultRecent), mcp.Description("Number of recent changes (1–20)")),
+		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(20), mcp.DefaultNumber(gitsync.DefaultRecent), mcp.Description("Number of commits (1–20)")),
+		mcp.WithInteger("count", mcp.Min(1), mcp.Max(20), mcp.Description("Deprecated: the old name of limit")),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Skip this many newer matching commits (for the next page)")),
-		mcp.WithString("path", mcp.Description("Only changes to this file or folder, relative to the vault root")),
+		mcp.WithString("path", mcp.Description("Only changes to this file or folder, relative to the vault root (or as it was named in the history)")),
 		mcp.WithString("since", mcp.Description("Only commits made at or after this time: an ISO date (2024-05-01), date-time (2024-05-01T14:30, optionally with Z or +02:00) or a span back from now (90m, 36h, 7d, 2w)")),
 		mcp.WithString("author", mcp.Description("Only commits whose author name or email contains this text (case-insensitive), e.g. \"vaultmcp\" for the agent's own changes")),
 		mcp.WithBoolean("files_only", mcp.DefaultBool(false), mcp.Description("List the changed files with +added -removed line counts instead of their diffs")),
@@ -272,6 +384,9 @@ type NoteHistoryResult struct {
 	// Given is the path as the client gave it.
 	Given    string
 	Filtered bool
+	// Resolved says which path was taken for Given, when it was spelled
+	// otherwise.
+	Resolved string
 }
 
 // NoteHistory is get_note_history's work: a page of the commits that
@@ -280,7 +395,7 @@ func NoteHistory(ctx context.Context, d Deps, a NoteHistoryArgs) (NoteHistoryRes
 	if d.Git == nil {
 		return NoteHistoryResult{}, errNoHistory
 	}
-	p, err := d.Vault.ResolveFile(ctx, a.Path)
+	rel, note, err := d.historyPath(ctx, a.Path, false)
 	if err != nil {
 		return NoteHistoryResult{}, err
 	}
@@ -288,11 +403,11 @@ func NoteHistory(ctx context.Context, d Deps, a NoteHistoryArgs) (NoteHistoryRes
 	if err != nil {
 		return NoteHistoryResult{}, err
 	}
-	h, err := d.Git.NoteHistory(ctx, gitsync.NoteHistoryOptions{Path: p.Rel, Limit: a.Limit, Offset: a.Offset, Since: t, Author: a.Author})
+	h, err := d.Git.NoteHistory(ctx, gitsync.NoteHistoryOptions{Path: rel, Limit: a.Limit, Offset: a.Offset, Since: t, Author: a.Author})
 	if err != nil {
 		return NoteHistoryResult{}, fmt.Errorf("read history: %w", err)
 	}
-	return NoteHistoryResult{History: h, Given: a.Path, Filtered: a.Since != "" || a.Author != ""}, nil
+	return NoteHistoryResult{History: h, Given: a.Path, Filtered: a.Since != "" || a.Author != "", Resolved: note}, nil
 }
 
 // Text renders the history as a numbered list.
@@ -303,12 +418,17 @@ func (r NoteHistoryResult) Text() string {
 		if r.Filtered {
 			msg += " that match the since/author filters"
 		} else {
-			msg += " (it is not in the history: never committed, or the name is wrong)"
+			msg += " (it is not committed yet)"
 		}
-		return msg + "." + historyNotices(h.Notices)
+		return r.Resolved + msg + "." + historyNotices(h.Notices)
 	}
 	var b strings.Builder
+	b.WriteString(r.Resolved)
 	fmt.Fprintf(&b, "History of %s, newest first (renames followed):\n", h.Path)
+	if h.RenamedTo != "" {
+		fmt.Fprintf(&b, "(%s is an old name: %s moved the note away; it is called %s now, and get_note_history(path=%q) shows its later history.)\n",
+			h.Path, h.RenamedIn, h.RenamedTo, h.RenamedTo)
+	}
 	for i, v := range h.Versions {
 		what := string(v.Kind)
 		switch {
@@ -375,6 +495,9 @@ type DiffResult struct {
 	Given string
 	// Budget is the answer budget the files were listed within.
 	Budget int
+	// Resolved says which path was taken for Given, when it was spelled
+	// otherwise.
+	Resolved string
 }
 
 // Diff is get_diff's work: a unified diff of one note between two
@@ -385,18 +508,19 @@ func Diff(ctx context.Context, d Deps, a DiffArgs) (DiffResult, error) {
 	}
 	opts := gitsync.DiffOptions{From: a.From, To: a.To, Limit: a.Limit, Offset: a.Offset,
 		MaxBytes: d.historyBytes(), Hide: hiddenPath(d.Vault), Skip: skipPaths(d.Vault, "")}
+	var resolved string
 	if a.Path != "" {
-		p, err := d.Vault.ResolveFile(ctx, a.Path)
+		rel, note, err := d.historyPath(ctx, a.Path, false)
 		if err != nil {
 			return DiffResult{}, err
 		}
-		opts.Path = p.Rel
+		opts.Path, resolved = rel, note
 	}
 	df, err := d.Git.Diff(ctx, opts)
 	if err != nil {
 		return DiffResult{}, err
 	}
-	return DiffResult{Diff: df, Given: a.Path, Budget: opts.MaxBytes}, nil
+	return DiffResult{Diff: df, Given: a.Path, Budget: opts.MaxBytes, Resolved: resolved}, nil
 }
 
 // describeVersion names a resolved version for an answer.
@@ -410,12 +534,40 @@ func describeVersion(v gitsync.Version) string {
 
 // Text renders the diff.
 func (r DiffResult) Text() string {
+	return r.Resolved + r.text()
+}
+
+// sameVersion explains an empty diff whose two versions are one commit.
+func sameVersion(df gitsync.Diff, path string) string {
+	if df.From.FullHash != df.To.FullHash {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, " from=%q and to=%q are the same commit %s, so there is nothing to compare", df.From.Spec, df.To.Spec, df.From.Hash)
+	if isDate(df.From.Spec) || isDate(df.To.Spec) {
+		b.WriteString(" (a date alone means the start of that day: the last commit before it)")
+	}
+	b.WriteString(". For the changes since a time use get_recent_changes(since=…), or give from=\"HEAD~N\" (N commits back)")
+	if path != "" {
+		fmt.Fprintf(&b, "; get_note_history(path=%q) lists the commits that changed it", path)
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// isDate reports whether a version spec is a date alone (YYYY-MM-DD).
+func isDate(spec string) bool {
+	s := strings.TrimSpace(spec)
+	return len(s) == 10 && s[4] == '-' && s[7] == '-'
+}
+
+func (r DiffResult) text() string {
 	df := r.Diff
 	var b strings.Builder
 	span := fmt.Sprintf("from %s to %s", describeVersion(df.From), describeVersion(df.To))
 	if r.Given != "" {
 		if len(df.Files) == 0 {
-			return fmt.Sprintf("No changes to %s %s.", df.Path, span) + historyNotices(df.Notices)
+			return fmt.Sprintf("No changes to %s %s.", df.Path, span) + sameVersion(df, df.Path) + historyNotices(df.Notices)
 		}
 		fmt.Fprintf(&b, "Diff of %s %s", df.Path, span)
 		if df.FromPath != df.Path {
@@ -428,12 +580,12 @@ func (r DiffResult) Text() string {
 			skipped = fmt.Sprintf(" (%d more in dot-folders such as .obsidian not listed; give a path to see one)", df.Skipped)
 		}
 		if df.Total == 0 {
-			return "No changes in the vault " + span + skipped + "." + historyNotices(df.Notices)
+			return "No changes in the vault " + span + skipped + "." + sameVersion(df, "") + historyNotices(df.Notices)
 		}
 		fmt.Fprintf(&b, "Diff of the vault %s: %d file(s) changed%s.\n", span, df.Total, skipped)
 	}
 	for _, f := range df.Files {
-		writePatch(&b, f)
+		writePatch(&b, f, r.Budget)
 	}
 	if r.Given == "" {
 		b.WriteString("\n" + historyPage("files", df.Offset, len(df.Files), df.Total))
@@ -445,8 +597,9 @@ func (r DiffResult) Text() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// writePatch renders one file's unified diff.
-func writePatch(b *strings.Builder, f gitsync.FilePatch) {
+// writePatch renders one file's unified diff; budget is the answer's,
+// for the notice where it ran out.
+func writePatch(b *strings.Builder, f gitsync.FilePatch, budget int) {
 	name := f.Path
 	if f.Kind == gitsync.Renamed {
 		name = f.OldPath + " -> " + f.Path
@@ -467,8 +620,12 @@ func writePatch(b *strings.Builder, f gitsync.FilePatch) {
 	for _, line := range f.Lines {
 		b.WriteString(line + "\n")
 	}
-	if f.Truncated > 0 {
-		fmt.Fprintf(b, "[... %d more diff lines not shown (%d per file); read the versions with read_file(path, version) ...]\n", f.Truncated, gitsync.MaxDiffLines)
+	switch {
+	case f.OverBudget:
+		fmt.Fprintf(b, "[... %d more diff lines not shown: answer budget of %s reached; narrow the range (from/to closer together, one path), or read the versions with read_file(path, version, offset) ...]\n",
+			f.Truncated, humanBytes(int64(budget)))
+	case f.Truncated > 0:
+		fmt.Fprintf(b, "[... %d more diff lines not shown (%d per file); narrow the range, or read the versions with read_file(path, version, offset) ...]\n", f.Truncated, gitsync.MaxDiffLines)
 	}
 }
 
@@ -476,9 +633,10 @@ func writePatch(b *strings.Builder, f gitsync.FilePatch) {
 func GetDiff(d Deps) server.ServerTool {
 	tool := mcp.NewTool("get_diff",
 		mcp.WithDescription("Show a unified diff between two versions: of one note (followed across renames) when path is given, else of the whole vault (paginated by file). "+
-			"Versions are a commit hash or its first 4+ digits, HEAD, HEAD~N, or an ISO date meaning \"as of\". At most 80 diff lines per file."),
+			"Versions are a commit hash or its first 4+ digits, HEAD, HEAD~N, or an ISO date meaning \"as of\" (a date alone: the start of that day, so from=<date> shows that day's changes on). "+
+			"At most 80 diff lines per file and about 20 KB in all."),
 		mcp.WithString("path", mcp.Description("One note, relative to the vault root; leave out for every file that changed")),
-		mcp.WithString("from", mcp.Required(), mcp.Description("The older version: commit hash or prefix, HEAD~N, or ISO date (2024-05-01, 2024-05-01T14:30)")),
+		mcp.WithString("from", mcp.Required(), mcp.Description("The older version: commit hash or prefix, HEAD~N, or ISO date (2024-05-01: as the day began; 2024-05-01T14:30)")),
 		mcp.WithString("to", mcp.Description("The newer version (same forms); default HEAD, the current version")),
 		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(gitsync.MaxDiffFiles), mcp.DefaultNumber(gitsync.DefaultDiffFiles), mcp.Description("Files per page (whole-vault diffs)")),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Skip this many files (for the next page)")),

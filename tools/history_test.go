@@ -21,15 +21,17 @@ import (
 	"vaultmcp/internal/mcpserver"
 	"vaultmcp/tools"
 	"vaultmcp/vault"
+	"vaultmcp/vault/index"
 )
 
 // gitVault is a vault with its git history, served by the assembled MCP
 // server: the history tools' own harness.
 type gitVault struct {
-	t       *testing.T
+	t       testing.TB
 	root    string
 	v       *vault.Vault
 	repo    *gitsync.Repo
+	d       tools.Deps
 	s       *server.MCPServer
 	id      int
 	mu      sync.Mutex
@@ -38,7 +40,7 @@ type gitVault struct {
 
 var histStart = time.Date(2024, 3, 1, 9, 0, 0, 0, time.FixedZone("", 3600))
 
-func newGitVault(t *testing.T) *gitVault {
+func newGitVault(t testing.TB) *gitVault {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -61,13 +63,21 @@ func newGitVault(t *testing.T) *gitVault {
 	}
 	t.Cleanup(func() { repo.Close() })
 	v.SetRecorder(repo)
+	// An index, so renames relink and suggestions come from it as in the
+	// server.
+	ix := index.New(v, slog.New(slog.DiscardHandler))
+	v.Observe(ix.Refresh)
+	if err := ix.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	g := &gitVault{t: t, root: root, v: v, repo: repo}
 	v.Observe(func(paths []string) {
 		g.mu.Lock()
 		g.touched = append(g.touched, slices.Clone(paths))
 		g.mu.Unlock()
 	})
-	d := tools.Deps{Vault: v, Git: repo, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	d := tools.Deps{Vault: v, Git: repo, Index: ix, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	g.d = d
 	if g.s, err = mcpserver.New(d, "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -288,9 +298,7 @@ func TestGetNoteHistoryTool(t *testing.T) {
 	if !strings.Contains(page, "2. ") || strings.Contains(page, "1. ") || !strings.Contains(page, "next page: offset=2") {
 		t.Errorf("page =\n%s", page)
 	}
-	if got := g.ok("get_note_history", map[string]any{"path": "nothing.md"}); !strings.Contains(got, "No commits changed nothing.md") {
-		t.Errorf("unknown note = %q", got)
-	}
+	g.fails("get_note_history", map[string]any{"path": "nothing.md"}, "Not found: nothing.md is neither in the vault nor in its history")
 	g.fails("get_note_history", map[string]any{"path": "../outside.md"}, "outside the vault")
 	g.fails("get_note_history", map[string]any{"path": ".claude/x.md"}, "hidden")
 	g.fails("get_note_history", map[string]any{"path": ".git/config"}, "hidden")
@@ -327,7 +335,9 @@ func TestReadFileVersion(t *testing.T) {
 	}
 	g.fails("read_file", map[string]any{"path": "projects/plan.md", "version": "2020-01-01"}, "history starts at")
 	g.fails("read_file", map[string]any{"path": "projects/plan.md", "version": "bogus"}, "not understood", "HEAD~N")
-	g.fails("read_file", map[string]any{"path": "new.md", "version": "HEAD"}, "did not exist")
+	g.fails("read_file", map[string]any{"path": "new.md", "version": "HEAD"}, "neither in the vault nor in its history")
+	g.ok("write_file", map[string]any{"path": "new.md", "content": "new\n"})
+	g.fails("read_file", map[string]any{"path": "new.md", "version": "HEAD~1"}, "did not exist")
 	g.fails("read_file", map[string]any{"path": ".git/config", "version": "HEAD"}, "hidden")
 	g.fails("read_file", map[string]any{"path": "../x", "version": "HEAD"}, "outside the vault")
 	g.fails("read_file", map[string]any{"path": "projects/plan.md", "version": 3}, "version")
@@ -441,4 +451,192 @@ func TestHistoryToolAnnotations(t *testing.T) {
 	if _, err := tools.Revert(context.Background(), tools.Deps{}, tools.RevertArgs{Commit: "HEAD"}); err == nil || !strings.Contains(err.Error(), "no git history") {
 		t.Errorf("Revert without a repository: %v", err)
 	}
+}
+
+// longParagraphs is a note of n one-line paragraphs of about 2 KB.
+func longParagraphs(n int, word string) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "%d. %s\n", i, strings.Repeat(word+" réunion ", 2000/(len(word)+10)))
+	}
+	return b.String()
+}
+
+// The answers of an agent trial on a varied vault: every history answer
+// keeps to its budget, however long the lines and however many files.
+func TestHistoryAnswersKeepTheirBudget(t *testing.T) {
+	g := newGitVault(t)
+	long := "Réunions/Compte rendu long.md"
+	g.ok("write_file", map[string]any{"path": "other.md", "content": "other\n"})
+	g.ok("write_file", map[string]any{"path": long, "content": longParagraphs(100, "alpha")})
+	g.ok("write_file", map[string]any{"path": long, "content": longParagraphs(100, "beta")})
+	// A note linked 120 times from one journal of long lines, renamed.
+	var journal strings.Builder
+	for i := 0; i < 120; i++ {
+		fmt.Fprintf(&journal, "%d %s [[Cible]] %s\n", i, strings.Repeat("avant ", 60), strings.Repeat("après ", 60))
+	}
+	g.ok("write_file", map[string]any{"path": "Cible.md", "content": "cible\n"})
+	g.ok("write_file", map[string]any{"path": "Journal/Grand Journal de Bord.md", "content": journal.String()})
+	g.ok("rename_file", map[string]any{"old_path": "Cible.md", "new_path": "Archive/Cible renommée.md"})
+	const max = 21 << 10 // the 20 KB budget and the page's own lines
+	cases := []struct {
+		tool string
+		args map[string]any
+		want []string
+	}{
+		{"get_recent_changes", map[string]any{}, []string{"[renamed] Cible.md -> Archive/Cible renommée.md", "answer budget of 20.0 KB reached", "(+100 -100)"}},
+		{"get_recent_changes", map[string]any{"limit": 1, "offset": 3}, []string{"[modified] " + long, "more diff lines not shown: answer budget of 20.0 KB reached; see them with get_diff(from=\"", "…\n"}},
+		{"get_recent_changes", map[string]any{"count": 1}, []string{"[modified] Journal/Grand Journal de Bord.md"}},
+		{"get_diff", map[string]any{"from": "HEAD~4", "path": long}, []string{"Diff of " + long, "answer budget of 20.0 KB reached; narrow the range"}},
+		{"get_diff", map[string]any{"from": "HEAD~5"}, []string{"Diff of the vault"}},
+	}
+	for _, c := range cases {
+		got := g.ok(c.tool, c.args)
+		if len(got) > max {
+			t.Errorf("%s %v: %d bytes", c.tool, c.args, len(got))
+		}
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s %v: want %q in\n%s", c.tool, c.args, w, got)
+			}
+		}
+		for _, line := range strings.Split(got, "\n") {
+			if len(line) > gitsync.MaxLineBytes+len("…")+2 && !strings.HasPrefix(line, "Showing") && !strings.HasPrefix(line, "Diff of") {
+				t.Errorf("%s %v: a line of %d bytes: %.80q", c.tool, c.args, len(line), line)
+				break
+			}
+		}
+	}
+}
+
+// History tools resolve paths as the other tools do: another case, a
+// left-out .md or a name the note had before, with suggestions otherwise.
+func TestHistoryToolsResolvePaths(t *testing.T) {
+	g := newGitVault(t)
+	alpha, budget := "Projects/Projet Alpha.md", "Projects/Réunion budget 2026.md"
+	g.ok("write_file", map[string]any{"path": alpha, "content": "alpha\n"})
+	g.ok("write_file", map[string]any{"path": budget, "content": "budget\n"})
+	g.ok("edit_file", map[string]any{"path": alpha, "old_text": "alpha", "new_text": "alpha 2"})
+	g.ok("edit_file", map[string]any{"path": budget, "old_text": "budget", "new_text": "budget 2"})
+	g.ok("write_file", map[string]any{"path": "Gone/Ancienne Note.md", "content": "old\n"})
+	g.ok("delete_file", map[string]any{"path": "Gone/Ancienne Note.md"})
+	g.ok("write_file", map[string]any{"path": "Journal/Grand Journal de Bord.md", "content": "journal\n"})
+	g.ok("rename_file", map[string]any{"old_path": "Journal/Grand Journal de Bord.md", "new_path": "Journal/Journal.md"})
+	g.ok("write_file", map[string]any{"path": "Reunion.md", "content": "1\n"})
+	g.ok("write_file", map[string]any{"path": "Réunion.md", "content": "2\n"})
+	taken := func(given, rel string) string {
+		return "(" + given + " is taken as " + rel + ", the one name that matches it ignoring case, accents and .md.)\n\n"
+	}
+	cases := []struct {
+		tool  string
+		args  map[string]any
+		want  []string
+		fails bool
+	}{
+		{"get_recent_changes", map[string]any{"path": "projects"}, []string{taken("projects", "Projects/"), "MCP: edit Projects/Réunion budget 2026.md", "of 4."}, false},
+		{"get_recent_changes", map[string]any{"path": "gone"}, []string{taken("gone", "Gone/"), "[deleted] Gone/Ancienne Note.md"}, false},
+		{"get_note_history", map[string]any{"path": "projects/projet alpha.md"}, []string{taken("projects/projet alpha.md", alpha), "History of " + alpha, "of 2."}, false},
+		{"get_note_history", map[string]any{"path": "Projects/Projet Alpha"}, []string{"History of " + alpha}, false},
+		{"get_note_history", map[string]any{"path": "gone/ancienne note"}, []string{taken("gone/ancienne note", "Gone/Ancienne Note.md"), "· deleted (+0 -1)"}, false},
+		{"get_note_history", map[string]any{"path": "Gone/Ancienne Note.md"}, []string{"History of Gone/Ancienne Note.md"}, false},
+		{"get_note_history", map[string]any{"path": "Journal/Grand Journal de Bord.md"}, []string{
+			"· renamed Journal/Grand Journal de Bord.md -> Journal/Journal.md\n",
+			"(Journal/Grand Journal de Bord.md is an old name: ", "it is called Journal/Journal.md now"}, false},
+		{"get_diff", map[string]any{"from": "HEAD~9", "path": "projects/projet alpha.md"}, []string{"Diff of " + alpha, "+alpha 2"}, false},
+		{"read_file", map[string]any{"version": "HEAD~9", "path": "projects/projet alpha"}, []string{"[" + alpha + " at version "}, false},
+		{"revert_change", map[string]any{"commit": "HEAD~6", "path": "projects/réunion budget 2026.md"}, []string{taken("projects/réunion budget 2026.md", budget), "- " + budget + ": edits of"}, false},
+		// Two notes match but for accents: both offered.
+		{"get_note_history", map[string]any{"path": "reunion.md"}, []string{"Not found: reunion.md", "did you mean Reunion.md or Réunion.md?"}, true},
+		// A typo: suggested, not taken.
+		{"get_note_history", map[string]any{"path": "Projects/Projet Alpah.md"}, []string{"did you mean " + alpha + "?"}, true},
+		// An old name, for the current file: the name now is offered.
+		{"read_file", map[string]any{"path": "Journal/Grand Journal de Bord.md"}, []string{"did you mean Journal/Journal.md?"}, true},
+		{"get_recent_changes", map[string]any{"path": "nowhere"}, []string{"Not found: nowhere is neither in the vault nor in its history"}, true},
+		{"get_note_history", map[string]any{"path": "Projects"}, []string{"Is a directory, not a note: Projects", `get_recent_changes(path="Projects")`}, true},
+	}
+	for _, c := range cases {
+		if c.fails {
+			g.fails(c.tool, c.args, c.want...)
+			continue
+		}
+		got := g.ok(c.tool, c.args)
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s %v: want %q in\n%s", c.tool, c.args, w, got)
+			}
+		}
+	}
+}
+
+// limit is get_recent_changes' page size; count, its old name, still
+// works; a date alone as a version is the start of that day, and a diff
+// between one commit and itself says what to ask instead.
+func TestGetRecentChangesLimitAndDates(t *testing.T) {
+	g := newGitVault(t)
+	buildNoteHistory(g)
+	cases := []struct {
+		args map[string]any
+		want string // "" : fails
+		err  string
+	}{
+		{map[string]any{"limit": 1}, "Showing commits 1–1 of 4; next page: offset=1.", ""},
+		{map[string]any{"count": 2}, "Showing commits 1–2 of 4; next page: offset=2.", ""},
+		{map[string]any{"limit": 3, "count": 3}, "Showing commits 1–3 of 4; next page: offset=3.", ""},
+		{map[string]any{"limit": 1, "count": 2}, "", "limit=1 and count=2 disagree"},
+		{map[string]any{"limit": 21}, "", "limit"},
+	}
+	for _, c := range cases {
+		if c.want == "" {
+			g.fails("get_recent_changes", c.args, c.err)
+			continue
+		}
+		if got := g.ok("get_recent_changes", c.args); !strings.Contains(got, c.want) {
+			t.Errorf("%v:\n%s", c.args, got)
+		}
+	}
+	// The commits are made on 2024-03-01: as of the next day is HEAD.
+	got := g.ok("get_diff", map[string]any{"from": "2024-03-02", "path": "projects/plan.md"})
+	for _, w := range []string{"No changes to projects/plan.md", "from=\"2024-03-02\" and to=\"HEAD\" are the same commit", "a date alone means the start of that day",
+		"get_recent_changes(since=…)", "HEAD~N", "get_note_history(path=\"projects/plan.md\")"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("same commit: want %q in\n%s", w, got)
+		}
+	}
+	g.fails("get_diff", map[string]any{"from": "2024-03-01", "path": "projects/plan.md"}, "history starts at", "a date alone is the start of that day", `since="2024-03-01"`)
+	if got := g.ok("get_diff", map[string]any{"from": "HEAD~1", "to": "HEAD~1"}); !strings.Contains(got, "are the same commit") || strings.Contains(got, "a date alone") {
+		t.Errorf("HEAD~1 to itself:\n%s", got)
+	}
+}
+
+// FuzzHistoryPath checks the history tools' path resolution: whatever the
+// path, an answer or an error, never a panic, and a path taken for
+// another is one the vault or its history holds.
+func FuzzHistoryPath(f *testing.F) {
+	for _, s := range []string{"projects/projet alpha.md", "Projects/Projet Alpha", "PROJECTS", "gone/ancienne note", "Réunion.md",
+		"../x.md", ".git/config", "a//b/../c.md", "\x00", "projects/", "Projects/Projet Alpah.md", "é/É.md", "/"} {
+		f.Add(s)
+	}
+	g := newGitVault(f)
+	g.ok("write_file", map[string]any{"path": "Projects/Projet Alpha.md", "content": "alpha\n"})
+	g.ok("write_file", map[string]any{"path": "Gone/Ancienne Note.md", "content": "old\n"})
+	g.ok("delete_file", map[string]any{"path": "Gone/Ancienne Note.md"})
+	g.ok("write_file", map[string]any{"path": "Reunion.md", "content": "1\n"})
+	g.ok("write_file", map[string]any{"path": "Réunion.md", "content": "2\n"})
+	known := map[string]bool{"Projects/Projet Alpha.md": true, "Gone/Ancienne Note.md": true, "Reunion.md": true, "Réunion.md": true}
+	ctx := context.Background()
+	f.Fuzz(func(t *testing.T, p string) {
+		res, err := tools.NoteHistory(ctx, g.d, tools.NoteHistoryArgs{Path: p})
+		if err != nil {
+			if strings.TrimSpace(err.Error()) == "" {
+				t.Fatalf("%q: empty error", p)
+			}
+			return
+		}
+		if res.Resolved != "" && !known[res.History.Path] {
+			t.Fatalf("%q taken as %q", p, res.History.Path)
+		}
+		if rc, err := tools.RecentChanges(ctx, g.d, tools.RecentChangesArgs{Path: p}); err == nil && rc.Resolved != "" && !strings.Contains(rc.Resolved, "taken as") {
+			t.Fatalf("%q: %q", p, rc.Resolved)
+		}
+	})
 }

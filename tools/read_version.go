@@ -29,8 +29,10 @@ type ReadVersionResult struct {
 	// Page is the part of the content asked for (a page of lines, as for
 	// the current file).
 	Page linePage
-	// Given is the path as the client gave it.
-	Given string
+	// Given is the path as the client gave it, Name the path it was taken
+	// for (another case or without ".md", see historyPath); Resolved says
+	// so when they differ.
+	Given, Name, Resolved string
 }
 
 // ReadVersion is read_file's work for a version: the file as it was then
@@ -40,15 +42,15 @@ func ReadVersion(ctx context.Context, d Deps, a ReadVersionArgs) (ReadVersionRes
 	if d.Git == nil {
 		return ReadVersionResult{}, errNoHistory
 	}
-	p, err := d.Vault.ResolveFile(ctx, a.Path)
+	rel, note, err := d.historyPath(ctx, a.Path, false)
 	if err != nil {
 		return ReadVersionResult{}, err
 	}
-	f, err := d.Git.FileAt(ctx, a.Version, p.Rel, 0)
+	f, err := d.Git.FileAt(ctx, a.Version, rel, 0)
 	if err != nil {
 		return ReadVersionResult{}, err
 	}
-	res := ReadVersionResult{File: f, Given: a.Path}
+	res := ReadVersionResult{File: f, Given: a.Path, Name: rel, Resolved: note}
 	if f.Symlink {
 		return res, nil
 	}
@@ -67,9 +69,12 @@ func ReadVersion(ctx context.Context, d Deps, a ReadVersionArgs) (ReadVersionRes
 // Text states the version read, then gives the page.
 func (r ReadVersionResult) Text() string {
 	f := r.File
-	head := fmt.Sprintf("[%s at version %s", f.Path, describeVersion(f.Version))
-	if f.Path != r.Given && f.Path != "" {
-		head += fmt.Sprintf("; the note is called %s now", r.Given)
+	head := r.Resolved + fmt.Sprintf("[%s at version %s", f.Path, describeVersion(f.Version))
+	if now := r.Name; f.Path != now && f.Path != "" {
+		if now == "" {
+			now = r.Given
+		}
+		head += fmt.Sprintf("; the note is called %s now", now)
 	}
 	head += "]\n\n"
 	if f.Symlink {
@@ -85,10 +90,10 @@ func withVersion(d Deps, st server.ServerTool) server.ServerTool {
 	if d.Git == nil {
 		return st
 	}
-	st.Tool.Description += " Give version (a commit hash or prefix, HEAD~N, or an ISO date meaning \"as of\") to read an earlier version from the git history."
+	st.Tool.Description += " Give version (a commit hash or prefix, HEAD~N, or an ISO date meaning \"as of\"; a date alone: as the day began) to read an earlier version from the git history."
 	st.Tool.InputSchema.Properties["version"] = map[string]any{
 		"type":        "string",
-		"description": "Read the file as it was at this version: a commit hash or its first 4+ digits, HEAD~N (N commits back), or an ISO date/date-time meaning \"as of\" (2024-05-01, 2024-05-01T14:30). Default: the current file on disk",
+		"description": "Read the file as it was at this version: a commit hash or its first 4+ digits, HEAD~N (N commits back), or an ISO date/date-time meaning \"as of\" (2024-05-01T14:30; 2024-05-01 alone is the start of that day). Default: the current file on disk",
 	}
 	current := st.Handler
 	versioned := handle(d, func(ctx context.Context, a ReadVersionArgs) (*mcp.CallToolResult, error) {

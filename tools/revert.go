@@ -26,6 +26,9 @@ type RevertResult struct {
 	// Commit is the short hash of the revert commit ("" when nothing
 	// needed changing).
 	Commit string
+	// Resolved says which path was taken for the one given, when it was
+	// spelled otherwise.
+	Resolved string
 }
 
 // RevertConflictError says a revert was refused because later changes
@@ -109,12 +112,13 @@ func Revert(ctx context.Context, d Deps, a RevertArgs) (RevertResult, error) {
 		return RevertResult{}, errNoHistory
 	}
 	var plan gitsync.RevertPlan
+	var resolved string
 	if a.Path != "" {
-		p, err := d.Vault.ResolveFile(ctx, a.Path)
+		rel, note, err := d.historyPath(ctx, a.Path, false)
 		if err != nil {
 			return RevertResult{}, err
 		}
-		a.Path = p.Rel
+		a.Path, resolved = rel, note
 	}
 	scope := access.From(ctx)
 	current := func(rel string) ([]byte, bool, error) {
@@ -156,7 +160,7 @@ func Revert(ctx context.Context, d Deps, a RevertArgs) (RevertResult, error) {
 	if err != nil {
 		return RevertResult{}, err
 	}
-	return RevertResult{Plan: plan, Commit: commit}, nil
+	return RevertResult{Plan: plan, Commit: commit, Resolved: resolved}, nil
 }
 
 // applyRevertFile carries out one file operation of a revert plan.
@@ -195,10 +199,11 @@ func (r RevertResult) Text() string {
 	p := r.Plan
 	subject := fmt.Sprintf("%s (%q)", p.Commit.Hash, subjectLine(p.Commit.Message))
 	if len(p.Files) == 0 {
-		return fmt.Sprintf("Nothing to revert: the files %s changed are already as they were before it (%s). Nothing was committed.",
+		return r.Resolved + fmt.Sprintf("Nothing to revert: the files %s changed are already as they were before it (%s). Nothing was committed.",
 			subject, strings.Join(p.Unchanged, ", "))
 	}
 	var b strings.Builder
+	b.WriteString(r.Resolved)
 	fmt.Fprintf(&b, "Reverted %s%s:", subject, parenthesize(commitNote(r.Commit)))
 	for _, f := range p.Files {
 		fmt.Fprintf(&b, "\n- %s: %s", f.Path, f.What)
@@ -216,7 +221,7 @@ func RevertChange(d Deps) server.ServerTool {
 		mcp.WithDescription("Undo one earlier commit (or only its effect on one note) with a new commit \"revert <hash>: <message>\"; history is never rewritten. "+
 			"Later changes to other lines are kept (three-way merge). If a later change touched the same lines, nothing is written and the answer shows the conflicting lines. "+
 			"Find commits with get_recent_changes or get_note_history."),
-		mcp.WithString("commit", mcp.Required(), mcp.Description("The commit to undo: its hash or first 4+ digits, or HEAD~N")),
+		mcp.WithString("commit", mcp.Required(), mcp.Description("The commit to undo: its hash or first 4+ digits, or HEAD~N (an ISO date names the last commit before it; a date alone, before that day)")),
 		mcp.WithString("path", mcp.Description("Only undo the commit's change to this note (its path then, or its current name)")),
 		annotate("Revert change", false, true, false),
 	)

@@ -26,11 +26,51 @@ const maxSuggestions = 3
 // as scans see them: nothing hidden or skipped), else from a walk.
 //
 // Under an access scope (ctx) only paths it lets the client see are
-// offered.
+// offered. A path the history shows was renamed offers the note's name
+// now first.
 func (d Deps) suggest(ctx context.Context, given string) []string {
+	out, scores := d.rank(ctx, given)
+	// A name found as such makes names a typo away noise.
+	if len(out) > 0 && scores[out[0]] <= 1 {
+		out = slices.DeleteFunc(out, func(rel string) bool { return scores[rel] > 1 })
+	}
+	if now := d.renamedTo(ctx, given); now != "" {
+		out = append([]string{now}, slices.DeleteFunc(out, func(rel string) bool { return rel == now })...)
+	}
+	return out[:min(len(out), maxSuggestions)]
+}
+
+// renamedTo returns the name a note has now when the history shows that
+// given is a name it had before ("" otherwise, or when it is not to be
+// seen or is gone since).
+func (d Deps) renamedTo(ctx context.Context, given string) string {
+	if d.Git == nil || d.Vault == nil {
+		return ""
+	}
+	rn, ok := d.Git.RenamedTo(ctx, given)
+	if !ok || hiddenPath(d.Vault)(rn.Path) {
+		return ""
+	}
+	if _, fi, err := d.Vault.Stat(ctx, rn.Path); err != nil || fi.IsDir() {
+		return ""
+	}
+	return rn.Path
+}
+
+// sameName returns the vault's paths that given names but for case,
+// accents or a left-out ".md" (folders end in "/"): the ones a tool may
+// take for it when there is exactly one.
+func (d Deps) sameName(ctx context.Context, given string) []string {
+	out, scores := d.rank(ctx, given)
+	return slices.DeleteFunc(out, func(rel string) bool { return scores[rel] > 0 })
+}
+
+// rank returns the vault's paths worth suggesting for given, likeliest
+// first, with their scores (see nameQuery.score).
+func (d Deps) rank(ctx context.Context, given string) ([]string, map[string]int) {
 	g := path.Clean(strings.Trim(strings.ReplaceAll(given, "\\", "/"), "/"))
 	if g == "." || g == "" || d.Vault == nil {
-		return nil
+		return nil, nil
 	}
 	want := newNameQuery(g)
 	scores := map[string]int{}
@@ -57,7 +97,7 @@ func (d Deps) suggest(ctx context.Context, given string) []string {
 	if d.Index == nil || !d.Index.Files("", consider) {
 		root, err := d.Vault.Resolve("")
 		if err != nil {
-			return nil
+			return nil, nil
 		}
 		_ = d.Vault.Walk(root, func(rel string, e fs.DirEntry) error {
 			if e.Type().IsRegular() {
@@ -79,11 +119,7 @@ func (d Deps) suggest(ctx context.Context, given string) []string {
 		}
 		return strings.Compare(a, b)
 	})
-	// A name found as such makes names a typo away noise.
-	if len(out) > 0 && scores[out[0]] <= 1 {
-		out = slices.DeleteFunc(out, func(rel string) bool { return scores[rel] > 1 })
-	}
-	return out[:min(len(out), maxSuggestions)]
+	return out, scores
 }
 
 // didYouMean renders suggestions as the end of an error message.

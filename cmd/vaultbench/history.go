@@ -91,7 +91,7 @@ func benchHistory(ctx context.Context, e *env) ([]figure, error) {
 	}
 	since := h.start.Add(time.Duration(e.commits-300) * time.Minute).Format(time.RFC3339)
 	err = measure("get_recent_changes(10, author, since)", 100*time.Millisecond,
-		"get_recent_changes", map[string]any{"count": 10, "author": "agent", "since": since}, "agent <agent@localhost>",
+		"get_recent_changes", map[string]any{"limit": 10, "author": "agent", "since": since}, "agent <agent@localhost>",
 		"git log -p -M -10 --author --since", func() error {
 			return git(dir, "log", "-p", "-M", "-10", "--author=agent", "--since="+since)
 		})
@@ -99,7 +99,7 @@ func benchHistory(ctx context.Context, e *env) ([]figure, error) {
 		return figs, err
 	}
 	err = measure("get_recent_changes(10, path, author)", 100*time.Millisecond,
-		"get_recent_changes", map[string]any{"count": 10, "path": h.note, "author": "agent"}, "1. ",
+		"get_recent_changes", map[string]any{"limit": 10, "path": h.note, "author": "agent"}, "1. ",
 		"git log -p -10 --author -- path", func() error { return git(dir, "log", "-p", "-10", "--author=agent", "--", h.note) })
 	return figs, err
 }
