@@ -195,33 +195,38 @@ func (ix *Index) Build(ctx context.Context) error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.presize(len(mdPaths), len(otherPaths))
+	// The file and note tables are not needed until the links are folded
+	// in: fill them meanwhile.
+	var tables sync.WaitGroup
+	tables.Add(1)
+	go func() {
+		defer tables.Done()
+		for _, rel := range otherPaths {
+			ix.files[rel] = struct{}{}
+		}
+		for _, n := range loaded {
+			if n != nil {
+				ix.files[n.rel] = struct{}{}
+				ix.notes[n.rel] = n
+			}
+		}
+	}()
 	for _, rel := range otherPaths {
-		ix.files[rel] = struct{}{}
 		ix.names.add(rel)
 	}
 	for i, n := range loaded {
-		if n == nil {
-			continue
+		if n != nil {
+			ix.names.addKeyed(n.rel, keys[i])
 		}
-		ix.files[n.rel] = struct{}{}
-		ix.names.addKeyed(n.rel, keys[i])
-		ix.notes[n.rel] = n
 	}
-	// Resolve only once every name is known: in parallel, since the
-	// name table is now read-only, then fold the results in.
-	resolveAll(loaded, &ix.names, ix.log)
+	// Links resolve only once every name is known.
+	ix.foldIn(loaded)
+	tables.Wait()
 	var tooLarge []string
-	for _, n := range ix.notes {
-		ix.addContributions(n)
-		if n.tooLarge {
+	for _, n := range loaded {
+		if n != nil && n.tooLarge {
 			tooLarge = append(tooLarge, n.rel)
 		}
-	}
-	for _, s := range ix.backlinks {
-		s.compact()
-	}
-	for _, b := range ix.linkers {
-		b.compact()
 	}
 	if len(tooLarge) > 0 {
 		slices.Sort(tooLarge)
@@ -720,25 +725,4 @@ func (n *note) resolve(names *names) {
 	for i, l := range n.doc.links {
 		n.out[i], _ = names.resolve(l.target, n.rel)
 	}
-}
-
-// resolveAll resolves the links of many notes on every core. names must
-// not change meanwhile. A panic leaves the worker's remaining notes
-// unresolved (addContributions resolves them) and is logged.
-func resolveAll(notes []*note, names *names, log *slog.Logger) {
-	workers := runtime.GOMAXPROCS(0)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer recoverLogged(log, "index link resolution")
-			for i := w; i < len(notes); i += workers {
-				if n := notes[i]; n != nil {
-					n.resolve(names)
-				}
-			}
-		}()
-	}
-	wg.Wait()
 }
