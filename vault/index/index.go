@@ -71,8 +71,8 @@ type Index struct {
 	brokenGen   uint64
 	brokenCache []BrokenLinks
 
-	// walked, when set (by tests), runs in Build between the walk and
-	// reading the notes.
+	// walked, when set (by tests), runs in Build once the walk is done,
+	// before the notes read meanwhile are indexed.
 	walked func()
 }
 
@@ -148,53 +148,70 @@ func (ix *Index) Build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var mdPaths, otherPaths []string
+	// Notes are read and parsed while the walk goes on, handed to the
+	// workers a batch at a time: the walk of a large vault takes as long
+	// as parsing a tenth of it.
+	workers := runtime.GOMAXPROCS(0)
+	found := make([]foundNotes, workers)
+	batches := make(chan []string, 4*workers)
+	var wg sync.WaitGroup
+	for w := range found {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ix.loadBatches(root.Abs, batches, &found[w])
+		}()
+	}
+	var otherPaths []string
+	var batch []string
+	notes := 0
 	err = ix.v.Walk(root, func(rel string, d fs.DirEntry) error {
 		if !ix.isFile(rel, d) {
 			return nil
 		}
-		if isNote(rel) {
-			mdPaths = append(mdPaths, rel)
-		} else {
+		if !isNote(rel) {
 			otherPaths = append(otherPaths, rel)
+			return ctx.Err()
+		}
+		notes++
+		if batch = append(batch, rel); len(batch) == loadBatch {
+			batches <- batch
+			batch = make([]string, 0, loadBatch)
 		}
 		return ctx.Err()
 	})
+	if len(batch) > 0 && err == nil {
+		batches <- batch
+	}
+	close(batches)
 	if err != nil {
+		wg.Wait()
 		return err
 	}
 	if ix.walked != nil {
 		ix.walked()
 	}
-	loaded := make([]*note, len(mdPaths))
-	keys := make([]nameKeysOf, len(mdPaths))
-	var wg sync.WaitGroup
-	work := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var texts slab
-			for i := range work {
-				func() {
-					defer recoverLogged(ix.log, "index build of "+mdPaths[i])
-					// Walk vetted these paths: skip Resolve's per-component
-					// checks, a dozen system calls per file at start.
-					loaded[i] = ix.loadAt(mdPaths[i], filepath.Join(root.Abs, filepath.FromSlash(mdPaths[i])), &texts)
-					keys[i] = nameKeys(mdPaths[i])
-				}()
-			}
-		}()
-	}
-	for i := range mdPaths {
-		work <- i
-	}
-	close(work)
+	// The vault-wide maps are made while the workers finish: making them
+	// is worth a few milliseconds of zeroing.
+	var sized sync.WaitGroup
+	sized.Add(1)
+	go func() {
+		defer sized.Done()
+		ix.mu.Lock()
+		defer ix.mu.Unlock()
+		ix.presize(notes, len(otherPaths))
+	}()
 	wg.Wait()
+	loaded := make([]*note, 0, notes)
+	keys := make([]nameKeysOf, 0, notes)
+	for _, f := range found {
+		loaded = append(loaded, f.notes...)
+		keys = append(keys, f.keys...)
+	}
+	sized.Wait()
 
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.presize(len(mdPaths), len(otherPaths))
 	// The file and note tables are not needed until the links are folded
 	// in: fill them meanwhile.
 	var tables sync.WaitGroup
@@ -205,26 +222,22 @@ func (ix *Index) Build(ctx context.Context) error {
 			ix.files[rel] = struct{}{}
 		}
 		for _, n := range loaded {
-			if n != nil {
-				ix.files[n.rel] = struct{}{}
-				ix.notes[n.rel] = n
-			}
+			ix.files[n.rel] = struct{}{}
+			ix.notes[n.rel] = n
 		}
 	}()
 	for _, rel := range otherPaths {
 		ix.names.add(rel)
 	}
 	for i, n := range loaded {
-		if n != nil {
-			ix.names.addKeyed(n.rel, keys[i])
-		}
+		ix.names.addKeyed(n.rel, keys[i])
 	}
 	// Links resolve only once every name is known.
 	ix.foldIn(loaded)
 	tables.Wait()
 	var tooLarge []string
 	for _, n := range loaded {
-		if n != nil && n.tooLarge {
+		if n.tooLarge {
 			tooLarge = append(tooLarge, n.rel)
 		}
 	}
@@ -255,6 +268,42 @@ func (ix *Index) presize(notes, others int) {
 	ix.linkers = make(map[string]*bucket, notes)
 }
 
+// loadBatch is how many paths the walk hands a worker at a time.
+const loadBatch = 64
+
+// foundNotes are the notes one worker of a build read, with their name
+// keys.
+type foundNotes struct {
+	notes []*note
+	keys  []nameKeysOf
+}
+
+// loadBatches reads and parses the notes of each batch of paths below
+// root into found, until batches is closed. A note that cannot be read is
+// left out; a panic while reading one is logged and leaves it out.
+func (ix *Index) loadBatches(root string, batches <-chan []string, found *foundNotes) {
+	var texts slab
+	load := func(rel string) {
+		defer func() {
+			// Not recoverLogged: its message would be made for every note.
+			if p := recover(); p != nil {
+				logPanic(ix.log, "index build of "+rel, p)
+			}
+		}()
+		// Walk vetted these paths: skip Resolve's per-component checks,
+		// a dozen system calls per file at start.
+		if n := ix.loadAt(rel, filepath.Join(root, filepath.FromSlash(rel)), &texts); n != nil {
+			found.notes = append(found.notes, n)
+			found.keys = append(found.keys, nameKeys(rel))
+		}
+	}
+	for batch := range batches {
+		for _, rel := range batch {
+			load(rel)
+		}
+	}
+}
+
 // Start builds the index in the background, so a client's initialize is
 // never kept waiting for it.
 func (ix *Index) Start(ctx context.Context) {
@@ -273,8 +322,13 @@ func (ix *Index) Start(ctx context.Context) {
 // `defer recoverLogged(log, what)`.
 func recoverLogged(log *slog.Logger, what string) {
 	if p := recover(); p != nil {
-		log.Error("recovered from a panic; the server goes on", "in", what, "panic", p, "stack", string(debug.Stack()))
+		logPanic(log, what, p)
 	}
+}
+
+// logPanic logs the panic p, recovered in what, with its stack.
+func logPanic(log *slog.Logger, what string, p any) {
+	log.Error("recovered from a panic; the server goes on", "in", what, "panic", p, "stack", string(debug.Stack()))
 }
 
 // Wait blocks until the first build is done or ctx ends.
