@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"vaultmcp/vault"
+	"vaultmcp/vault/markdown"
 )
 
 // Index is the live model of one vault. Its methods are safe for
@@ -282,7 +283,7 @@ type foundNotes struct {
 // root into found, until batches is closed. A note that cannot be read is
 // left out; a panic while reading one is logged and leaves it out.
 func (ix *Index) loadBatches(root string, batches <-chan []string, found *foundNotes) {
-	var texts slab
+	var ld loader
 	load := func(rel string) {
 		defer func() {
 			// Not recoverLogged: its message would be made for every note.
@@ -292,7 +293,7 @@ func (ix *Index) loadBatches(root string, batches <-chan []string, found *foundN
 		}()
 		// Walk vetted these paths: skip Resolve's per-component checks,
 		// a dozen system calls per file at start.
-		if n := ix.loadAt(rel, filepath.Join(root, filepath.FromSlash(rel)), &texts); n != nil {
+		if n := ix.loadAt(rel, filepath.Join(root, filepath.FromSlash(rel)), &ld); n != nil {
 			found.notes = append(found.notes, n)
 			found.keys = append(found.keys, nameKeys(rel))
 		}
@@ -373,10 +374,21 @@ func isNote(rel string) bool {
 	return strings.EqualFold(path.Ext(rel), ".md")
 }
 
-// loadAt reads and parses the note rel found at abs, into memory from
-// texts (nil: a buffer of its own). A FIFO or device is never opened; a
-// note over the size limit is not read (tooLarge).
-func (ix *Index) loadAt(rel, abs string, texts *slab) (n *note) {
+// loader is what a build's worker reuses from one note to the next.
+type loader struct {
+	texts slab
+	md    markdown.Note // the parser's result, copied out of (document)
+}
+
+// loadAt reads and parses the note rel found at abs, with ld's buffers
+// (nil: buffers of its own). A FIFO or device is never opened; a note
+// over the size limit is not read (tooLarge).
+func (ix *Index) loadAt(rel, abs string, ld *loader) (n *note) {
+	var texts *slab
+	var md *markdown.Note
+	if ld != nil {
+		texts, md = &ld.texts, &ld.md
+	}
 	content, size, modTime, err := readNote(abs, ix.maxNote, texts)
 	switch {
 	case err != nil:
@@ -384,20 +396,25 @@ func (ix *Index) loadAt(rel, abs string, texts *slab) (n *note) {
 	case size > ix.maxNote:
 		return &note{rel: rel, size: size, modTime: modTime, tooLarge: true, seq: ix.seq.Add(1)}
 	}
-	doc, bad := ix.parse(rel, content)
+	doc, bad := ix.parseWith(rel, content, md)
 	return &note{rel: rel, content: content, size: size, modTime: modTime, doc: doc, badFrontmatter: bad, seq: ix.seq.Add(1)}
 }
 
 // parse parses one note, turning a parser panic (a bug the note's text
 // triggers) into a logged error and a note without links, tags or concept.
 func (ix *Index) parse(rel string, content []byte) (d document, badFrontmatter bool) {
+	return ix.parseWith(rel, content, nil)
+}
+
+// parseWith is parse reusing md (see document's parse).
+func (ix *Index) parseWith(rel string, content []byte, md *markdown.Note) (d document, badFrontmatter bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			ix.log.Error("parsing a note panicked; it is indexed without links or tags", "path", rel, "panic", p, "stack", string(debug.Stack()))
 			d, badFrontmatter = document{}, false
 		}
 	}()
-	return parse(rel, content)
+	return parse(rel, content, md)
 }
 
 // slab hands out the buffers a build reads notes into, cut from large
