@@ -4,7 +4,10 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"vaultmcp/vault"
 )
@@ -136,12 +139,20 @@ func (n *names) resolve(target, from string) (string, bool) {
 }
 
 // appendKey appends key(s) to b, without a string of its own when s is
-// ASCII (strings.ToLower then only maps A-Z).
+// ASCII (strings.ToLower then only maps A-Z) or already NFC (it then maps
+// each rune by unicode.ToLower, as strings.ToLower does).
 func appendKey(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
+		if s[i] < utf8.RuneSelf {
+			continue
+		}
+		if norm.NFC.QuickSpanString(s) != len(s) {
 			return append(b, key(s)...)
 		}
+		for _, r := range s {
+			b = utf8.AppendRune(b, unicode.ToLower(r))
+		}
+		return b
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]

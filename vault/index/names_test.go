@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math/rand/v2"
 	"path"
 	"strings"
 	"testing"
@@ -236,4 +237,25 @@ func FuzzResolve(f *testing.F) {
 			t.Errorf("resolve(%q, %q) = %q, %v; as written %q, %v", target, from, got, gotOK, want, wantOK)
 		}
 	})
+}
+
+// appendKey folds as key does, for names in every script and form, and
+// for bytes that are not UTF-8.
+func TestAppendKeyMatchesKey(t *testing.T) {
+	names := []string{"", "Note", "NOTE v1.2", "Café", "Cafe\u0301", "ÉTÉ", "Straße", "İstanbul", "ǅ", "Ωμέγα", "ΣΑΣ",
+		"日本語ノート", "한국어", "\u1100\u1161", "😀 Emoji", "ﬁle", "K", "\xff", "a\xc3", "\xef\xbf\xbd", "x\u0301\u0300", "Ⓐ", "ꞵ"}
+	r := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"a", "Z", "é", "E\u0301", "\u0301", "Σ", "ß", "İ", "\xff", "\xc3", "語", "ǅ", "\u0345", "ﬃ", " ", "/", "."}
+	for range 5000 {
+		var b strings.Builder
+		for range r.IntN(6) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		names = append(names, b.String())
+	}
+	for _, s := range names {
+		if got, want := string(appendKey(nil, s)), key(s); got != want {
+			t.Errorf("appendKey(%q) = %q, key %q", s, got, want)
+		}
+	}
 }
