@@ -111,7 +111,9 @@ func (ix *Index) foldIn(notes []*note) {
 	}
 	wg.Wait()
 
-	// Step 2.
+	// Step 2. Most link targets are notes, and so are most buckets' names:
+	// a shard can expect about its share of the notes as keys.
+	keysPerShard := len(notes)/nShards + len(notes)/(4*nShards) + 16
 	groups := make([]shardGroups, nShards)
 	var nextShard atomic.Int64
 	for range workers {
@@ -124,7 +126,7 @@ func (ix *Index) foldIn(notes []*note) {
 				if s >= nShards {
 					return
 				}
-				groups[s] = groupShard(ws, s)
+				groups[s] = groupShard(ws, s, keysPerShard)
 			}
 		}()
 	}
@@ -239,29 +241,30 @@ func (ix *Index) resolveNote(n *note) (ok bool) {
 	return true
 }
 
-// groupShard is step 2 for shard s.
-func groupShard(ws []foldWorker, s int) shardGroups {
+// groupShard is step 2 for shard s, which expects about expect keys of
+// each kind.
+func groupShard(ws []foldWorker, s, expect int) shardGroups {
 	var g shardGroups
 	var parts [][]share
 	for w := range ws {
 		parts = append(parts, ws[w].shards[s].backlinks)
 	}
 	var sets []sourceSet
-	g.backlinkKeys, sets = group(parts, nil)
+	g.backlinkKeys, sets = group(parts, expect, nil)
 	g.backlinks = sets
 
 	parts = parts[:0]
 	for w := range ws {
 		parts = append(parts, ws[w].shards[s].linkers)
 	}
-	keys, lsets := group(parts, func(sh share, k string) {
+	bucketKeys, lsets := group(parts, expect, func(sh share, k string) {
 		// One copy of each bucket's key: most links' keys are folded
 		// copies of their targets, one per link.
 		sh.src.doc.links[sh.link].bucket = k
 	})
-	g.linkers = make([]bucket, len(keys))
-	for i := range keys {
-		g.linkers[i] = bucket{key: keys[i], sourceSet: lsets[i]}
+	g.linkers = make([]bucket, len(bucketKeys))
+	for i, k := range bucketKeys {
+		g.linkers[i] = bucket{key: k, sourceSet: lsets[i]}
 	}
 	return g
 }
@@ -272,7 +275,8 @@ func groupShard(ws []foldWorker, s int) shardGroups {
 // so a source is counted by comparing it with the last one met for that
 // key. Sets of few sources share one array cut to their exact sizes.
 // each, if not nil, is called with every share and its key's first copy.
-func group(parts [][]share, each func(sh share, k string)) ([]string, []sourceSet) {
+// expect is about how many keys there will be.
+func group(parts [][]share, expect int, each func(sh share, k string)) ([]string, []sourceSet) {
 	total := 0
 	for _, p := range parts {
 		total += len(p)
@@ -281,9 +285,10 @@ func group(parts [][]share, each func(sh share, k string)) ([]string, []sourceSe
 		last    *note
 		sources int
 	}
-	index := make(map[string]int32, total/4)
-	var keys []string
-	var slots []slot
+	expect = min(expect, total)
+	index := make(map[string]int32, expect)
+	keys := make([]string, 0, expect)
+	slots := make([]slot, 0, expect)
 	at := make([]int32, 0, total) // the slot of each share, in order
 	for _, p := range parts {
 		for _, sh := range p {
