@@ -22,6 +22,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"vaultmcp/vault"
 	"vaultmcp/vault/markdown"
@@ -293,7 +294,7 @@ func (ix *Index) loadBatches(root string, batches <-chan []string, found *foundN
 		}()
 		// Walk vetted these paths: skip Resolve's per-component checks,
 		// a dozen system calls per file at start.
-		if n := ix.loadAt(rel, filepath.Join(root, filepath.FromSlash(rel)), &ld); n != nil {
+		if n := ix.loadAt(rel, ld.pathOf(root, rel), &ld); n != nil {
 			found.notes = append(found.notes, n)
 			found.keys = append(found.keys, nameKeys(rel))
 		}
@@ -378,6 +379,16 @@ func isNote(rel string) bool {
 type loader struct {
 	texts slab
 	md    markdown.Note // the parser's result, copied out of (document)
+	path  []byte        // the note's absolute path and a NUL byte
+}
+
+// pathOf sets ld.path to the absolute path of the note rel below root,
+// followed by a NUL byte, and returns the path without it, as a string
+// that is only valid until the next call.
+func (ld *loader) pathOf(root, rel string) string {
+	ld.path = append(append(append(ld.path[:0], root...), filepath.Separator), filepath.FromSlash(rel)...)
+	ld.path = append(ld.path, 0)
+	return unsafe.String(&ld.path[0], len(ld.path)-1)
 }
 
 // loadAt reads and parses the note rel found at abs, with ld's buffers
@@ -386,10 +397,15 @@ type loader struct {
 func (ix *Index) loadAt(rel, abs string, ld *loader) (n *note) {
 	var texts *slab
 	var md *markdown.Note
+	var cpath []byte
 	if ld != nil {
 		texts, md = &ld.texts, &ld.md
+		// The C form of abs, when ld holds it (pathOf made abs).
+		if len(ld.path) == len(abs)+1 && unsafe.String(&ld.path[0], len(abs)) == abs {
+			cpath = ld.path
+		}
 	}
-	content, size, modTime, err := readNote(abs, ix.maxNote, texts)
+	content, size, modTime, err := readNote(abs, cpath, ix.maxNote, texts)
 	switch {
 	case err != nil:
 		return nil
