@@ -88,14 +88,14 @@ func (ix *Index) foldIn(notes []*note) {
 	var wg sync.WaitGroup
 	for w := range ws {
 		fw := &ws[w]
-		fw.shards = make([]shardShares, nShards)
-		for s := range fw.shards {
-			fw.shards[s] = shardShares{backlinks: make([]share, 0, room), linkers: make([]share, 0, room)}
-		}
-		fw.tags = map[string]*tagStat{}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			fw.shards = make([]shardShares, nShards)
+			for s := range fw.shards {
+				fw.shards[s] = shardShares{backlinks: make([]share, 0, room), linkers: make([]share, 0, room)}
+			}
+			fw.tags = map[string]*tagStat{}
 			for {
 				start := int(next.Add(foldBatch)) - foldBatch
 				if start >= len(notes) {
