@@ -91,6 +91,11 @@ func (ix *Index) foldIn(notes []*note) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// A panic here is a bug of this code, not of a note's text
+			// (resolveNote catches those): it leaves the worker's notes
+			// out of the tables, and is logged rather than ending the
+			// server, as elsewhere in a build.
+			defer recoverLogged(ix.log, "index build's link fold")
 			fw.shards = make([]shardShares, nShards)
 			for s := range fw.shards {
 				fw.shards[s] = shardShares{backlinks: make([]share, 0, room), linkers: make([]share, 0, room)}
