@@ -31,9 +31,15 @@ type docLink struct {
 // parse extracts a document from the bytes of the note at rel, and says
 // whether its frontmatter could not be read. Keys are folded and concepts
 // extracted here, on the parallel part of a build, not under the index's
-// lock.
-func parse(rel string, content []byte) (document, bool) {
-	n := markdown.ParseShared(content)
+// lock. The parser's result goes into md when it is not nil (a build's
+// worker parses every note into the same one), else into a new one:
+// nothing of it is kept but strings.
+func parse(rel string, content []byte, md *markdown.Note) (document, bool) {
+	n := md
+	if n == nil {
+		n = new(markdown.Note)
+	}
+	markdown.ParseSharedInto(n, content)
 	d := document{
 		links:   make([]docLink, len(n.Links)),
 		tags:    make([]string, len(n.Tags)),

@@ -22,8 +22,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"vaultmcp/vault"
+	"vaultmcp/vault/markdown"
 )
 
 // Index is the live model of one vault. Its methods are safe for
@@ -71,8 +73,8 @@ type Index struct {
 	brokenGen   uint64
 	brokenCache []BrokenLinks
 
-	// walked, when set (by tests), runs in Build between the walk and
-	// reading the notes.
+	// walked, when set (by tests), runs in Build once the walk is done,
+	// before the notes read meanwhile are indexed.
 	walked func()
 }
 
@@ -148,80 +150,98 @@ func (ix *Index) Build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var mdPaths, otherPaths []string
+	// Notes are read and parsed while the walk goes on, handed to the
+	// workers a batch at a time: the walk of a large vault takes as long
+	// as parsing a tenth of it.
+	workers := runtime.GOMAXPROCS(0)
+	found := make([]foundNotes, workers)
+	batches := make(chan []string, 4*workers)
+	var wg sync.WaitGroup
+	for w := range found {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ix.loadBatches(root.Abs, batches, &found[w])
+		}()
+	}
+	var otherPaths []string
+	var batch []string
+	notes := 0
 	err = ix.v.Walk(root, func(rel string, d fs.DirEntry) error {
 		if !ix.isFile(rel, d) {
 			return nil
 		}
-		if isNote(rel) {
-			mdPaths = append(mdPaths, rel)
-		} else {
+		if !isNote(rel) {
 			otherPaths = append(otherPaths, rel)
+			return ctx.Err()
+		}
+		notes++
+		if batch = append(batch, rel); len(batch) == loadBatch {
+			batches <- batch
+			batch = make([]string, 0, loadBatch)
 		}
 		return ctx.Err()
 	})
+	if len(batch) > 0 && err == nil {
+		batches <- batch
+	}
+	close(batches)
 	if err != nil {
+		wg.Wait()
 		return err
 	}
 	if ix.walked != nil {
 		ix.walked()
 	}
-	loaded := make([]*note, len(mdPaths))
-	keys := make([]nameKeysOf, len(mdPaths))
-	var wg sync.WaitGroup
-	work := make(chan int)
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var texts slab
-			for i := range work {
-				func() {
-					defer recoverLogged(ix.log, "index build of "+mdPaths[i])
-					// Walk vetted these paths: skip Resolve's per-component
-					// checks, a dozen system calls per file at start.
-					loaded[i] = ix.loadAt(mdPaths[i], filepath.Join(root.Abs, filepath.FromSlash(mdPaths[i])), &texts)
-					keys[i] = nameKeys(mdPaths[i])
-				}()
-			}
-		}()
-	}
-	for i := range mdPaths {
-		work <- i
-	}
-	close(work)
+	// The vault-wide maps are made while the workers finish: making them
+	// is worth a few milliseconds of zeroing.
+	var sized sync.WaitGroup
+	sized.Add(1)
+	go func() {
+		defer sized.Done()
+		ix.mu.Lock()
+		defer ix.mu.Unlock()
+		ix.presize(notes, len(otherPaths))
+	}()
 	wg.Wait()
+	loaded := make([]*note, 0, notes)
+	keys := make([]nameKeysOf, 0, notes)
+	for _, f := range found {
+		loaded = append(loaded, f.notes...)
+		keys = append(keys, f.keys...)
+	}
+	sized.Wait()
 
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.presize(len(mdPaths), len(otherPaths))
+	// The file and note tables are not needed until the links are folded
+	// in: fill them meanwhile.
+	var tables sync.WaitGroup
+	tables.Add(1)
+	go func() {
+		defer tables.Done()
+		for _, rel := range otherPaths {
+			ix.files[rel] = struct{}{}
+		}
+		for _, n := range loaded {
+			ix.files[n.rel] = struct{}{}
+			ix.notes[n.rel] = n
+		}
+	}()
 	for _, rel := range otherPaths {
-		ix.files[rel] = struct{}{}
 		ix.names.add(rel)
 	}
 	for i, n := range loaded {
-		if n == nil {
-			continue
-		}
-		ix.files[n.rel] = struct{}{}
 		ix.names.addKeyed(n.rel, keys[i])
-		ix.notes[n.rel] = n
 	}
-	// Resolve only once every name is known: in parallel, since the
-	// name table is now read-only, then fold the results in.
-	resolveAll(loaded, &ix.names, ix.log)
+	// Links resolve only once every name is known.
+	ix.foldIn(loaded)
+	tables.Wait()
 	var tooLarge []string
-	for _, n := range ix.notes {
-		ix.addContributions(n)
+	for _, n := range loaded {
 		if n.tooLarge {
 			tooLarge = append(tooLarge, n.rel)
 		}
-	}
-	for _, s := range ix.backlinks {
-		s.compact()
-	}
-	for _, b := range ix.linkers {
-		b.compact()
 	}
 	if len(tooLarge) > 0 {
 		slices.Sort(tooLarge)
@@ -250,6 +270,42 @@ func (ix *Index) presize(notes, others int) {
 	ix.linkers = make(map[string]*bucket, notes)
 }
 
+// loadBatch is how many paths the walk hands a worker at a time.
+const loadBatch = 64
+
+// foundNotes are the notes one worker of a build read, with their name
+// keys.
+type foundNotes struct {
+	notes []*note
+	keys  []nameKeysOf
+}
+
+// loadBatches reads and parses the notes of each batch of paths below
+// root into found, until batches is closed. A note that cannot be read is
+// left out; a panic while reading one is logged and leaves it out.
+func (ix *Index) loadBatches(root string, batches <-chan []string, found *foundNotes) {
+	var ld loader
+	load := func(rel string) {
+		defer func() {
+			// Not recoverLogged: its message would be made for every note.
+			if p := recover(); p != nil {
+				logPanic(ix.log, "index build of "+rel, p)
+			}
+		}()
+		// Walk vetted these paths: skip Resolve's per-component checks,
+		// a dozen system calls per file at start.
+		if n := ix.loadAt(rel, ld.pathOf(root, rel), &ld); n != nil {
+			found.notes = append(found.notes, n)
+			found.keys = append(found.keys, nameKeys(rel))
+		}
+	}
+	for batch := range batches {
+		for _, rel := range batch {
+			load(rel)
+		}
+	}
+}
+
 // Start builds the index in the background, so a client's initialize is
 // never kept waiting for it.
 func (ix *Index) Start(ctx context.Context) {
@@ -268,8 +324,13 @@ func (ix *Index) Start(ctx context.Context) {
 // `defer recoverLogged(log, what)`.
 func recoverLogged(log *slog.Logger, what string) {
 	if p := recover(); p != nil {
-		log.Error("recovered from a panic; the server goes on", "in", what, "panic", p, "stack", string(debug.Stack()))
+		logPanic(log, what, p)
 	}
+}
+
+// logPanic logs the panic p, recovered in what, with its stack.
+func logPanic(log *slog.Logger, what string, p any) {
+	log.Error("recovered from a panic; the server goes on", "in", what, "panic", p, "stack", string(debug.Stack()))
 }
 
 // Wait blocks until the first build is done or ctx ends.
@@ -314,31 +375,62 @@ func isNote(rel string) bool {
 	return strings.EqualFold(path.Ext(rel), ".md")
 }
 
-// loadAt reads and parses the note rel found at abs, into memory from
-// texts (nil: a buffer of its own). A FIFO or device is never opened; a
-// note over the size limit is not read (tooLarge).
-func (ix *Index) loadAt(rel, abs string, texts *slab) (n *note) {
-	content, size, modTime, err := readNote(abs, ix.maxNote, texts)
+// loader is what a build's worker reuses from one note to the next.
+type loader struct {
+	texts slab
+	md    markdown.Note // the parser's result, copied out of (document)
+	path  []byte        // the note's absolute path and a NUL byte
+}
+
+// pathOf sets ld.path to the absolute path of the note rel below root,
+// followed by a NUL byte, and returns the path without it, as a string
+// that is only valid until the next call.
+func (ld *loader) pathOf(root, rel string) string {
+	ld.path = append(append(append(ld.path[:0], root...), filepath.Separator), filepath.FromSlash(rel)...)
+	ld.path = append(ld.path, 0)
+	return unsafe.String(&ld.path[0], len(ld.path)-1)
+}
+
+// loadAt reads and parses the note rel found at abs, with ld's buffers
+// (nil: buffers of its own). A FIFO or device is never opened; a note
+// over the size limit is not read (tooLarge).
+func (ix *Index) loadAt(rel, abs string, ld *loader) (n *note) {
+	var texts *slab
+	var md *markdown.Note
+	var cpath []byte
+	if ld != nil {
+		texts, md = &ld.texts, &ld.md
+		// The C form of abs, when ld holds it (pathOf made abs).
+		if len(ld.path) == len(abs)+1 && unsafe.String(&ld.path[0], len(abs)) == abs {
+			cpath = ld.path
+		}
+	}
+	content, size, modTime, err := readNote(abs, cpath, ix.maxNote, texts)
 	switch {
 	case err != nil:
 		return nil
 	case size > ix.maxNote:
 		return &note{rel: rel, size: size, modTime: modTime, tooLarge: true, seq: ix.seq.Add(1)}
 	}
-	doc, bad := ix.parse(rel, content)
+	doc, bad := ix.parseWith(rel, content, md)
 	return &note{rel: rel, content: content, size: size, modTime: modTime, doc: doc, badFrontmatter: bad, seq: ix.seq.Add(1)}
 }
 
 // parse parses one note, turning a parser panic (a bug the note's text
 // triggers) into a logged error and a note without links, tags or concept.
 func (ix *Index) parse(rel string, content []byte) (d document, badFrontmatter bool) {
+	return ix.parseWith(rel, content, nil)
+}
+
+// parseWith is parse reusing md (see document's parse).
+func (ix *Index) parseWith(rel string, content []byte, md *markdown.Note) (d document, badFrontmatter bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			ix.log.Error("parsing a note panicked; it is indexed without links or tags", "path", rel, "panic", p, "stack", string(debug.Stack()))
 			d, badFrontmatter = document{}, false
 		}
 	}()
-	return parse(rel, content)
+	return parse(rel, content, md)
 }
 
 // slab hands out the buffers a build reads notes into, cut from large
@@ -720,25 +812,4 @@ func (n *note) resolve(names *names) {
 	for i, l := range n.doc.links {
 		n.out[i], _ = names.resolve(l.target, n.rel)
 	}
-}
-
-// resolveAll resolves the links of many notes on every core. names must
-// not change meanwhile. A panic leaves the worker's remaining notes
-// unresolved (addContributions resolves them) and is logged.
-func resolveAll(notes []*note, names *names, log *slog.Logger) {
-	workers := runtime.GOMAXPROCS(0)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer recoverLogged(log, "index link resolution")
-			for i := w; i < len(notes); i += workers {
-				if n := notes[i]; n != nil {
-					n.resolve(names)
-				}
-			}
-		}()
-	}
-	wg.Wait()
 }

@@ -48,15 +48,29 @@ func properties(fm map[string]any, fmText []byte) []Property {
 		return nil
 	}
 	props := make([]Property, 0, len(fm))
+	// The values of all the note's properties share one array, and their
+	// kinds another, sized for every item being a scalar: two
+	// allocations a note rather than two a property. Each property's
+	// slices are capped at their length, so an append to one never writes
+	// over the next.
+	most := 0
+	for _, v := range fm {
+		if x, ok := v.([]any); ok {
+			most += len(x)
+		} else {
+			most++
+		}
+	}
+	vals, kinds := make([]string, 0, most), make([]ValueKind, 0, most)
 	for k, v := range fm {
 		p := Property{Key: k}
+		from := len(vals)
 		switch x := v.(type) {
 		case []any:
 			p.List = true
 			for _, item := range x {
 				if s, kind, ok := scalarText(item); ok {
-					p.Values = append(p.Values, s)
-					p.Kinds = append(p.Kinds, kind)
+					vals, kinds = append(vals, s), append(kinds, kind)
 				} else {
 					p.Complex = true
 				}
@@ -64,10 +78,13 @@ func properties(fm map[string]any, fmText []byte) []Property {
 		case nil:
 		default:
 			if s, kind, ok := scalarText(v); ok {
-				p.Values, p.Kinds = []string{s}, []ValueKind{kind}
+				vals, kinds = append(vals, s), append(kinds, kind)
 			} else {
 				p.Complex = true
 			}
+		}
+		if to := len(vals); to > from {
+			p.Values, p.Kinds = vals[from:to:to], kinds[from:to:to]
 		}
 		props = append(props, p)
 	}

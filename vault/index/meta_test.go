@@ -57,6 +57,22 @@ func TestNoteMeta(t *testing.T) {
 	if !props["owners"].Complex || !props["obj"].Complex || props["status"].Complex || props["empty"].Complex {
 		t.Errorf("Complex flags wrong: %+v", m.Properties)
 	}
+	// The properties' values share one array: an append to one property's
+	// values must leave every other's as it was.
+	for _, p := range m.Properties {
+		_ = append(p.Values, "appended")
+		_ = append(p.Kinds, KindBool)
+	}
+	for k, w := range want {
+		if p := props[k]; !slices.Equal(p.Values, w.Values) || (p.Values == nil) != (w.Values == nil) {
+			t.Errorf("%s after appends: %+v, want %+v", k, p, w)
+		}
+	}
+	for k, want := range kinds {
+		if !slices.Equal(props[k].Kinds, want) {
+			t.Errorf("%s after appends: kinds %v, want %v", k, props[k].Kinds, want)
+		}
+	}
 	if !slices.Equal(m.TagKeys, []string{"tag/sub"}) || !slices.Equal(m.Links, []string{"b.md", ""}) || m.Size == 0 || m.ModTime.IsZero() {
 		t.Errorf("meta %+v", m)
 	}

@@ -4,6 +4,10 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"vaultmcp/vault"
 )
@@ -120,10 +124,44 @@ func (n *names) resolve(target, from string) (string, bool) {
 		}
 		return n.byTail(t, from)
 	}
-	if rel, ok := n.byName(t+".md", from); ok {
+	// The name's key is folded once, into a buffer on the stack, and
+	// looked up with and without ".md": key(t+".md") is key(t)+".md",
+	// since folding never joins a character across a ".". This is most of
+	// a build's link resolution.
+	var buf [96]byte
+	k := appendKey(buf[:0], t)
+	short := len(k)
+	k = append(k, ".md"...)
+	if rel, ok := n.inFolder(n.byBase[string(k)], from); ok {
 		return rel, true
 	}
-	return n.byName(t, from)
+	return n.inFolder(n.byBase[string(k[:short])], from)
+}
+
+// appendKey appends key(s) to b, without a string of its own when s is
+// ASCII (strings.ToLower then only maps A-Z) or already NFC (it then maps
+// each rune by unicode.ToLower, as strings.ToLower does).
+func appendKey(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] < utf8.RuneSelf {
+			continue
+		}
+		if norm.NFC.QuickSpanString(s) != len(s) {
+			return append(b, key(s)...)
+		}
+		for _, r := range s {
+			b = utf8.AppendRune(b, unicode.ToLower(r))
+		}
+		return b
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 // exact looks p up as a vault path, with or without ".md".
@@ -131,27 +169,38 @@ func (n *names) exact(p string) (string, bool) {
 	if strings.HasPrefix(p, "../") || p == ".." {
 		return "", false
 	}
-	k := key(p)
-	if rel, ok := n.byPath[k+".md"]; ok {
+	var buf [128]byte
+	k := appendKey(buf[:0], p)
+	short := len(k)
+	if rel, ok := n.byPath[string(append(k, ".md"...))]; ok {
 		return rel, true
 	}
-	rel, ok := n.byPath[k]
+	rel, ok := n.byPath[string(k[:short])]
 	return rel, ok
 }
 
-// byName picks among the files with this base name.
-func (n *names) byName(base, from string) (string, bool) {
-	list := n.byBase[key(base)]
+// inFolder picks among the files list, which share a base name: the one
+// in from's folder, else the first (nearest the root).
+func (n *names) inFolder(list []string, from string) (string, bool) {
 	if len(list) == 0 {
 		return "", false
 	}
-	dir := path.Dir(from)
+	dir := dirOf(from)
 	for _, rel := range list {
-		if path.Dir(rel) == dir {
+		if dirOf(rel) == dir {
 			return rel, true
 		}
 	}
 	return list[0], true
+}
+
+// dirOf is path.Dir for the clean relative paths the index holds (and
+// ""), without path.Clean's scan.
+func dirOf(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return "."
 }
 
 // byTail matches a partial path ("sub/Note") against the end of full

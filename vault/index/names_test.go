@@ -1,6 +1,13 @@
 package index
 
-import "testing"
+import (
+	"math/rand/v2"
+	"path"
+	"strings"
+	"testing"
+
+	"golang.org/x/text/unicode/norm"
+)
 
 func TestResolve(t *testing.T) {
 	n := newNames()
@@ -120,6 +127,135 @@ func TestRelPath(t *testing.T) {
 	for _, tt := range tests {
 		if got := relPath(tt.dir, tt.target); got != tt.want {
 			t.Errorf("relPath(%q, %q) = %q, want %q", tt.dir, tt.target, got, tt.want)
+		}
+	}
+}
+
+// resolveAsWritten is resolve as first written, folding every candidate
+// name whole (key(name+".md")) and taking folders with path.Dir: the
+// reference the quicker resolve is held to.
+func (n *names) resolveAsWritten(target, from string) (string, bool) {
+	t := strings.TrimSpace(target)
+	if t == "" {
+		return from, from != ""
+	}
+	t = strings.TrimPrefix(t, "/")
+	exact := func(p string) (string, bool) {
+		if strings.HasPrefix(p, "../") || p == ".." {
+			return "", false
+		}
+		k := key(p)
+		if rel, ok := n.byPath[k+".md"]; ok {
+			return rel, true
+		}
+		rel, ok := n.byPath[k]
+		return rel, ok
+	}
+	byName := func(base string) (string, bool) {
+		list := n.byBase[key(base)]
+		if len(list) == 0 {
+			return "", false
+		}
+		for _, rel := range list {
+			if path.Dir(rel) == path.Dir(from) {
+				return rel, true
+			}
+		}
+		return list[0], true
+	}
+	if strings.Contains(t, "/") {
+		if rel, ok := exact(path.Clean(t)); ok {
+			return rel, true
+		}
+		if rel, ok := exact(path.Join(path.Dir(from), t)); ok {
+			return rel, true
+		}
+		return n.byTail(t, from)
+	}
+	if rel, ok := byName(t + ".md"); ok {
+		return rel, true
+	}
+	return byName(t)
+}
+
+// resolveNames is a file table with names in several scripts, cases,
+// Unicode forms and folders, shared and twinned.
+func resolveNames() *names {
+	n := newNames()
+	for _, rel := range []string{
+		"Note.md", "note.md", "folder/Note.md", "a/b/Note.md", "Note", "Note.md.md",
+		"Café.md", "x/Cafe\u0301.md", "ÉTÉ.md", "été", "Straße.md", "STRASSE.md",
+		"Ωμέγα.md", "ωμέγα.md", "日本語ノート.md", "한국어.md", "ﬁle.md", "İstanbul.md", "K.md",
+		"a/Shared.md", "b/Shared.md", "Shared.md", "deep/x/y/Only Deep.md", "image.png",
+		"a/image.png", "Note v1.2.md", "with space .md", "trailing\u0301", "ǅ.md", "ꞵ/β.md",
+	} {
+		n.add(rel)
+	}
+	return &n
+}
+
+// resolveFroms are the notes links are resolved from in those tests:
+// always a clean vault path, or "" for the root.
+var resolveFroms = []string{"", "z.md", "folder/q.md", "a/q.md", "a/b/q.md", "x/q.md", "ꞵ/q.md"}
+
+// The quick resolve answers as the one first written, for targets in
+// every form the table's names can be written in.
+func TestResolveMatchesAsWritten(t *testing.T) {
+	n := resolveNames()
+	var targets []string
+	for _, list := range n.byBase {
+		for _, rel := range list {
+			base := path.Base(rel)
+			for _, form := range []string{rel, base, strings.TrimSuffix(base, ".md"), strings.TrimSuffix(rel, ".md")} {
+				targets = append(targets, form, strings.ToUpper(form), strings.ToLower(form),
+					norm.NFD.String(form), norm.NFC.String(form), " "+form+" ", "/"+form, "../"+form, form+".md")
+			}
+		}
+	}
+	targets = append(targets, "", " ", ".md", ".MD", "..", "/", "a/../Note", "./Note", "Cafe\u0301.MD", "\u0301", "e\u0301.md")
+	for _, target := range targets {
+		for _, from := range resolveFroms {
+			got, gotOK := n.resolve(target, from)
+			want, wantOK := n.resolveAsWritten(target, from)
+			if got != want || gotOK != wantOK {
+				t.Errorf("resolve(%q, %q) = %q, %v; as written %q, %v", target, from, got, gotOK, want, wantOK)
+			}
+		}
+	}
+}
+
+func FuzzResolve(f *testing.F) {
+	for _, s := range []string{"Note", "café", "Cafe\u0301.md", "a/Shared", "../b/Shared", "ÉTÉ", "x/y/Only Deep", "ﬁle", "k"} {
+		f.Add(s, uint8(3))
+	}
+	n := resolveNames()
+	f.Fuzz(func(t *testing.T, target string, fromAt uint8) {
+		from := resolveFroms[int(fromAt)%len(resolveFroms)]
+		got, gotOK := n.resolve(target, from)
+		want, wantOK := n.resolveAsWritten(target, from)
+		if got != want || gotOK != wantOK {
+			t.Errorf("resolve(%q, %q) = %q, %v; as written %q, %v", target, from, got, gotOK, want, wantOK)
+		}
+	})
+}
+
+// appendKey folds as key does, for names in every script and form, and
+// for bytes that are not UTF-8.
+func TestAppendKeyMatchesKey(t *testing.T) {
+	names := []string{"", "Note", "NOTE v1.2", "Café", "Cafe\u0301", "ÉTÉ", "Straße", "İstanbul", "ǅ", "Ωμέγα", "ΣΑΣ",
+		"日本語ノート", "한국어", "\u1100\u1161", "😀 Emoji", "ﬁle", "K", "\xff", "a\xc3", "\xef\xbf\xbd", "x\u0301\u0300", "Ⓐ", "ꞵ"}
+	r := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"a", "Z", "é", "E\u0301", "\u0301", "Σ", "ß", "İ", "\xff", "\xc3", "語", "ǅ", "\u0345", "ﬃ", " ", "/", "."}
+	for range 5000 {
+		var b strings.Builder
+		for range r.IntN(6) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		names = append(names, b.String())
+	}
+	for _, s := range names {
+		if got, want := string(appendKey(nil, s)), key(s); got != want {
+			t.Errorf("appendKey(%q) = %q, key %q", s, got, want)
 		}
 	}
 }

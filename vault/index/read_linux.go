@@ -4,6 +4,7 @@ import (
 	"errors"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // readNote reads the note at abs into a buffer from texts, unless it is
@@ -12,10 +13,23 @@ import (
 // goes straight to the system calls: an *os.File registers with the
 // runtime's poller (a failed epoll_ctl for a disk file) and carries a
 // finalizer, which at 10,000 notes is a noticeable part of a build.
-func readNote(abs string, limit int64, texts *slab) (content []byte, size int64, modTime time.Time, err error) {
+//
+// cpath, when not nil, is abs followed by a NUL byte: the path is then
+// handed to the kernel as it is, not copied into a new C string per note.
+func readNote(abs string, cpath []byte, limit int64, texts *slab) (content []byte, size int64, modTime time.Time, err error) {
+	const flags = syscall.O_RDONLY | syscall.O_NONBLOCK | syscall.O_CLOEXEC
+	fdcwd := -100 // AT_FDCWD, as syscall.Open passes (abs is absolute anyway)
 	var fd int
 	for {
-		fd, err = syscall.Open(abs, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		if cpath != nil {
+			r, _, errno := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(fdcwd), uintptr(unsafe.Pointer(&cpath[0])), flags|syscall.O_LARGEFILE, 0, 0, 0)
+			fd, err = int(r), nil
+			if errno != 0 {
+				fd, err = -1, errno
+			}
+		} else {
+			fd, err = syscall.Open(abs, flags, 0)
+		}
 		if err != syscall.EINTR {
 			break
 		}

@@ -9,8 +9,9 @@ import (
 )
 
 // readNote reads the note at abs into a buffer from texts, unless it is
-// larger than limit (content is then nil); see vault.OpenRegular.
-func readNote(abs string, limit int64, texts *slab) (content []byte, size int64, modTime time.Time, err error) {
+// larger than limit (content is then nil); see vault.OpenRegular. cpath
+// (abs and a NUL byte, for Linux's system calls) is not used here.
+func readNote(abs string, _ []byte, limit int64, texts *slab) (content []byte, size int64, modTime time.Time, err error) {
 	f, fi, err := vault.OpenRegular(abs)
 	if err != nil {
 		return nil, 0, time.Time{}, err

@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -273,6 +274,38 @@ func TestValidTag(t *testing.T) {
 	} {
 		if got := ValidTag(name); got != want {
 			t.Errorf("ValidTag(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// Parsing note after note into one Note gives each the result Parse
+// gives it alone: nothing of a previous note is left, whatever it held.
+func TestParseSharedIntoReuses(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var docs []string
+	for _, tc := range parseCases {
+		docs = append(docs, tc.src)
+	}
+	for range 3000 {
+		doc := randomDoc(r)
+		if r.IntN(3) == 0 {
+			doc = "---\ntags: [a, b]\naliases: [x]\nup: \"[[P]]\"\n---\n" + doc
+		}
+		docs = append(docs, doc, "", "plain")
+	}
+	var reused Note
+	for _, doc := range docs {
+		src := []byte(doc)
+		ParseSharedInto(&reused, src)
+		got, want := reused, *Parse(src)
+		if len(got.Links) == 0 && want.Links == nil {
+			got.Links = nil
+		}
+		if len(got.Tags) == 0 && want.Tags == nil {
+			got.Tags = nil
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q:\nreused %+v\nalone  %+v", doc, got, want)
 		}
 	}
 }

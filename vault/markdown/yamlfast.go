@@ -636,6 +636,12 @@ var timestampFormats = [...]string{
 	"2006-1-2",
 }
 
+// timestampSeparators holds the byte between date and time that each of
+// timestampFormats needs (0: none). A value without it cannot be in that
+// format, and trying would cost a time.ParseError each: most dates in
+// notes are bare dates, which failed the first three formats before.
+var timestampSeparators = [len(timestampFormats)]byte{'T', 't', ' ', 0}
+
 // parseTimestamp is yaml.v3's: a value starting with four digits and a
 // dash, in one of timestampFormats.
 func parseTimestamp(s string) (time.Time, bool) {
@@ -648,7 +654,10 @@ func parseTimestamp(s string) (time.Time, bool) {
 	if i != 4 || i == len(s) || s[i] != '-' {
 		return time.Time{}, false
 	}
-	for _, format := range timestampFormats {
+	for i, format := range timestampFormats {
+		if sep := timestampSeparators[i]; sep != 0 && strings.IndexByte(s, sep) < 0 {
+			continue
+		}
 		if t, err := time.Parse(format, s); err == nil {
 			return t, true
 		}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // sameValue compares decoded YAML values as reflect.DeepEqual does, but
@@ -235,4 +236,42 @@ func FuzzFastYAML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		checkFastYAML(t, text)
 	})
+}
+
+// parseTimestamp skips the formats whose date-time separator a value
+// lacks: it must answer as trying every format in turn does.
+func TestParseTimestampSkipsOnlyImpossibleFormats(t *testing.T) {
+	tryAll := func(s string) (time.Time, bool) {
+		if len(s) < 5 || s[4] != '-' || strings.IndexFunc(s[:4], func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+			return time.Time{}, false
+		}
+		for _, format := range timestampFormats {
+			if t, err := time.Parse(format, s); err == nil {
+				return t, true
+			}
+		}
+		return time.Time{}, false
+	}
+	values := []string{
+		"2026-01-05", "2026-1-5", "2026-01-05T10:20:30Z", "2026-01-05t10:20:30Z", "2026-01-05 10:20:30",
+		"2026-01-05 10:20:30.5", "2026-01-05T10:20:30.123456789+02:00", "2026-01-05T10:20:30", "2026-01-05 t",
+		"2026-01-05T", "2026-01-05 ", "2026-13-05", "2026-01-32", "2026-", "2026-01", "12026-01-05", "2026-01-05x",
+		"2026-01-05\t10:20:30", "2026-01-05  10:20:30", "2026-01-05T10:20:30 ", "2026-1-2 3:4:5", "2026-01-05T10:20:30z",
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	const alphabet = "0123456789-:Tt .Z+z"
+	for range 20000 {
+		b := []byte("2026-")
+		for range r.IntN(22) {
+			b = append(b, alphabet[r.IntN(len(alphabet))])
+		}
+		values = append(values, string(b))
+	}
+	for _, v := range values {
+		got, gotOK := parseTimestamp(v)
+		want, wantOK := tryAll(v)
+		if gotOK != wantOK || !got.Equal(want) || got.Location().String() != want.Location().String() {
+			t.Errorf("parseTimestamp(%q) = %v, %v; every format in turn: %v, %v", v, got, gotOK, want, wantOK)
+		}
+	}
 }
