@@ -60,3 +60,5 @@ require (
 	golang.org/x/sys v0.48.0 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )
+
+replace github.com/santhosh-tekuri/jsonschema/v6 => ./internal/tempfork/jsonschema

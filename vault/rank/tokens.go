@@ -129,28 +129,18 @@ const (
 	foldSlow = -2
 )
 
-// foldTable maps each rune with a one- or two-byte UTF-8 encoding (ASCII,
-// Latin, Greek, Cyrillic, Hebrew, Arabic…) to what foldSlow makes of it
-// alone: one rune, foldDrop for a combining mark, or foldSlow when it
-// decomposes into more than one letter. A word of such runes folds rune
-// by rune to what foldSlow makes of it whole, since below U+0800 every
-// rune that canonical reordering moves is a combining mark (Mn), which
-// folding drops anyway (TestFoldTable checks both).
-var foldTable = func() *[0x800]rune {
-	var t [0x800]rune
-	var s scanner
-	for r := range rune(len(t)) {
-		switch out := []rune(string(s.foldSlow(utf8.AppendRune(nil, r)))); len(out) {
-		case 0:
-			t[r] = foldDrop
-		case 1:
-			t[r] = out[0]
-		default:
-			t[r] = foldSlow
-		}
-	}
-	return &t
-}()
+// foldTable (foldtable_gen.go) maps each rune with a one- or two-byte
+// UTF-8 encoding (ASCII, Latin, Greek, Cyrillic, Hebrew, Arabic…) to what
+// foldSlow makes of it alone: one rune, foldDrop for a combining mark, or
+// foldSlow when it decomposes into more than one letter. A word of such
+// runes folds rune by rune to what foldSlow makes of it whole, since
+// below U+0800 every rune that canonical reordering moves is a combining
+// mark (Mn), which folding drops anyway (TestFoldTable checks both). It is
+// generated (go test ./vault/rank -run TestFoldTableGenerated -update)
+// rather than computed at start, which cost every process 2,000
+// allocations and about 2.5M instructions before main (a third of all
+// package init); TestFoldTableGenerated fails when it no longer matches
+// foldSlow (a new Unicode version).
 
 // fold lowercases a word and drops its accents, through foldTable when
 // every rune of the word is in it (most words of most languages): NFD

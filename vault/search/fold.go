@@ -12,15 +12,12 @@ import (
 // finder compares the text with a folded literal rune by rune, so the
 // text itself is never copied.
 
-// foldTable holds canon for the first 0x800 runes (one- and two-byte
-// UTF-8), the ones that matter for speed.
-var foldTable = func() *[0x800]rune {
-	var t [0x800]rune
-	for r := range t {
-		t[r] = canonSlow(rune(r))
-	}
-	return &t
-}()
+// foldTable (foldtable_gen.go) holds canon for the first 0x800 runes
+// (one- and two-byte UTF-8), the ones that matter for speed. It is
+// generated (go test ./vault/search -run TestFoldTableGenerated -update)
+// rather than computed at start, where its SimpleFold walks cost every
+// process about 1.2M instructions before main; TestFoldTableGenerated
+// fails when it no longer matches canonSlow (a new Unicode version).
 
 // canon returns the fixed member of r's case-folding orbit.
 func canon(r rune) rune {
