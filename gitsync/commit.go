@@ -66,7 +66,13 @@ func (r *Repo) Record(ctx context.Context, summary string, paths []string) (stri
 // it was a folder), and a folder path stages the files inside it. Files
 // matched by .gitignore are skipped unless already tracked.
 func (r *Repo) Commit(ctx context.Context, summary string, paths []string) (Result, error) {
-	res, err := r.commitPaths(ctx, r.opts.MessagePrefix+summary, paths)
+	return r.commitWith(ctx, summary, paths, nil)
+}
+
+// commitWith is Commit, taking what known answers for instead of reading
+// it (see RecordWritten).
+func (r *Repo) commitWith(ctx context.Context, summary string, paths []string, known Written) (Result, error) {
+	res, err := r.commitPaths(ctx, r.opts.MessagePrefix+summary, paths, known)
 	if err != nil {
 		return Result{}, fmt.Errorf("commit %s: %w", strings.Join(paths, ", "), err)
 	}
@@ -79,7 +85,7 @@ func (r *Repo) Commit(ctx context.Context, summary string, paths []string) (Resu
 // with the vault lock held.
 func (r *Repo) CommitExternal(ctx context.Context, paths []string) (Result, error) {
 	paths = r.withoutMassDeletion(paths)
-	res, err := r.commitPaths(ctx, ExternalChangesMessage, paths)
+	res, err := r.commitPaths(ctx, ExternalChangesMessage, paths, nil)
 	if err != nil {
 		return Result{}, fmt.Errorf("commit external changes: %w", err)
 	}
@@ -87,8 +93,9 @@ func (r *Repo) CommitExternal(ctx context.Context, paths []string) (Result, erro
 }
 
 // commitPaths commits exactly the given paths with message, and tells the
-// pusher when a commit was made.
-func (r *Repo) commitPaths(ctx context.Context, message string, paths []string) (Result, error) {
+// pusher when a commit was made. known, when not nil, holds what the
+// caller wrote (see RecordWritten).
+func (r *Repo) commitPaths(ctx context.Context, message string, paths []string, known Written) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
@@ -101,7 +108,9 @@ func (r *Repo) commitPaths(ctx context.Context, message string, paths []string) 
 		clean = append(clean, c)
 	}
 	r.mu.Lock()
+	r.written = known
 	res, err := r.commitLocked(message, clean)
+	r.written = nil
 	r.mu.Unlock()
 	if err != nil {
 		return Result{}, r.scrub(err)
@@ -409,7 +418,7 @@ func (r *Repo) stageFile(s *stage, idx *index.Index, baseTree plumbing.Hash, ig 
 			return nil
 		}
 	}
-	content, fi, err := readWorktreeFile(filepath.Join(r.dir, filepath.FromSlash(p)))
+	content, fi, err := r.readStaged(p)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", p, err)
 	}
@@ -423,7 +432,7 @@ func (r *Repo) stageFile(s *stage, idx *index.Index, baseTree plumbing.Hash, ig 
 	}
 	h := plumbing.ComputeHash(plumbing.BlobObject, content)
 	if old == nil || old.Hash != h || !r.obj.has(h) {
-		if _, err := r.obj.writeBlob(content); err != nil {
+		if err := r.obj.writeBlobHashed(h, content); err != nil {
 			return err
 		}
 	}

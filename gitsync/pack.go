@@ -70,6 +70,20 @@ func (o *objects) batchBlob(content []byte) (plumbing.Hash, bool) {
 	return h, true
 }
 
+// writeBlobHashed is writeBlob for content whose hash h the caller
+// already worked out: a batch takes it without hashing it again.
+func (o *objects) writeBlobHashed(h plumbing.Hash, content []byte) error {
+	if o.batch == nil {
+		_, err := o.writeBlob(content)
+		return err
+	}
+	if _, ok := o.batch.data[h]; !ok {
+		o.batch.data[h] = content
+		o.batch.order = append(o.batch.order, h)
+	}
+	return nil
+}
+
 // endBlobs writes the blobs collected since beginBlobs: as one pack when
 // there are at least packMinBlobs of them, else as loose objects. Either
 // way the files written are listed for the commit's flush (takeWritten).

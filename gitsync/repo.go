@@ -68,6 +68,10 @@ type Repo struct {
 	clonedTip plumbing.Hash  // the head of a clone Open made, checked out by Open
 	gcRuns    sync.WaitGroup // a background gc
 
+	// written is what RecordWritten's caller holds of the files of the
+	// commit under way (written.go); nil otherwise. Under mu.
+	written Written
+
 	// mark is this process's unflushed-index mark, open and flocked
 	// once it left an unflushed index (indexmark.go); under mu.
 	mark *os.File

@@ -96,3 +96,71 @@ func TestWriteFilesRefusesAFileTwice(t *testing.T) {
 
 // discardInfos keeps WriteFiles' error for an Update callback.
 func discardInfos(_ []fs.FileInfo, err error) error { return err }
+
+// writtenRecorder is a WrittenRecorder that keeps what it was handed.
+type writtenRecorder struct {
+	recorderFunc
+	known func(rel string) ([]byte, fs.FileInfo, bool)
+}
+
+func (w *writtenRecorder) RecordWritten(_ context.Context, summary string, paths []string, known func(rel string) ([]byte, fs.FileInfo, bool)) (string, error) {
+	w.known = known
+	return w.recorderFunc(summary, paths)
+}
+
+var _ WrittenRecorder = (*writtenRecorder)(nil)
+
+// A recorder that can take the content of a batch's files is handed it,
+// with each file's stat data as it now stands in place, so it need not
+// read them back; a file written on its own in the same change is not
+// among them (it is read as before). A recorder that cannot gets Record.
+func TestBatchContentGoesToTheRecorder(t *testing.T) {
+	v, root := newTestVault(t, Options{})
+	batch := []string{"a.md", "sub/b.md"}
+	for _, rel := range batch {
+		mkfile(t, root, rel, "old")
+	}
+	rec := &writtenRecorder{recorderFunc: func(string, []string) (string, error) { return "c0ffee", nil }}
+	v.SetRecorder(rec)
+	_, err := v.Update(t.Context(), func(tx *Tx) error {
+		var fw []FileWrite
+		for _, rel := range batch {
+			p, err := v.Resolve(rel)
+			if err != nil {
+				return err
+			}
+			fw = append(fw, FileWrite{Path: p, Data: []byte("new " + rel)})
+		}
+		if _, err := tx.WriteFiles(fw); err != nil {
+			return err
+		}
+		p, err := v.Resolve("single.md")
+		if err != nil {
+			return err
+		}
+		return tx.WriteFile(p, []byte("alone"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.known == nil {
+		t.Fatal("RecordWritten was not called")
+	}
+	for _, rel := range batch {
+		data, was, ok := rec.known(rel)
+		if !ok || string(data) != "new "+rel {
+			t.Errorf("known(%s) = %q, %v", rel, data, ok)
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !os.SameFile(was, fi) || was.Size() != fi.Size() || !was.ModTime().Equal(fi.ModTime()) {
+			t.Errorf("known(%s) stat data is not the file in place", rel)
+		}
+	}
+	if _, _, ok := rec.known("single.md"); ok {
+		t.Error("known answers for a file not written in a batch")
+	}
+}

@@ -40,6 +40,18 @@ type Recorder interface {
 	Record(ctx context.Context, summary string, paths []string) (commit string, err error)
 }
 
+// WrittenRecorder is a Recorder that can take the content of files the
+// change wrote instead of reading them back: known(rel) returns the bytes
+// written to rel and the file's stat data right after the write, for the
+// files of a batch (Tx.WriteFiles). The recorder uses them only while the
+// file is still the one written (same identity, size and modification
+// time). A rename relinking 1,800 notes so neither reads them again nor
+// holds a second copy of their text.
+type WrittenRecorder interface {
+	Recorder
+	RecordWritten(ctx context.Context, summary string, paths []string, known func(rel string) ([]byte, fs.FileInfo, bool)) (commit string, err error)
+}
+
 // Options configure a Vault. The zero value is usable.
 type Options struct {
 	// Hidden names directories refused in paths and skipped everywhere.
@@ -230,7 +242,7 @@ func (v *Vault) Update(ctx context.Context, fn func(tx *Tx) error) (commit strin
 		return "", nil
 	}
 	if v.recorder != nil {
-		commit, err = v.recorder.Record(ctx, tx.summary, tx.touched)
+		commit, err = tx.record(ctx, v.recorder)
 		if err != nil {
 			err = fmt.Errorf("could not record %q, the change was undone: %w", tx.summary, err)
 			if rbErr := tx.rollback(); rbErr != nil {

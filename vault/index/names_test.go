@@ -259,3 +259,60 @@ func TestAppendKeyMatchesKey(t *testing.T) {
 		}
 	}
 }
+
+// A rename's view of the table (renamed) resolves every target as the
+// table itself does once the file is removed and added under its new
+// name: for moves to another folder, to another name, to a case variant,
+// onto a shared name and away from one, between case twins.
+func TestNamesRenamedViewMatchesTheChangedTable(t *testing.T) {
+	files := []string{
+		"Note.md", "note.md", "a/Note.md", "a/b/Note.md", "Shared.md", "a/Shared.md",
+		"Café.md", "x/Only.md", "attachments/image.png", "d/Twin.md", "d/TWIN.md",
+	}
+	renames := [][2]string{
+		{"Note.md", "Renamed.md"}, {"Note.md", "z/Note.md"}, {"Note.md", "NOTE.md"},
+		{"a/Note.md", "Shared.md2"}, {"x/Only.md", "Shared.md"}, {"Shared.md", "q/Else.md"},
+		{"d/Twin.md", "d/twin2.md"}, {"d/TWIN.md", "e/Twin.md"}, {"Café.md", "Cafe\u0301 2.md"},
+		{"attachments/image.png", "img/image.png"}, {"a/b/Note.md", "Note 2.md"},
+	}
+	targets := []string{"Note", "note", "NOTE", "Renamed", "a/Note", "b/Note", "z/Note", "Shared",
+		"Shared.md2", "a/Shared", "q/Else", "Else", "Only", "x/Only", "Twin", "twin2", "d/twin", "e/Twin",
+		"Café", "Café 2", "image.png", "img/image.png", "Note 2", "../Note", ""}
+	froms := []string{"x.md", "a/q.md", "a/b/q.md", "d/q.md", "z/q.md", "Note.md"}
+	for _, rn := range renames {
+		live := newNames()
+		for _, f := range files {
+			live.add(f)
+		}
+		view := live.renamed(rn[0], rn[1])
+		want := newNames()
+		for _, f := range files {
+			want.add(f)
+		}
+		want.remove(rn[0])
+		want.add(rn[1])
+		for _, target := range targets {
+			for _, from := range froms {
+				g, gok := view.resolve(target, from)
+				w, wok := want.resolve(target, from)
+				if g != w || gok != wok {
+					t.Errorf("%s -> %s: resolve(%q, %q) = %q, %v in the view; %q, %v in the changed table", rn[0], rn[1], target, from, g, gok, w, wok)
+				}
+			}
+		}
+		// The live table is left as it was.
+		fresh := newNames()
+		for _, f := range files {
+			fresh.add(f)
+		}
+		for _, target := range targets {
+			for _, from := range froms {
+				g, gok := live.resolve(target, from)
+				w, wok := fresh.resolve(target, from)
+				if g != w || gok != wok {
+					t.Errorf("%s -> %s: the live table changed: resolve(%q, %q) = %q, %v; was %q, %v", rn[0], rn[1], target, from, g, gok, w, wok)
+				}
+			}
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"vaultmcp/vault"
@@ -64,10 +65,8 @@ func (ix *Index) PlanRename(ctx context.Context, from, to string) ([]Rewrite, er
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 
-	// After the move, names resolve against this table.
-	after := ix.names.clone()
-	after.remove(from)
-	after.add(to)
+	// After the move, names resolve against this view of the table.
+	after := ix.names.renamed(from, to)
 
 	sources := make([]string, 0, ix.backlinks[from].len()+1)
 	for src := range ix.backlinks[from].all() {
@@ -77,6 +76,7 @@ func (ix *Index) PlanRename(ctx context.Context, from, to string) ([]Rewrite, er
 		sources = append(sources, from) // the note may name itself, or link relatively
 	}
 	var out []Rewrite
+	dirs := map[string]vault.Path{} // folders resolved, for statNote
 	for _, src := range sources {
 		n := ix.notes[src]
 		if n == nil {
@@ -86,7 +86,7 @@ func (ix *Index) PlanRename(ctx context.Context, from, to string) ([]Rewrite, er
 		if src == from {
 			newSrc = to
 		}
-		p, text, ok := ix.currentText(n, from, to)
+		p, text, ok := ix.currentText(n, from, to, dirs)
 		if !ok {
 			continue
 		}
@@ -105,14 +105,14 @@ func (ix *Index) PlanRename(ctx context.Context, from, to string) ([]Rewrite, er
 // be rewritten: too large, gone, or grown past what the index reads since
 // the index saw it (writing the index's copy back would undo that change).
 // Caller holds mu.
-func (ix *Index) currentText(n *note, from, to string) (vault.Path, []byte, bool) {
+func (ix *Index) currentText(n *note, from, to string, dirs map[string]vault.Path) (vault.Path, []byte, bool) {
 	if n.tooLarge {
 		return vault.Path{}, nil, false // its links were never read
 	}
-	p, fi, err := ix.statNote(n.rel)
+	p, fi, err := ix.statNote(n.rel, dirs)
 	if err != nil && n.rel == from {
 		// Called after the move (as rename_file does): the note is at to.
-		p, fi, err = ix.statNote(to)
+		p, fi, err = ix.statNote(to, dirs)
 	}
 	if err != nil {
 		return vault.Path{}, nil, false
@@ -127,8 +127,29 @@ func (ix *Index) currentText(n *note, from, to string) (vault.Path, []byte, bool
 	return p, src, true
 }
 
-// statNote resolves the note at rel and stats the file there.
-func (ix *Index) statNote(rel string) (vault.Path, os.FileInfo, error) {
+// statNote resolves the note at rel and stats the file there. The notes
+// linking to a popular one sit in a few folders: each folder is resolved
+// once (in dirs) and each note is then one lstat, where resolving every
+// note's whole path took several. Anything but a regular file found as
+// the index spells it (a symbolic link, a folder spelled in another
+// Unicode form) is resolved in full, as before.
+func (ix *Index) statNote(rel string, dirs map[string]vault.Path) (vault.Path, os.FileInfo, error) {
+	dir, base := path.Split(rel)
+	dir = strings.TrimSuffix(dir, "/")
+	parent, ok := dirs[dir]
+	if !ok {
+		var err error
+		if parent, err = ix.v.Resolve(dir); err != nil {
+			parent = vault.Path{Rel: "\x00"} // never matches: resolve in full
+		}
+		dirs[dir] = parent
+	}
+	if parent.Rel == dir && !vault.IsTemp(base) {
+		abs := filepath.Join(parent.Abs, base)
+		if fi, err := os.Lstat(abs); err == nil && fi.Mode().IsRegular() {
+			return vault.Path{Given: rel, Rel: rel, Abs: abs}, fi, nil
+		}
+	}
 	p, err := ix.v.Resolve(rel)
 	if err != nil {
 		return vault.Path{}, nil, err
@@ -144,7 +165,9 @@ func (ix *Index) statNote(rel string) (vault.Path, os.FileInfo, error) {
 // at the moved file (or, for the moved note itself, at any file) so that
 // they resolve the same after the move. Caller holds mu.
 func (ix *Index) rewriteNote(n *note, src []byte, from, to, newSrc string, after *names) ([]byte, int) {
-	parsed := markdown.Parse(src)
+	// Shared, not copied: src (the index's text or one just read) is
+	// never modified, and the links do not outlive this call.
+	parsed := markdown.ParseShared(src)
 	var b []byte // the new text, built only once a link changes
 	last, count := 0, 0
 	for _, l := range parsed.Links {
@@ -240,15 +263,4 @@ func (ix *Index) readNote(p vault.Path) ([]byte, error) {
 		return nil, fmt.Errorf("%s: larger than %d bytes", p.Rel, ix.maxNote)
 	}
 	return io.ReadAll(io.LimitReader(f, ix.maxNote+1))
-}
-
-func (n *names) clone() names {
-	c := names{byPath: make(map[string]string, len(n.byPath)), byBase: make(map[string][]string, len(n.byBase))}
-	for k, v := range n.byPath {
-		c.byPath[k] = v
-	}
-	for k, v := range n.byBase {
-		c.byBase[k] = append([]string(nil), v...)
-	}
-	return c
 }
