@@ -41,6 +41,7 @@ func git(t testing.TB, dir string, args ...string) string {
 }
 
 func gitErr(dir string, args ...string) (string, error) {
+	waitIndexWritten(dir)
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = gitEnv(filepath.Join(os.TempDir(), "gitsync-test-home"))
@@ -155,4 +156,33 @@ func (w *testWriter) Write(p []byte) (int, error) {
 		w.t.Log(strings.TrimRight(string(p), "\n"))
 	}
 	return len(p), nil
+}
+
+// waitIndexWritten waits until no Repo holds dir's index.lock: a commit
+// leaves the index in memory under the lock and writes it once commits
+// pause (indexwrite.go), and a git command run before would see the index
+// without the last commits. A lock that is a hard link (of its owner
+// file) is ours; any other is left to the command to report.
+func waitIndexWritten(dir string) {
+	lock := filepath.Join(dir, ".git", "index.lock")
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		fi, err := os.Lstat(lock)
+		if err != nil || !ownLock(filepath.Dir(lock), fi) {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// ownLock reports whether the lock file fi in gitDir is the same file as
+// one of the owner files there: a vaultmcp process's lock.
+func ownLock(gitDir string, fi os.FileInfo) bool {
+	owners, _ := filepath.Glob(filepath.Join(gitDir, "vaultmcp-*"+ownerSuffix))
+	for _, o := range owners {
+		if ofi, err := os.Lstat(o); err == nil && os.SameFile(ofi, fi) {
+			return true
+		}
+	}
+	return false
 }
