@@ -220,6 +220,11 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 	if err := r.moveBranch(idx, s.index, h, head, "commit: "+firstLine(message), r.worktreeDirs(s.paths)); err != nil {
 		return Result{}, err
 	}
+	// The trees on both sides are in the tree cache: the history takes
+	// the commit's changes from here instead of reading them back.
+	if d, err := r.obj.diffTrees(orEmpty(baseTree), newTree); err == nil {
+		r.hist.handChanges(h, d)
+	}
 	return Result{Hash: short(h), Full: h, Created: true}, nil
 }
 
