@@ -20,15 +20,24 @@ import (
 )
 
 // writeJSON answers with status and v as JSON.
+//
+// Note text is sent as written: with the content type set to JSON (and
+// nosniff on every answer) no browser reads it as HTML, so escaping <, >
+// and & as json.Marshal does would only make the REST answer differ from
+// the MCP one, and a note full of HTML or wikilinks larger.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		status, body = http.StatusInternalServerError, []byte(`{"detail":"could not encode the answer"}`)
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		body.Reset()
+		body.WriteString(`{"detail":"could not encode the answer"}` + "\n")
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
+	_, _ = w.Write(body.Bytes())
 }
 
 // detail answers with the API's error body, {"detail": msg}.
@@ -72,6 +81,9 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // written when the response is done if the caller was authenticated.
 func (s *Server) outer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Every answer names its type; a browser must not guess another
+		// (a note's text sent as JSON read as HTML, say).
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		sw := &statusWriter{ResponseWriter: w}
 		rec := audit.NewRecord(audit.Entry{
 			Time: s.opts.Now(), IP: s.clientIP(r), Method: r.Method, Endpoint: r.URL.Path,

@@ -448,6 +448,36 @@ func TestNotesAPI(t *testing.T) {
 	}
 }
 
+// TestNotesAPISendsTextAsWritten: a note's <, > and & reach a REST
+// client as they are in the note (as over MCP), and no answer may be
+// sniffed as another type.
+func TestNotesAPISendsTextAsWritten(t *testing.T) {
+	e := newEnv(t)
+	tok := bearer(e.tokens["full"])
+	const text = "<b>Tom & Jerry</b> -> [[Home]]\n"
+	body, _ := json.Marshal(map[string]string{"content": text})
+	if resp, m := e.do("PUT", "/api/notes/escape.md", string(body), tok...); resp.StatusCode != 200 {
+		t.Fatalf("PUT: %d %v", resp.StatusCode, m)
+	}
+	req, _ := http.NewRequest("GET", e.url+"/api/notes/escape.md", nil)
+	req.Header.Set(tok[0], tok[1])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(raw), `"<b>Tom & Jerry</b> -> [[Home]]\n"`) {
+		t.Errorf("body %s: want the note's text unescaped", raw)
+	}
+	if got := resp.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+		t.Errorf("X-Content-Type-Options %q, want nosniff", got)
+	}
+	if resp, _ := e.do("GET", "/api/nothing", "", tok...); resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Error("an error answer lacks X-Content-Type-Options: nosniff")
+	}
+}
+
 func TestHostAndOrigin(t *testing.T) {
 	e := newEnv(t)
 	tok := bearer(e.tokens["full"])
