@@ -91,7 +91,11 @@ func openDurableRepo(t testing.TB, opts Options) *Repo {
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	t.Cleanup(func() { r.Close() })
+	openRepos.Store(r.Dir(), r)
+	t.Cleanup(func() {
+		openRepos.CompareAndDelete(r.Dir(), r)
+		r.Close()
+	})
 	return r
 }
 
@@ -164,6 +168,14 @@ func (w *testWriter) Write(p []byte) (int, error) {
 // without the last commits. A lock that is a hard link (of its owner
 // file) is ours; any other is left to the command to report.
 func waitIndexWritten(dir string) {
+	// A Repo the test helpers opened on dir writes it now, unless its
+	// lock is taken (a git command run from a callback under it).
+	if abs, err := filepath.Abs(dir); err == nil {
+		if r, ok := openRepos.Load(abs); ok && r.(*Repo).mu.TryLock() {
+			r.(*Repo).writeIndex()
+			r.(*Repo).mu.Unlock()
+		}
+	}
 	lock := filepath.Join(dir, ".git", "index.lock")
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
@@ -174,6 +186,10 @@ func waitIndexWritten(dir string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// openRepos maps each vault folder to the Repo openDurableRepo last
+// opened on it, for waitIndexWritten.
+var openRepos sync.Map
 
 // ownLock reports whether the lock file fi in gitDir is the same file as
 // one of the owner files there: a vaultmcp process's lock.
