@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -173,6 +174,7 @@ func (v *testVault) symlink(t testing.TB, rel, target string) {
 // returns its trimmed output.
 func (v *testVault) gitRun(t testing.TB, args ...string) string {
 	t.Helper()
+	waitIndexWritten(v.Root)
 	cmd := exec.Command("git", args...)
 	cmd.Dir = v.Root
 	cmd.Env = append(os.Environ(),
@@ -543,4 +545,41 @@ func wantContains(t testing.TB, what, s string, subs ...string) {
 			t.Errorf("%s = %q, want it to mention %q", what, s, sub)
 		}
 	}
+}
+
+// waitIndexWritten waits until no running server holds dir's
+// .git/index.lock: a server keeps its commits' index in memory under the
+// lock and writes it once its commits pause, and a git command run
+// before would see the index without them. The server's lock is a hard
+// link of an owner file it holds flock'ed; a lock whose owner is free
+// (a killed server's, removed at its next start) or that has no owner (a
+// git command's) is left to the command to meet.
+func waitIndexWritten(dir string) {
+	gitDir := filepath.Join(dir, ".git")
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) && serverHoldsIndex(gitDir) {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func serverHoldsIndex(gitDir string) bool {
+	lock, err := os.Lstat(filepath.Join(gitDir, "index.lock"))
+	if err != nil {
+		return false
+	}
+	owners, _ := filepath.Glob(filepath.Join(gitDir, "vaultmcp-*.lock-owner"))
+	for _, o := range owners {
+		f, err := os.Open(o)
+		if err != nil {
+			continue
+		}
+		fi, err := f.Stat()
+		held := err == nil && os.SameFile(fi, lock) &&
+			syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) != nil
+		f.Close()
+		if held {
+			return true
+		}
+	}
+	return false
 }

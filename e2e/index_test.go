@@ -153,6 +153,7 @@ func gitCLI(t *testing.T, dir string, args ...string) string {
 }
 
 func gitTry(dir string, args ...string) (string, error) {
+	waitIndexWritten(dir)
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",

@@ -256,6 +256,7 @@ func TestRecordFailureLeavesNothing(t *testing.T) {
 	// Another git process holds the index lock: the commit fails and leaves
 	// HEAD and the index as they were.
 	lock := filepath.Join(dir, ".git", "index.lock")
+	waitIndexWritten(dir) // ours, held until the index is written
 	if err := os.WriteFile(lock, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -27,20 +27,23 @@
 // Record (the vault's Recorder) is called with the vault's write lock held,
 // after the files are written. It hashes only the given paths, writes their
 // blobs and the trees along their paths as loose objects, writes the
-// commit, then updates .git/index through index.lock and the branch ref
-// through <ref>.lock, like git itself; any failure leaves HEAD and the index
-// as they were. Unless Options.NoFsync, the objects, the folders of the
+// commit, takes .git/index.lock and moves the branch ref through
+// <ref>.lock, like git itself; any failure leaves HEAD and the index as
+// they were. Unless Options.NoFsync, the objects, the folders of the
 // written notes and the ref lock are flushed to disk before the ref is
 // renamed into place, and the ref's folder after, so an acknowledged
-// write survives a power loss. The index is not flushed (git's own
-// default, core.fsync=committed, does not flush it either): a power loss
-// may leave it behind HEAD, which the first sync repairs, or torn, which
-// the next start rebuilds from HEAD when a mark shows a vaultmcp process
-// left it unflushed (see Recovery). There is no worktree scan: the in-memory
-// index is reused between commits and re-read only when another git
-// process rewrote it. Writing content identical to HEAD makes no commit;
-// Record then returns HEAD's short hash and a nil error (Commit's
-// Result.Created tells the cases apart).
+// write survives a power loss. The index is kept in memory between
+// commits, under index.lock, and written once commits pause (50 ms, or
+// 500 ms into a burst; see indexwrite.go): a burst of writes pays for one
+// 1 MB index, not one each, and a `git commit` run meanwhile stops at the
+// lock rather than committing an index without ours. It is not flushed
+// (git's own default, core.fsync=committed, does not flush it either): a
+// kill or a power loss may leave it behind HEAD or torn, and the next
+// start rebuilds it from HEAD when a mark shows a vaultmcp process left
+// it so (see Recovery). There is no worktree scan, and the index file is
+// re-read only when another git process rewrote it. Writing content
+// identical to HEAD makes no commit; Record then returns HEAD's short
+// hash and a nil error (Commit's Result.Created tells the cases apart).
 //
 // # Sync
 //
@@ -101,12 +104,13 @@
 //     kill between the ref update and the index rename, is committed or
 //     re-staged by the first sync's external-changes step, which needs no
 //     network.
-//   - An index torn by a power loss (its checksum fails) is rebuilt
-//     from HEAD by CheckIndex, and staged against the worktree by the
-//     first sync, when .git/vaultmcp-<pid>-index.unflushed shows that a
-//     vaultmcp process renamed it into place unflushed since its last
-//     clean stop. Any other index go-git cannot read stops the server
-//     with an error that says how to fix it.
+//   - The index a process left when it stopped without a clean Close
+//     (behind HEAD by its last burst of commits, or torn by a power loss)
+//     is rebuilt from HEAD by CheckIndex, and staged against the worktree
+//     by the first sync, when .git/vaultmcp-<pid>-index.unflushed shows
+//     that a vaultmcp process changed it since its last clean stop. Any
+//     other index go-git cannot read stops the server with an error that
+//     says how to fix it.
 //   - Small files in .git (config, the conflict list) are replaced
 //     atomically. The one ref go-git writes in place, the fetched copy of
 //     the remote's head, is dropped when a kill left it empty, and fetched

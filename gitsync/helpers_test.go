@@ -41,6 +41,7 @@ func git(t testing.TB, dir string, args ...string) string {
 }
 
 func gitErr(dir string, args ...string) (string, error) {
+	waitIndexWritten(dir)
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = gitEnv(filepath.Join(os.TempDir(), "gitsync-test-home"))
@@ -90,7 +91,11 @@ func openDurableRepo(t testing.TB, opts Options) *Repo {
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	t.Cleanup(func() { r.Close() })
+	openRepos.Store(r.Dir(), r)
+	t.Cleanup(func() {
+		openRepos.CompareAndDelete(r.Dir(), r)
+		r.Close()
+	})
 	return r
 }
 
@@ -155,4 +160,45 @@ func (w *testWriter) Write(p []byte) (int, error) {
 		w.t.Log(strings.TrimRight(string(p), "\n"))
 	}
 	return len(p), nil
+}
+
+// waitIndexWritten waits until no Repo holds dir's index.lock: a commit
+// leaves the index in memory under the lock and writes it once commits
+// pause (indexwrite.go), and a git command run before would see the index
+// without the last commits. A lock that is a hard link (of its owner
+// file) is ours; any other is left to the command to report.
+func waitIndexWritten(dir string) {
+	// A Repo the test helpers opened on dir writes it now, unless its
+	// lock is taken (a git command run from a callback under it).
+	if abs, err := filepath.Abs(dir); err == nil {
+		if r, ok := openRepos.Load(abs); ok && r.(*Repo).mu.TryLock() {
+			r.(*Repo).writeIndex()
+			r.(*Repo).mu.Unlock()
+		}
+	}
+	lock := filepath.Join(dir, ".git", "index.lock")
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		fi, err := os.Lstat(lock)
+		if err != nil || !ownLock(filepath.Dir(lock), fi) {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// openRepos maps each vault folder to the Repo openDurableRepo last
+// opened on it, for waitIndexWritten.
+var openRepos sync.Map
+
+// ownLock reports whether the lock file fi in gitDir is the same file as
+// one of the owner files there: a vaultmcp process's lock.
+func ownLock(gitDir string, fi os.FileInfo) bool {
+	owners, _ := filepath.Glob(filepath.Join(gitDir, "vaultmcp-*"+ownerSuffix))
+	for _, o := range owners {
+		if ofi, err := os.Lstat(o); err == nil && os.SameFile(ofi, fi) {
+			return true
+		}
+	}
+	return false
 }

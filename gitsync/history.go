@@ -33,6 +33,36 @@ type history struct {
 	renames map[renameKey]renameSource
 	// patches memoises rendered diffs between two blobs.
 	patches map[[2]plumbing.Hash]patchBody
+
+	// handed holds the changes of our own new commits, worked out by
+	// the commit from the trees it had just written (handChanges), so
+	// that following the branch does not read those trees back. handMu
+	// guards it, not mu: a commit never waits for a history query.
+	handMu sync.Mutex
+	handed map[plumbing.Hash][]fileDiff
+}
+
+// handLimit bounds history.handed (a history nobody reads).
+const handLimit = 1024
+
+// handChanges records the changes of commit c against its first parent,
+// for changes to take instead of diffing the trees.
+func (h *history) handChanges(c plumbing.Hash, d []fileDiff) {
+	h.handMu.Lock()
+	defer h.handMu.Unlock()
+	if h.handed == nil || len(h.handed) >= handLimit {
+		h.handed = map[plumbing.Hash][]fileDiff{}
+	}
+	h.handed[c] = d
+}
+
+// takeHanded returns and forgets the changes handed for commit c.
+func (h *history) takeHanded(c plumbing.Hash) ([]fileDiff, bool) {
+	h.handMu.Lock()
+	defer h.handMu.Unlock()
+	d, ok := h.handed[c]
+	delete(h.handed, c)
+	return d, ok
 }
 
 // historyCacheLimit bounds the number of cached commits (about 300 bytes
@@ -97,6 +127,10 @@ func (h *history) commit(hash plumbing.Hash) (*commitMeta, error) {
 func (h *history) changes(m *commitMeta) []fileDiff {
 	if m.diffed {
 		return m.changes
+	}
+	if d, ok := h.takeHanded(m.hash); ok {
+		m.changes, m.diffed = d, true
+		return d
 	}
 	parentTree := emptyTree
 	if len(m.parents) > 0 {

@@ -21,11 +21,27 @@ import (
 // indexFile keeps the decoded .git/index in memory between commits. Decoding
 // a 10,000-entry index costs milliseconds, so it is done again only when
 // someone else (the git CLI) rewrote the file, which the stamp detects.
+//
+// A commit does not write the file either: encoding and hashing a 1 MB
+// index (at 10,000 notes) and writing it out was most of a commit's CPU
+// and disk traffic. It takes index.lock instead, as git does before it
+// changes the index, and keeps it while idx is newer than the file;
+// write later puts idx in the lock and renames it into place, once for
+// a whole burst of commits (see Repo.scheduleIndexWrite). While the lock
+// is held no git process changes the index, so idx stays the index, and
+// a `git add` or `git commit` run meanwhile fails at once on the lock
+// instead of building a commit from an index without our changes.
 type indexFile struct {
 	path  string
 	idx   *index.Index // entries sorted by name, then stage
 	stamp fileStamp
-	buf   bytes.Buffer // reused encoding buffer (version 4)
+	// held is index.lock while idx is newer than the file (or about to
+	// be: taken by a commit in progress).
+	held *lockFile
+	// dirtySince is when idx first differed from the file (zero when it
+	// does not), lastChange when it last changed.
+	dirtySince, lastChange time.Time
+	buf                    bytes.Buffer // reused encoding buffer (version 4)
 	// enc is the encoding of encIdx without its checksum (plus room for
 	// it), and offs[i] where entry i starts in it (offs[len] is the end),
 	// so that the next encoding, which mostly differs in an entry or two,
@@ -33,6 +49,9 @@ type indexFile struct {
 	enc    []byte
 	offs   []int
 	encIdx *index.Index
+	// touched lists the positions of entries replaced in place in idx
+	// since it was last encoded, while idx is encIdx (see stage).
+	touched []int
 }
 
 // fileStamp identifies one version of a file by what stat tells.
@@ -51,8 +70,12 @@ var errIndexLocked = errors.New("git index is locked by another process (.git/in
 
 // load returns the current index, decoding the file again only when it
 // changed since we last read or wrote it. The returned index must not be
-// modified: use withUpdates to derive a new one.
+// modified (use update), nor kept past the next update, which may
+// replace entries in place.
 func (f *indexFile) load() (*index.Index, error) {
+	if f.held != nil {
+		return f.idx, nil // ours: nobody else changes it
+	}
 	fi, err := os.Stat(f.path)
 	if errors.Is(err, os.ErrNotExist) {
 		if f.idx == nil || f.stamp != (fileStamp{}) {
@@ -77,7 +100,11 @@ func (f *indexFile) load() (*index.Index, error) {
 		return nil, fmt.Errorf("read git index: %w", err)
 	}
 	sortEntries(idx.Entries)
+	// Changes of ours a failed write left only in memory are dropped with
+	// the file someone else wrote: the next sync's scan stages the
+	// worktree against it again.
 	f.idx, f.stamp = idx, stampOf(fi)
+	f.dirtySince, f.lastChange = time.Time{}, time.Time{}
 	return idx, nil
 }
 
@@ -230,55 +257,141 @@ func (u *indexUpdate) apply(old *index.Index) *index.Index {
 	return &index.Index{Version: version, Entries: out}
 }
 
-// indexLock is an index written to .git/index.lock, waiting to replace the
-// index (commit) or to be thrown away (abort).
-type indexLock struct {
-	f    *indexFile
-	idx  *index.Index
-	lock *lockFile
-}
+// dirty reports whether idx is newer than the file.
+func (f *indexFile) dirty() bool { return !f.dirtySince.IsZero() }
 
-// prepare writes idx to index.lock, the way git itself locks the index: no
-// other git process changes the index until commit or abort. With sync the
-// lock's content is flushed to disk before prepare returns.
-func (f *indexFile) prepare(idx *index.Index, sync bool) (*indexLock, error) {
+// hold takes index.lock unless it is held already, the way git locks the
+// index: no other git process changes the index until it is released.
+// took says this call took it, so that a commit that fails before it
+// changes idx can give it back (release).
+func (f *indexFile) hold() (took bool, err error) { return f.holdAnd(true) }
+
+// holdAnd is hold; with reread false it does not read the file, which
+// is about to be replaced whole (a rebuild).
+func (f *indexFile) holdAnd(reread bool) (took bool, err error) {
+	if f.held != nil {
+		return false, nil
+	}
 	lock, err := takeLock(filepath.Dir(f.path), f.path+".lock")
 	if errors.Is(err, errLocked) {
-		return nil, errIndexLocked
+		return false, errIndexLocked
 	}
 	if err != nil {
-		return nil, fmt.Errorf("lock git index: %w", err)
+		return false, fmt.Errorf("lock git index: %w", err)
 	}
-	data, err := f.encode(idx)
-	if err == nil {
-		err = lock.write(data, sync)
+	// Another git process may have written the index between our last
+	// look and the lock: the commit's changes go on top of what it wrote.
+	if reread {
+		if _, err := f.load(); err != nil {
+			lock.abort()
+			return false, err
+		}
 	}
-	if err != nil {
-		lock.abort()
-		return nil, fmt.Errorf("write git index: %w", err)
-	}
-	return &indexLock{f: f, idx: idx, lock: lock}, nil
+	f.held = lock
+	return true, nil
 }
 
-// path is the lock file's path, for flushing its folder.
-func (l *indexLock) path() string { return l.lock.path }
-
-// commit moves the new index into place.
-func (l *indexLock) commit() error {
-	if err := l.lock.commit(l.f.path); err != nil {
-		return fmt.Errorf("replace git index: %w", err)
+// release gives index.lock back when idx holds nothing the file lacks.
+func (f *indexFile) release() {
+	if f.held != nil && !f.dirty() {
+		f.held.abort()
+		f.held = nil
 	}
-	l.f.idx = l.idx
-	if fi, err := os.Stat(l.f.path); err == nil {
-		l.f.stamp = stampOf(fi)
+}
+
+// stage makes idx the index; the lock must be held. The file follows at
+// the next write.
+func (f *indexFile) stage(idx *index.Index, now time.Time) {
+	f.idx = idx
+	f.changed(now)
+}
+
+// changed notes that idx changed at now.
+func (f *indexFile) changed(now time.Time) {
+	if !f.dirty() {
+		f.dirtySince = now
+	}
+	f.lastChange = now
+}
+
+// update applies upd to the index; the lock must be held. A note written
+// again only replaces its entry: that is done in place, without a new
+// 10,000-entry slice for every commit (indexes load returned before must
+// not be kept across this call). Anything else goes through apply.
+func (f *indexFile) update(upd *indexUpdate, now time.Time) {
+	if f.idx == nil || !f.replaceInPlace(upd) {
+		f.idx = upd.apply(f.idx)
+	}
+	f.changed(now)
+}
+
+// replaceInPlace replaces the entries upd sets when each of them
+// replaces one merged entry of the same name and upd removes nothing;
+// else it reports false and changes nothing.
+func (f *indexFile) replaceInPlace(upd *indexUpdate) bool {
+	es := f.idx.Entries
+	if len(upd.remove) > 0 || len(upd.set) == 0 {
+		return len(upd.remove) == 0 && len(upd.set) == 0
+	}
+	for name := range upd.set {
+		i, ok := findEntry(es, name)
+		if !ok || es[i].Stage != 0 || (i+1 < len(es) && es[i+1].Name == name) {
+			return false
+		}
+	}
+	for name, e := range upd.set {
+		i, _ := findEntry(es, name)
+		es[i] = e
+		if f.encIdx == f.idx {
+			f.touched = append(f.touched, i)
+		}
+	}
+	return true
+}
+
+// write puts idx into the held lock and renames it over the index (with
+// sync, flushed to disk first), releasing the lock; nothing to do when
+// the lock is not held. On failure the lock is removed and idx stays
+// newer than the file, for the next write to try again.
+func (f *indexFile) write(sync bool) error {
+	l := f.held
+	if l == nil {
+		return nil
+	}
+	f.held = nil
+	// The lock may have been removed by hand meanwhile (and another
+	// process's taken in its place): a rename would then move that one.
+	if fi, err := os.Lstat(l.path); err != nil || !sameAsOpen(l.f, fi) {
+		l.done = true
+		l.release()
+		return fmt.Errorf("write git index: %s was removed while vaultmcp held it", filepath.Base(l.path))
+	}
+	data, err := f.encode(f.idx)
+	if err == nil {
+		err = l.write(data, sync)
+	}
+	if err == nil {
+		err = l.commit(f.path)
 	} else {
-		l.f.idx = nil
+		l.abort()
+	}
+	if err != nil {
+		return fmt.Errorf("write git index: %w", err)
+	}
+	f.dirtySince, f.lastChange = time.Time{}, time.Time{}
+	if fi, err := os.Stat(f.path); err == nil {
+		f.stamp = stampOf(fi)
+	} else {
+		f.idx = nil
 	}
 	return nil
 }
 
-// abort removes the lock file, leaving the index as it was.
-func (l *indexLock) abort() { l.lock.abort() }
+// sameAsOpen reports whether fi is the file f has open.
+func sameAsOpen(f *os.File, fi os.FileInfo) bool {
+	ofi, err := f.Stat()
+	return err == nil && os.SameFile(ofi, fi)
+}
 
 // encode serialises idx in git's index format (versions 2 and 3; version 4
 // goes through go-git's encoder). Extensions are not written: git rebuilds
@@ -290,7 +403,7 @@ func (l *indexLock) abort() { l.lock.abort() }
 // the checksum. The result is valid until the next call.
 func (f *indexFile) encode(idx *index.Index) ([]byte, error) {
 	if idx.Version >= 4 {
-		f.encIdx = nil
+		f.encIdx, f.touched = nil, f.touched[:0]
 		b := &f.buf
 		b.Reset()
 		if err := index.NewEncoder(b).Encode(idx); err != nil {
@@ -308,7 +421,7 @@ func (f *indexFile) encode(idx *index.Index) ([]byte, error) {
 	if !f.patch(idx, version) {
 		f.encodeAll(idx, version)
 	}
-	f.encIdx = idx
+	f.encIdx, f.touched = idx, f.touched[:0]
 	n := f.offs[len(f.offs)-1]
 	sum := sha1.Sum(f.enc[:n])
 	f.enc = append(f.enc[:n], sum[:]...)
@@ -341,12 +454,22 @@ func (f *indexFile) patch(idx *index.Index, version uint32) bool {
 		return false
 	}
 	var changed []int
-	for i, e := range idx.Entries {
-		if o := prev.Entries[i]; e != o {
-			if e.Name != o.Name || entryLen(e) != f.offs[i+1]-f.offs[i] {
+	if prev == idx {
+		// Replaced in place (update): the same names, at touched.
+		for _, i := range f.touched {
+			if entryLen(idx.Entries[i]) != f.offs[i+1]-f.offs[i] {
 				return false
 			}
-			changed = append(changed, i)
+		}
+		changed = f.touched
+	} else {
+		for i, e := range idx.Entries {
+			if o := prev.Entries[i]; e != o {
+				if e.Name != o.Name || entryLen(e) != f.offs[i+1]-f.offs[i] {
+					return false
+				}
+				changed = append(changed, i)
+			}
 		}
 	}
 	binary.BigEndian.PutUint32(f.enc[4:], version)

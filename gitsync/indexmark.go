@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
@@ -28,15 +29,20 @@ import (
 //   - a torn one: empty, cut short, or zeros where data should be. Its
 //     checksum (the SHA-1 git puts at the end) fails.
 //
-// A torn index is rebuilt at start from HEAD, and the scan then stages
-// the worktree against it; but only when a mark proves that a vaultmcp
-// process renamed an unflushed index into place since the last clean
-// stop. Before its first such rename a process creates its mark,
-// .git/vaultmcp-<pid>-index.unflushed, flushed with that commit's
-// objects, so the mark is on disk before the rename can be; it keeps the
-// mark open and flock(2)ed, and a clean Close flushes the index and then
-// removes the mark. At start, a dead process's mark is removed once the
-// index it may have left is read whole and flushed.
+// A process also keeps its commits' index in memory for a while before
+// it writes the file (indexwrite.go), so a kill can leave it behind HEAD
+// by a burst of commits.
+//
+// A torn index, and any index a process left without a clean stop, is
+// rebuilt at start from HEAD, and the scan then stages the worktree
+// against it; but only when a mark proves that a vaultmcp process
+// changed the index since the last clean stop. Before its first commit a
+// process creates its mark, .git/vaultmcp-<pid>-index.unflushed, flushed
+// with that commit's objects, so the mark is on disk before the index or
+// the ref can change; it keeps the mark open and flock(2)ed, and a clean
+// Close writes and flushes the index and then removes the mark. At
+// start, a dead process's mark means a rebuild (rebuildLeftIndex); the
+// mark is removed once the index is whole and flushed.
 //
 // Everything else still stops the server, as an index we cannot read
 // always did: a torn index without a mark (another program's, or damage
@@ -88,6 +94,10 @@ func (r *Repo) dropIndexMark() {
 	if r.mark == nil {
 		return
 	}
+	if err := r.index.write(false); err != nil {
+		r.log.Warn("could not write the git index; its mark stays", "err", err)
+		return
+	}
 	if err := r.flush(r.index.path); err != nil {
 		r.log.Warn("could not flush the git index; its mark stays", "err", err)
 		return
@@ -103,11 +113,9 @@ func (r *Repo) indexMarks() []string {
 	return marks
 }
 
-// settleIndexMarks removes the marks of dead processes once the index is
-// known whole: it is flushed first, since the dead process may have left
-// it in the page cache only. r.mu is held.
-func (r *Repo) settleIndexMarks() {
-	flushed := false
+// deadIndexMarks returns the marks of processes that are gone.
+func (r *Repo) deadIndexMarks() []string {
+	var dead []string
 	for _, m := range r.indexMarks() {
 		if r.mark != nil && m == r.mark.Name() {
 			continue
@@ -116,20 +124,48 @@ func (r *Repo) settleIndexMarks() {
 		if err != nil {
 			continue
 		}
-		dead := ownerDead(f, filepath.Base(m))
+		if ownerDead(f, filepath.Base(m)) {
+			dead = append(dead, m)
+		}
 		f.Close()
-		if !dead {
-			continue
-		}
-		if !flushed {
-			if err := r.flush(r.index.path); err != nil {
-				r.log.Warn("could not flush the git index a stopped server left", "err", err)
-				return
-			}
-			flushed = true
-		}
+	}
+	return dead
+}
+
+// settleIndexMarks removes the marks of dead processes once the index is
+// known whole: it is flushed first, since the dead process may have left
+// it in the page cache only. r.mu is held.
+func (r *Repo) settleIndexMarks() {
+	dead := r.deadIndexMarks()
+	if len(dead) == 0 {
+		return
+	}
+	if err := r.flush(r.index.path); err != nil {
+		r.log.Warn("could not flush the git index a stopped server left", "err", err)
+		return
+	}
+	for _, m := range dead {
 		os.Remove(m)
 	}
+}
+
+// rebuildLeftIndex rebuilds the index from HEAD when a process that is
+// gone left its mark: it stopped without a clean Close (a kill, a crash,
+// a power loss), so the index it left may lag behind HEAD by the commits
+// of its last burst (indexwrite.go), or be torn. The index so matches
+// HEAD, and the first sync stages the worktree against it. A sparse
+// checkout keeps its index (HEAD cannot restore its skip-worktree bits):
+// the first sync's scan brings it up to date. r.mu is held.
+func (r *Repo) rebuildLeftIndex() error {
+	if len(r.deadIndexMarks()) == 0 || r.sparseCheckout() {
+		return nil
+	}
+	if err := r.rebuildIndex(); err != nil {
+		return fmt.Errorf("gitsync: rebuild the git index a stopped server left: %w", err)
+	}
+	r.log.Info("a vaultmcp process stopped without writing its git index; rebuilt it from HEAD, " +
+		"and the first sync stages the worktree against it")
+	return nil
 }
 
 // tornIndex says how data, the content of an index file, is cut short or
@@ -225,11 +261,11 @@ func (r *Repo) rebuildIndex() error {
 		}
 	}
 	sortEntries(es)
-	lock, err := r.index.prepare(&index.Index{Version: 2, Entries: es}, !r.opts.NoFsync)
-	if err != nil {
+	if _, err := r.index.holdAnd(false); err != nil {
 		return err
 	}
-	if err := lock.commit(); err != nil {
+	r.index.stage(&index.Index{Version: 2, Entries: es}, time.Now())
+	if err := r.index.write(!r.opts.NoFsync); err != nil {
 		return err
 	}
 	return r.flush(r.gitDir)

@@ -50,6 +50,7 @@ func TestStaleLocksOfADeadServerAreRecovered(t *testing.T) {
 	w := newWorld(t, Options{})
 	w.write(t, "write a.md", "a.md", "a\n")
 	gitDir := filepath.Join(w.vault, ".git")
+	waitIndexWritten(w.vault)
 	oldIndex, err := os.ReadFile(filepath.Join(gitDir, "index"))
 	if err != nil {
 		t.Fatal(err)
@@ -106,6 +107,7 @@ func TestIndexBehindHeadAfterAnEditIsRepaired(t *testing.T) {
 	w := newWorld(t, Options{})
 	w.write(t, "write a.md", "a.md", "a\n")
 	gitDir := filepath.Join(w.vault, ".git")
+	waitIndexWritten(w.vault)
 	oldIndex, err := os.ReadFile(filepath.Join(gitDir, "index"))
 	if err != nil {
 		t.Fatal(err)

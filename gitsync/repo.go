@@ -75,9 +75,14 @@ type Repo struct {
 	// mark is this process's unflushed-index mark, open and flocked
 	// once it left an unflushed index (indexmark.go); under mu.
 	mark *os.File
-	// flushIndex, when set (by benchmarks, for comparison), flushes the
-	// index with each commit's objects, as before indexmark.go.
-	flushIndex bool
+	// writeIndexEach, when set (by benchmarks, for comparison), writes
+	// the index with each commit, as before indexwrite.go.
+	writeIndexEach bool
+	// indexTimerArmed says the index write is scheduled; under mu.
+	indexTimerArmed bool
+	// indexDelay, when set (by tests), holds the index write back at
+	// least that long, so a test can look at the state in between.
+	indexDelay time.Duration
 }
 
 // Object cache sizes of the two go-git storages; go-git's default (96 MB
@@ -164,6 +169,8 @@ func (r *Repo) CheckIndex() error {
 		if err := r.repairIndex(err); err != nil {
 			return err
 		}
+	} else if err := r.rebuildLeftIndex(); err != nil {
+		return err
 	}
 	r.settleIndexMarks()
 	return nil

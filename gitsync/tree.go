@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -29,7 +30,7 @@ type objects struct {
 	dir   string // the objects folder, for writing loose objects
 	trees map[plumbing.Hash][]object.TreeEntry
 	order []plumbing.Hash // FIFO eviction for trees
-	zw    *zlib.Writer    // reused: a new one allocates ~1 MB
+	zw    *zlib.Writer    // reused: a new one allocates up to ~1 MB
 	tmp   int             // temp file counter
 	buf   bytes.Buffer
 	// verified holds trees verifyTree found safe.
@@ -91,7 +92,9 @@ func (o *objects) writeLoose(t plumbing.ObjectType, data []byte) (plumbing.Hash,
 	}
 	o.buf.Reset()
 	if o.zw == nil {
-		o.zw = zlib.NewWriter(&o.buf)
+		// Git's own level for loose objects (core.looseCompression
+		// unset): its fastest. A gc recompresses them into a pack.
+		o.zw, _ = zlib.NewWriterLevel(&o.buf, zlib.BestSpeed)
 	} else {
 		o.zw.Reset(&o.buf)
 	}
@@ -254,15 +257,21 @@ func (o *objects) writeBlob(content []byte) (plumbing.Hash, error) {
 
 // writeTree stores a tree whose entries are already sorted.
 func (o *objects) writeTree(es []object.TreeEntry) (plumbing.Hash, error) {
-	var buf bytes.Buffer
+	n := 0
 	for _, e := range es {
-		fmt.Fprintf(&buf, "%o %s", e.Mode, e.Name)
-		buf.WriteByte(0)
-		buf.Write(e.Hash[:])
+		n += 8 + len(e.Name) + len(e.Hash)
 	}
-	h := plumbing.ComputeHash(plumbing.TreeObject, buf.Bytes())
+	buf := make([]byte, 0, n)
+	for _, e := range es {
+		buf = strconv.AppendUint(buf, uint64(e.Mode), 8)
+		buf = append(buf, ' ')
+		buf = append(buf, e.Name...)
+		buf = append(buf, 0)
+		buf = append(buf, e.Hash[:]...)
+	}
+	h := plumbing.ComputeHash(plumbing.TreeObject, buf)
 	if _, ok := o.trees[h]; !ok {
-		if _, err := o.writeLoose(plumbing.TreeObject, buf.Bytes()); err != nil {
+		if _, err := o.writeLoose(plumbing.TreeObject, buf); err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("write tree: %w", err)
 		}
 	}

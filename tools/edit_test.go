@@ -25,6 +25,7 @@ type notesVault struct {
 	t    *testing.T
 	root string
 	d    tools.Deps
+	repo *gitsync.Repo
 }
 
 func newNotesVault(t *testing.T, files map[string]string) *notesVault {
@@ -53,6 +54,7 @@ func newNotesVault(t *testing.T, files map[string]string) *notesVault {
 	}
 	t.Cleanup(func() { repo.Close() })
 	v.SetRecorder(repo)
+	g.repo = repo
 	if err := ix.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +84,9 @@ func (g *notesVault) read(rel string) string {
 
 func (g *notesVault) git(args ...string) string {
 	g.t.Helper()
+	if g.repo != nil {
+		g.repo.FlushIndex() // commits leave it in memory a while
+	}
 	cmd := exec.Command("git", args...)
 	cmd.Dir = g.root
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",

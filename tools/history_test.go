@@ -152,6 +152,9 @@ func (g *gitVault) fails(tool string, args map[string]any, wantParts ...string) 
 
 func (g *gitVault) git(args ...string) string {
 	g.t.Helper()
+	if g.repo != nil {
+		g.repo.FlushIndex() // commits leave it in memory a while
+	}
 	cmd := exec.Command("git", args...)
 	cmd.Dir = g.root
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",

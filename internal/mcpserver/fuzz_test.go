@@ -36,6 +36,7 @@ type fuzzWorld struct {
 	writers map[string]bool
 	logs    *lockedLog
 	calls   int
+	repo    *gitsync.Repo
 }
 
 // lockedLog records the server's log for the fuzz checks.
@@ -107,6 +108,7 @@ func newFuzzWorld(t testing.TB) *fuzzWorld {
 	}
 	t.Cleanup(func() { repo.Close() })
 	v.SetRecorder(repo)
+	w.repo = repo
 	// The links out of the vault are never committed (gitsync leaves them
 	// out): excluded, so that git status shows only what the tools did.
 	if err := os.MkdirAll(filepath.Join(w.root, ".git", "info"), 0o755); err != nil {
@@ -177,6 +179,7 @@ func (w *fuzzWorld) git(t testing.TB, args ...string) string {
 // undone, so the worktree matches HEAD.
 func (w *fuzzWorld) gitClean(t testing.TB) {
 	t.Helper()
+	w.repo.FlushIndex() // commits leave it in memory a while
 	if st := w.git(t, "status", "--porcelain", "--untracked-files=all"); st != "" {
 		t.Fatalf("git status not clean:\n%s", st)
 	}
