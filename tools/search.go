@@ -181,6 +181,16 @@ func Grep(d Deps) server.ServerTool {
 	})}
 }
 
+// GrepPageBytes is what grep's answer aims to stay under when the client
+// gives no limit: about 30 KB (~8k tokens, some 100 lines). A matching
+// line costs more tokens than a path, mixed scripts many more, and an
+// agent usually wants the first matches to decide what to read; the
+// notice gives the offset to read on.
+const GrepPageBytes = 30_000
+
+// grepBytes is grep's page budget, within the answer ceiling.
+func (d Deps) grepBytes() int { return min(GrepPageBytes, d.pageBytes()) }
+
 // GrepVault is grep's work, on eng.
 func GrepVault(ctx context.Context, eng *search.Engine, d Deps, a GrepArgs) (*GrepResult, error) {
 	q := search.GrepQuery{
@@ -201,12 +211,12 @@ func GrepVault(ctx context.Context, eng *search.Engine, d Deps, a GrepArgs) (*Gr
 	if files {
 		s := paginate(a.Paging, len(r.Counts), search.DefaultGrepLimit, fmt.Sprintf("files (%s matching lines)", count(r.Total)))
 		page := window(r.Counts, s)
-		s = s.fit(a.Paging, d.pageBytes(), func(i int) int { return len(page[i].Path) + 10 })
+		s = s.fit(a.Paging, d.grepBytes(), func(i int) int { return len(page[i].Path) + 10 })
 		res.Counts, res.PageInfo, res.page = window(r.Counts, s), s.info(), s
 		return res, nil
 	}
 	s := paginate(a.Paging, r.Total, search.DefaultGrepLimit, "matching lines in "+plural(r.Files, "file"))
-	lines, shown := fitLines(r.Lines, a.Paging, d.pageBytes(), a.ContextLines)
+	lines, shown := fitLines(r.Lines, a.Paging, d.grepBytes(), a.ContextLines)
 	s.End = s.Start + min(shown, r.Shown)
 	res.Lines, res.PageInfo, res.page = lines, s.info(), s
 	return res, nil
