@@ -77,7 +77,13 @@ func SearchFiles(d Deps) server.ServerTool {
 			return nil, err
 		}
 		if res.Total == 0 {
-			return textResult(fmt.Sprintf("No files match %q%s. %s", a.Pattern, inFolder(a.Path), globHint(a.Pattern, a.CaseSensitive))), nil
+			hint := globHint(a.Pattern, a.CaseSensitive)
+			if !a.CaseSensitive {
+				if loose, err := eng.Glob(ctx, search.GlobQuery{Pattern: a.Pattern, Path: a.Path, CaseInsensitive: true, IgnoreAccents: true, Limit: 1}); err == nil && loose.Total > 0 {
+					hint = accentHint(plural(loose.Total, "file"), loose.Paths[0], "pattern", respell(a.Pattern, path.Base(loose.Paths[0])))
+				}
+			}
+			return textResult(fmt.Sprintf("No files match %q%s. %s", a.Pattern, inFolder(a.Path), hint)), nil
 		}
 		return textResult(res.page.withNotice(strings.Join(res.Paths, "\n"))), nil
 	})}
@@ -159,7 +165,11 @@ func Grep(d Deps) server.ServerTool {
 			return nil, err
 		}
 		if res.Total == 0 {
-			return textResult(fmt.Sprintf("No matches for %q%s (%s searched)", a.Query, inFolder(a.Path), plural(res.Searched, "file"))), nil
+			msg := fmt.Sprintf("No matches for %q%s (%s searched)", a.Query, inFolder(a.Path), plural(res.Searched, "file"))
+			if hint := grepAccentHint(ctx, eng, a); hint != "" {
+				msg += ". " + hint
+			}
+			return textResult(msg), nil
 		}
 		var b strings.Builder
 		for i, l := range res.Lines {
@@ -313,7 +323,13 @@ func FindFiles(d Deps) server.ServerTool {
 			return nil, err
 		}
 		if res.Total == 0 {
-			return textResult("No files found" + inFolder(a.Path) + " with these filters"), nil
+			msg := "No files found" + inFolder(a.Path) + " with these filters"
+			if a.Name != "" {
+				if loose, err := findLoose(ctx, eng, a); err == nil && loose.Total > 0 {
+					msg += ". " + accentHint(plural(loose.Total, "file"), loose.Files[0].Path, "name", respell(a.Name, path.Base(loose.Files[0].Path)))
+				}
+			}
+			return textResult(msg), nil
 		}
 		var b strings.Builder
 		for i, f := range res.Files {
@@ -329,7 +345,17 @@ func FindFiles(d Deps) server.ServerTool {
 // Find is find_files' work, on eng.
 func Find(ctx context.Context, eng *search.Engine, d Deps, a FindArgs) (*FindResult, error) {
 	offset, limit := a.bounds(search.DefaultFileLimit)
-	q := search.FindQuery{Path: a.Path, Name: a.Name, MaxSize: -1, Limit: offset + limit}
+	return find(ctx, eng, d, a, search.FindQuery{Path: a.Path, Name: a.Name, MaxSize: -1, Limit: offset + limit})
+}
+
+// findLoose is find_files ignoring accents in the name, for the hint of
+// an empty answer: the first file found and the count.
+func findLoose(ctx context.Context, eng *search.Engine, a FindArgs) (*FindResult, error) {
+	a.Paging = Paging{}
+	return find(ctx, eng, Deps{}, a, search.FindQuery{Path: a.Path, Name: a.Name, MaxSize: -1, Limit: 1, IgnoreAccents: true})
+}
+
+func find(ctx context.Context, eng *search.Engine, d Deps, a FindArgs, q search.FindQuery) (*FindResult, error) {
 	var err error
 	if a.ModifiedAfter != "" {
 		if q.ModifiedAfter, err = search.ParseTime("modified_after", a.ModifiedAfter); err != nil {
@@ -359,6 +385,58 @@ func Find(ctx context.Context, eng *search.Engine, d Deps, a FindArgs) (*FindRes
 
 func foundLine(f search.FoundFile) string {
 	return fmt.Sprintf("%s  %d bytes  %s", f.Path, f.Size, f.ModTime.UTC().Format(time.RFC3339))
+}
+
+// accentHint is what an empty answer adds when the search would have
+// found n items ignoring accents and Unicode form (and case): how many,
+// an example, and the exact argument that finds them. Matching itself
+// stays exact; the client decides.
+func accentHint(found, example, arg, value string) string {
+	return fmt.Sprintf("Ignoring accents, %s would match (e.g. %s): use %s %s.", found, example, arg, strconv.Quote(value))
+}
+
+// grepAccentHint is grep's accentHint, "" when a plain-text query finds
+// nothing ignoring accents either.
+func grepAccentHint(ctx context.Context, eng *search.Engine, a GrepArgs) string {
+	if a.IsRegex {
+		return ""
+	}
+	r, err := eng.Grep(ctx, search.GrepQuery{Query: a.Query, Path: a.Path, CaseSensitive: a.CaseSensitive,
+		Include: a.IncludePattern, IgnoreAccents: true, Limit: 1})
+	if err != nil || r.Total == 0 || len(r.Lines) == 0 {
+		return ""
+	}
+	l := r.Lines[0]
+	span, ok := search.LooseSpan(l.Text, a.Query, !a.CaseSensitive)
+	if !ok {
+		return ""
+	}
+	return accentHint(plural(r.Total, "line")+" in "+plural(r.Files, "file"), fmt.Sprintf("%s:%d", l.Path, l.Num), "query", span)
+}
+
+// respell rewrites the literal parts of a name or glob with the spelling
+// they have in name, where they match it ignoring accents: "cafe*" and
+// "Café crème.md" give "Café*". Wildcards and parts not found stay.
+func respell(pattern, name string) string {
+	var b strings.Builder
+	run := 0 // start of the current literal run
+	flush := func(end int) {
+		lit := pattern[run:end]
+		if span, ok := search.LooseSpan(name, lit, true); ok && strings.TrimSpace(lit) != "" {
+			b.WriteString(span)
+		} else {
+			b.WriteString(lit)
+		}
+	}
+	for i := 0; i < len(pattern); i++ {
+		if strings.IndexByte("*?[]{},/\\", pattern[i]) >= 0 {
+			flush(i)
+			b.WriteByte(pattern[i])
+			run = i + 1
+		}
+	}
+	flush(len(pattern))
+	return b.String()
 }
 
 // inFolder names the searched folder in a message, "" for the root.

@@ -81,3 +81,53 @@ func TestEditFileUnicodeForms(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchUnicodeForms: names and text stored decomposed (as pasted
+// from macOS) are found by composed queries; accent-free queries find
+// nothing but the empty answer gives the exact argument that would; a
+// find_files glob without an extension matches names less theirs.
+func TestSearchUnicodeForms(t *testing.T) {
+	nfdName := "Z/2024/Cafe\u0301 cre\u0300me 00915.md"
+	h := newIndexHarness(t, map[string]string{
+		nfdName:                      "Le cafe\u0301 e\u0301tait tre\u0300s bon.\n",
+		"Z/2024/Café crème 00015.md": "Le café était bon.\nproject\n",
+		"Z/2024/Plain 00015.md":      "nothing\n",
+	})
+	for _, c := range []struct{ tool, args, want string }{
+		{"grep", `{"query":"café était"}`, "Z/2024/Café crème 00015.md:1: Le café était bon.\n" + nfdName + ":1: Le cafe\u0301 e\u0301tait tre\u0300s bon."},
+		{"grep", `{"query":"cafe\u0301 e\u0301tait","case_sensitive":true}`, "Z/2024/Café crème 00015.md:1: Le café était bon.\n" + nfdName + ":1: Le cafe\u0301 e\u0301tait tre\u0300s bon."},
+		{"grep", `{"query":"cafe etait"}`, `No matches for "cafe etait" (3 files searched). Ignoring accents, 2 lines in 2 files would match (e.g. Z/2024/Café crème 00015.md:1): use query "café était".`},
+		{"grep", `{"query":"zzz"}`, `No matches for "zzz" (3 files searched)`},
+		{"find_files", `{"name":"Cafe creme","path":"Z/2024"}`, `No files found in Z/2024 with these filters. Ignoring accents, 2 files would match (e.g. Z/2024/Café crème 00015.md): use name "Café crème".`},
+		{"search_files", `{"pattern":"Cafe*"}`, `No files match "Cafe*". Ignoring accents, 2 files would match (e.g. Z/2024/Café crème 00015.md): use pattern "Café*".`},
+		{"search_files", `{"pattern":"*creme 009*"}`, `No files match "*creme 009*". Ignoring accents, 1 file would match (e.g. ` + nfdName + `): use pattern "*crème 009*".`},
+	} {
+		if got := h.ok(c.tool, c.args); got != c.want {
+			t.Errorf("%s %s =\n%s\nwant\n%s", c.tool, c.args, got, c.want)
+		}
+	}
+	// Sorted by the composed name: 00015 before 00915 stored decomposed.
+	if got := h.ok("list_directory", `{"path":"Z/2024"}`); got != "[file] Z/2024/Café crème 00015.md\n[file] "+nfdName+"\n[file] Z/2024/Plain 00015.md" {
+		t.Errorf("list_directory =\n%s", got)
+	}
+	if got := h.ok("search_files", `{"pattern":"*.md"}`); got != "Z/2024/Café crème 00015.md\n"+nfdName+"\nZ/2024/Plain 00015.md" {
+		t.Errorf("search_files =\n%s", got)
+	}
+	// A name glob without an extension matches the name less its
+	// extension; with one, the whole name.
+	for _, c := range []struct{ args, want string }{
+		{`{"name":"Café crème 00*15","path":"Z/2024"}`, "Z/2024/Café crème 00015.md\n" + nfdName},
+		{`{"name":"Café crème 00*15.md","path":"Z/2024"}`, "Z/2024/Café crème 00015.md\n" + nfdName},
+		{`{"name":"*00015"}`, "Z/2024/Café crème 00015.md\nZ/2024/Plain 00015.md"},
+		{`{"name":"*00015.txt"}`, "No files found with these filters"},
+	} {
+		got := h.ok("find_files", c.args)
+		var paths []string
+		for _, l := range strings.Split(got, "\n") {
+			paths = append(paths, strings.SplitN(l, "  ", 2)[0])
+		}
+		if strings.Join(paths, "\n") != c.want {
+			t.Errorf("find_files %s =\n%s\nwant\n%s", c.args, got, c.want)
+		}
+	}
+}

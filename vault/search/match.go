@@ -33,6 +33,9 @@ type matcher struct {
 	// pre.any, both as bytes.
 	lit     finder
 	anyLits []finder
+	// loose, when set, replaces all of the above: the query ignoring
+	// accents and form (GrepQuery.IgnoreAccents).
+	loose *looseFinder
 }
 
 func invalidInput(format string, args ...any) error {
@@ -226,6 +229,9 @@ func stripCR(line []byte) []byte {
 
 // lines appends text's matching lines to hits.
 func (m *matcher) lines(text []byte, hits []hit) []hit {
+	if m.loose != nil {
+		return m.loose.lines(text, hits)
+	}
 	c := lineCounter{text: text, num: 1}
 	if m.pre.empty() || m.lit.none {
 		return m.scanLines(text, &c, hits)
