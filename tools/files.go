@@ -168,7 +168,8 @@ type editArgs struct {
 func EditFile(d Deps) server.ServerTool {
 	tool := mcp.NewTool("edit_file",
 		mcp.WithDescription("Replace old_text with new_text in a file. old_text must occur exactly once (include surrounding lines to make it unique); "+
-			"otherwise nothing changes and the error says how many times it matched. Works on files with CRLF line ends. The change is committed."),
+			"otherwise nothing changes and the error says how many times it matched, or which line differs only in case or whitespace. "+
+			"Works on files with CRLF line ends and finds accents stored composed or decomposed; binary files are refused. The change is committed."),
 		mcp.WithString("path", mcp.Required(), mcp.Description("File path relative to the vault root")),
 		mcp.WithString("old_text", mcp.Required(), mcp.Description("Exact text to find, including whitespace and line breaks")),
 		mcp.WithString("new_text", mcp.Required(), mcp.Description("Text to put in its place (may be empty to delete old_text)")),

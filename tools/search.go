@@ -305,7 +305,7 @@ func FindFiles(d Deps) server.ServerTool {
 	eng := d.search()
 	opts := []mcp.ToolOption{
 		mcp.WithDescription("Find files by name, modification time and size (all filters given must hold); " +
-			"returns `path  size bytes  modified` lines sorted by path. name is a substring of the name, or a glob with * ? [ {; case is ignored. " +
+			"returns `path  size bytes  modified` lines sorted by path. name is a substring of the name, or a glob with * ? [ { (without a \".\" it also matches the name less its extension); case is ignored. " +
 			"Dates: YYYY-MM-DD (UTC) or RFC 3339; modified_after is inclusive, modified_before exclusive."),
 		mcp.WithString("path", mcp.Description("Folder to search in (default: the whole vault)"), mcp.DefaultString("")),
 		mcp.WithString("name", mcp.Description("Substring of the file name, or a glob on it")),
