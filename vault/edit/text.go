@@ -93,7 +93,7 @@ type NearMiss struct {
 	Kind string
 	// Text is the file's first line at that place, shortened.
 	Text string
-	// More counts further such places (capped at 1: "and others").
+	// More is 1 when old_text matches so at more than one place.
 	More int
 }
 
