@@ -77,8 +77,10 @@
 // push give up after NetworkTimeout. A push rejected because the remote
 // moved on triggers a pull and a second push; a push the remote declined
 // (a hook, a protected branch) is reported with the remote's own message
-// as a PushDeclinedError and tried again only after several minutes; other
-// failures are retried with exponential backoff up to five minutes.
+// as a PushDeclinedError and tried again only after several minutes; a
+// push stopped by the remote branch's lock file (another push running, or
+// one killed mid-update) is a RemoteLockedError naming that file; it and
+// other failures are retried with exponential backoff up to five minutes.
 // Loose objects are packed now and then (see gc.go). A panic anywhere in
 // the loop is logged, turned into an error, and the loop goes on.
 //

@@ -44,6 +44,28 @@ func (e *PushDeclinedError) Error() string {
 	return msg
 }
 
+// RemoteLockedError is a push the remote could not apply because its
+// branch's lock file exists: another push is updating the branch, or one
+// was cut short (killed mid-update) and left the file behind. Pulling does
+// not help; the loop tries again later, as after a network error. A lock
+// left behind stays until someone removes it on the remote, so the error
+// names the file.
+type RemoteLockedError struct {
+	// Lock is the lock file as the remote named it (a path on the remote
+	// machine), or "" when it did not say.
+	Lock string
+	// Message is what the remote said.
+	Message string
+}
+
+func (e *RemoteLockedError) Error() string {
+	what := "its lock file"
+	if e.Lock != "" {
+		what = e.Lock
+	}
+	return "the remote could not update the branch: " + what + " exists (another push is running, or one was cut short; if nothing is pushing to the remote, remove that file there)"
+}
+
 // maxRemoteMessage caps the hook output kept in a PushDeclinedError.
 const maxRemoteMessage = 2000
 
@@ -247,10 +269,33 @@ func pushRefusal(rs *packp.ReportStatus, said []byte) error {
 	} else {
 		reason = "unpack error: " + reason
 	}
+	// git's receive-pack says "failed to update ref" both when the branch
+	// moved under the lease and when its lock file is in the way; only
+	// what it printed tells them apart.
+	if lock, ok := lockInTheWay(string(said)); ok {
+		return &RemoteLockedError{Lock: lock, Message: remoteText(said)}
+	}
 	if movedOn(reason) {
 		return fmt.Errorf("%w (%s)", ErrRejected, reason)
 	}
 	return &PushDeclinedError{Reason: reason, Message: remoteText(said)}
+}
+
+// lockInTheWay finds git's report of a ref lock file that already exists
+// ("Unable to create '<path>.lock': File exists.") in what a remote said,
+// and returns that path.
+func lockInTheWay(said string) (string, bool) {
+	const create = "Unable to create '"
+	i := strings.Index(said, create)
+	if i < 0 || !strings.Contains(said[i:], "File exists") {
+		return "", false
+	}
+	rest := said[i+len(create):]
+	end := strings.Index(rest, "'")
+	if end < 0 || !strings.HasSuffix(rest[:end], ".lock") {
+		return "", true
+	}
+	return strings.ReplaceAll(rest[:end], "/./", "/"), true
 }
 
 // setTracking records what the remote branch now is.

@@ -140,3 +140,56 @@ func TestPushFileBecomesFolder(t *testing.T) {
 	}
 	w.assertSameEverywhere(t)
 }
+
+// TestPushBlockedByARemoteLock: a branch lock file left on the remote (a
+// push killed mid-update) is reported as that, naming the file, and not
+// as "the remote has new commits", which would send the loop pulling and
+// pushing to no end.
+func TestPushBlockedByARemoteLock(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, Options{SyncInterval: -1})
+	w.write(t, "write a.md", "a.md", "a\n")
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(w.remote, "refs", "heads", "main.lock")
+	if err := os.WriteFile(lock, []byte(git(t, w.remote, "rev-parse", "HEAD")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.write(t, "write b.md", "b.md", "b\n")
+	err := w.r.Push(context.Background())
+	var locked *RemoteLockedError
+	if !errors.As(err, &locked) || errors.Is(err, ErrRejected) {
+		t.Fatalf("Push = %v, want a RemoteLockedError", err)
+	}
+	if want := filepath.Join(w.remote, "refs", "heads", "main.lock"); locked.Lock != want {
+		t.Errorf("Lock = %q, want %q", locked.Lock, want)
+	}
+	if st := w.r.Status(); !strings.Contains(st.LastPushError, "main.lock exists") || strings.Contains(st.LastPushError, "new commits") {
+		t.Errorf("LastPushError = %q", st.LastPushError)
+	}
+	// Once the file is gone, the next push goes through.
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatalf("push after the lock is gone: %v", err)
+	}
+}
+
+func TestLockInTheWay(t *testing.T) {
+	for _, c := range []struct {
+		said, lock string
+		ok         bool
+	}{
+		{"error: cannot lock ref 'refs/heads/main': Unable to create '/srv/v.git/./refs/heads/main.lock': File exists.\n\nAnother git process seems to be running", "/srv/v.git/refs/heads/main.lock", true},
+		{"error: cannot lock ref 'refs/heads/main': is at 1111 but expected 2222", "", false},
+		{"Unable to create '/srv/v.git/index.lock': Permission denied", "", false},
+		{"", "", false},
+	} {
+		lock, ok := lockInTheWay(c.said)
+		if lock != c.lock || ok != c.ok {
+			t.Errorf("lockInTheWay(%q) = %q, %v; want %q, %v", c.said, lock, ok, c.lock, c.ok)
+		}
+	}
+}

@@ -82,11 +82,17 @@ type ConceptNotFoundError struct {
 	// concept because its frontmatter could not be read; Why says what
 	// is wrong and how to fix it.
 	Unreadable, Why string
+	// NotConcept, when set, is the note the name opens, which is no
+	// concept because its frontmatter has no prefLabel.
+	NotConcept string
 }
 
 func (e *ConceptNotFoundError) Error() string {
-	if e.Unreadable != "" {
+	switch {
+	case e.Unreadable != "":
 		return fmt.Sprintf("Concept '%s' not found: note %s has %s", e.Concept, e.Unreadable, e.Why)
+	case e.NotConcept != "":
+		return fmt.Sprintf("Concept '%s' not found: note %s is no concept, as its frontmatter has no prefLabel (give it one to make it a concept)", e.Concept, e.NotConcept)
 	}
 	return fmt.Sprintf("Concept '%s' not found", e.Concept)
 }
@@ -158,6 +164,8 @@ func findConcept(v *index.ConceptView, arg, name string) (index.ConceptNote, err
 		e := &ConceptNotFoundError{Concept: name, Available: v.Count(), Suggestions: []string{}}
 		if rel, why := v.UnreadableNamed(name); why != nil {
 			e.Unreadable, e.Why = rel, frontmatterProblem(why)
+		} else {
+			e.NotConcept = v.NoteNamed(name)
 		}
 		for _, rel := range v.Suggest(name, maxConceptSuggestions) {
 			n, _ := v.Note(rel)

@@ -331,7 +331,10 @@ func TestGetConceptLookups(t *testing.T) {
 	if s, _ := r.errBody["suggestions"].([]any); len(s) != 3 || s[0] != "neural_network" {
 		t.Errorf("suggestions for a prefix: %v", r.errBody["suggestions"])
 	}
-	h.fails("get_concept", `{"concept_id":"Statistics Overview"}`, "not found") // a plain note
+	// A plain note is named as one, with what would make it a concept.
+	for _, name := range []string{"Statistics Overview", "[[Statistics Overview]]", "statistics overview.md"} {
+		h.fails("get_concept", `{"concept_id":"`+name+`"}`, "Concept '"+name+"' not found: note Statistics Overview.md is no concept, as its frontmatter has no prefLabel")
+	}
 	// A note whose frontmatter is not YAML is no concept; the error says
 	// why, by its name, id, path or link.
 	for _, name := range []string{"broken", "Broken", "concepts/broken.md", "[[broken]]"} {

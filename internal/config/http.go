@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/go-viper/mapstructure/v2"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"vaultmcp/vault/access"
 )

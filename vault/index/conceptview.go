@@ -219,6 +219,24 @@ func (v *ConceptView) UnreadableNamed(name string) (rel string, why error) {
 	return rel, why
 }
 
+// NoteNamed explains a lookup that found nothing when the name opens a
+// note all the same (as a link from the vault root would) that is no
+// concept because its frontmatter has no prefLabel: it returns that note,
+// or "".
+func (v *ConceptView) NoteNamed(name string) string {
+	t := strings.TrimSpace(name)
+	if ref, isRef := concept.ParseRef(t); isRef && (strings.HasPrefix(t, "[[") || strings.HasPrefix(t, "![[")) {
+		t = ref.Target
+	}
+	if t == "" {
+		return ""
+	}
+	if rel, ok := v.ix.names.resolve(t, ""); ok && v.g.nodes[rel] == nil && v.visible(rel) {
+		return rel
+	}
+	return ""
+}
+
 // linked is the concept note a link to target from the vault root opens,
 // or "".
 func (v *ConceptView) linked(target string) string {

@@ -29,7 +29,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Note is what one Markdown file says about itself and about other notes.

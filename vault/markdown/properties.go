@@ -1,7 +1,7 @@
 package markdown
 
 import (
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // maxPropertyNodes bounds the YAML nodes Properties visits. Aliases make a
