@@ -260,16 +260,24 @@ func TestDefaultPageBudget(t *testing.T) {
 		files[long+"/"+strconv.Itoa(i)+strings.Repeat("n", 150)+".md"] = strings.Repeat("needle ", 40) + "\n"
 	}
 	h := newIndexHarness(t, files)
-	for _, c := range []struct{ tool, args string }{
-		{"search_files", `{"pattern":"*.md"}`},
-		{"find_files", `{}`},
-		{"grep", `{"query":"needle"}`},
-		{"list_directory", `{"path":"","recursive":true}`},
+	for _, c := range []struct {
+		tool, args      string
+		budget, atLeast int
+	}{
+		{"search_files", `{"pattern":"*.md"}`, tools.DefaultPageBytes, 100},
+		{"find_files", `{}`, tools.DefaultPageBytes, 100},
+		// grep's lines (here ~640 bytes each) have a smaller budget.
+		{"grep", `{"query":"needle"}`, tools.GrepPageBytes + 200, 40},
+		{"list_directory", `{"path":"","recursive":true}`, tools.DefaultPageBytes, 100},
 	} {
 		got := h.ok(c.tool, c.args)
 		p := textPage(got)
-		if len(got) > tools.DefaultPageBytes || p.next == nil || len(p.items) < 100 {
+		if len(got) > c.budget || p.next == nil || len(p.items) < c.atLeast {
 			t.Errorf("%s: %d bytes, %d items, next %v", c.tool, len(got), len(p.items), p.next)
 		}
+	}
+	// An explicit limit is honoured past grep's default budget.
+	if p := textPage(h.ok("grep", `{"query":"needle","limit":100}`)); len(p.items) != 100 {
+		t.Errorf("grep limit 100: %d lines", len(p.items))
 	}
 }

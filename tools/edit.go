@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vaultmcp/vault"
 	"vaultmcp/vault/edit"
 )
 
@@ -48,6 +49,9 @@ func Patch(ctx context.Context, d Deps, a PatchNoteArgs) (*PatchNoteResult, erro
 	}
 	changed := false
 	w, err := d.Vault.ModifyFile(ctx, a.Path, summary, func(src []byte) ([]byte, error) {
+		if edit.Binary(src) {
+			return nil, invalid(vault.BinaryRefusal(a.Path))
+		}
 		out, err := edit.Apply(src, p)
 		changed = err == nil && !bytes.Equal(out, src)
 		return out, err
@@ -186,6 +190,9 @@ func UpdateProperties(ctx context.Context, d Deps, a SetPropertiesArgs) (*SetPro
 		return fmt.Sprintf("set properties of %s (%s)", rel, oneLine(strings.Join(keys, ", ")))
 	}
 	w, err := d.Vault.ModifyFile(ctx, a.Path, summary, func(src []byte) ([]byte, error) {
+		if edit.Binary(src) {
+			return nil, invalid(vault.BinaryRefusal(a.Path))
+		}
 		out, c, err := edit.SetProperties(src, set, a.Remove)
 		ch, after = c, out
 		return out, err

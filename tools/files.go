@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"path"
@@ -14,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"vaultmcp/vault"
+	"vaultmcp/vault/edit"
 )
 
 type pathArgs struct {
@@ -123,7 +125,37 @@ func Write(ctx context.Context, d Deps, a WriteArgs) (vault.Written, error) {
 	if err := checkText("content", a.Content); err != nil {
 		return vault.Written{}, err
 	}
+	if mode == vault.Append {
+		if err := refuseBinary(ctx, d, a.Path); err != nil {
+			return vault.Written{}, err
+		}
+	}
 	return d.Vault.WriteFileMode(ctx, a.Path, []byte(a.Content), mode)
+}
+
+// appendCheckBytes is how much of a file refuseBinary reads whole; past
+// it only the start is checked (the write cap refuses such files anyway).
+const appendCheckBytes = 32 << 20
+
+// refuseBinary refuses to append text to a file read_file shows as
+// binary. It runs before the write, outside its lock: a file turned
+// binary in between is the one case it misses, and the vault's write
+// path stays the same for every mode. A missing file is fine (append
+// creates it); other errors are left for the write to report.
+func refuseBinary(ctx context.Context, d Deps, given string) error {
+	f, _, err := d.Vault.OpenFile(ctx, given)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, appendCheckBytes))
+	if err != nil {
+		return nil
+	}
+	if edit.BinaryHead(data) || (len(data) < appendCheckBytes && !utf8.Valid(data)) {
+		return invalid(vault.BinaryRefusal(given))
+	}
+	return nil
 }
 
 type editArgs struct {
@@ -136,7 +168,8 @@ type editArgs struct {
 func EditFile(d Deps) server.ServerTool {
 	tool := mcp.NewTool("edit_file",
 		mcp.WithDescription("Replace old_text with new_text in a file. old_text must occur exactly once (include surrounding lines to make it unique); "+
-			"otherwise nothing changes and the error says how many times it matched. Works on files with CRLF line ends. The change is committed."),
+			"otherwise nothing changes and the error says how many times it matched, or which line differs only in case or whitespace. "+
+			"Works on files with CRLF line ends and finds accents stored composed or decomposed; binary files are refused. The change is committed."),
 		mcp.WithString("path", mcp.Required(), mcp.Description("File path relative to the vault root")),
 		mcp.WithString("old_text", mcp.Required(), mcp.Description("Exact text to find, including whitespace and line breaks")),
 		mcp.WithString("new_text", mcp.Required(), mcp.Description("Text to put in its place (may be empty to delete old_text)")),
@@ -153,9 +186,16 @@ func EditFile(d Deps) server.ServerTool {
 		if w.Unchanged {
 			return textResult(fmt.Sprintf("No change: new_text is the same as old_text, so %s stays as it is; nothing committed", w.Path.Rel)), nil
 		}
-		return textResult(fmt.Sprintf("Edited %s (%d bytes%s)", w.Path.Rel, w.Bytes, commitNote(w.Commit))), nil
+		msg := fmt.Sprintf("Edited %s (%d bytes%s)", w.Path.Rel, w.Bytes, commitNote(w.Commit))
+		if w.Form != "" {
+			msg += fmt.Sprintf(". old_text was found only in Unicode form %s (%s), as the file stores it; new_text was written in that form too", w.Form, formNames[w.Form])
+		}
+		return textResult(msg), nil
 	})}
 }
+
+// formNames says what each Unicode normalization form is.
+var formNames = map[string]string{"NFC": "accents composed", "NFD": "accents decomposed"}
 
 // DeleteFile is delete_file: remove one file, committed.
 func DeleteFile(d Deps) server.ServerTool {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf8"
+
+	"vaultmcp/vault/edit"
 )
 
 // LineRange is the part of a file read_file returns: lines, not bytes, so
@@ -36,20 +38,18 @@ type linePage struct {
 // errPastEnd marks an offset beyond the file's last line.
 var errPastEnd = errors.New("offset past the end")
 
-// binarySniff is how much of a file's start is checked for NUL bytes.
-const binarySniff = 8000
-
 // readLines reads the page of r that lr asks for, at most maxBytes of it.
 // It reads through to the end to count the file's lines, holding only the
 // page in memory.
 func readLines(r io.Reader, size int64, lr LineRange, maxBytes int) (linePage, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	pg := linePage{Size: size, First: lr.Offset + 1}
-	head, err := br.Peek(binarySniff)
+	head, err := br.Peek(edit.BinarySniff)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return pg, err
 	}
-	if bytes.IndexByte(head, 0) >= 0 {
+	// The same check refuses text edits of the file (edit.Binary).
+	if edit.BinaryHead(head) {
 		pg.Binary, pg.Head = true, bytes.Clone(head[:min(len(head), 512)])
 		return pg, nil
 	}

@@ -77,7 +77,13 @@ func SearchFiles(d Deps) server.ServerTool {
 			return nil, err
 		}
 		if res.Total == 0 {
-			return textResult(fmt.Sprintf("No files match %q%s. %s", a.Pattern, inFolder(a.Path), globHint(a.Pattern, a.CaseSensitive))), nil
+			hint := globHint(a.Pattern, a.CaseSensitive)
+			if !a.CaseSensitive {
+				if loose, err := eng.Glob(ctx, search.GlobQuery{Pattern: a.Pattern, Path: a.Path, CaseInsensitive: true, IgnoreAccents: true, Limit: 1}); err == nil && loose.Total > 0 {
+					hint = accentHint(plural(loose.Total, "file"), loose.Paths[0], "pattern", respell(a.Pattern, path.Base(loose.Paths[0])))
+				}
+			}
+			return textResult(fmt.Sprintf("No files match %q%s. %s", a.Pattern, inFolder(a.Path), hint)), nil
 		}
 		return textResult(res.page.withNotice(strings.Join(res.Paths, "\n"))), nil
 	})}
@@ -159,7 +165,11 @@ func Grep(d Deps) server.ServerTool {
 			return nil, err
 		}
 		if res.Total == 0 {
-			return textResult(fmt.Sprintf("No matches for %q%s (%s searched)", a.Query, inFolder(a.Path), plural(res.Searched, "file"))), nil
+			msg := fmt.Sprintf("No matches for %q%s (%s searched)", a.Query, inFolder(a.Path), plural(res.Searched, "file"))
+			if hint := grepAccentHint(ctx, eng, a); hint != "" {
+				msg += ". " + hint
+			}
+			return textResult(msg), nil
 		}
 		var b strings.Builder
 		for i, l := range res.Lines {
@@ -181,6 +191,16 @@ func Grep(d Deps) server.ServerTool {
 	})}
 }
 
+// GrepPageBytes is what grep's answer aims to stay under when the client
+// gives no limit: about 30 KB (~8k tokens, some 100 lines). A matching
+// line costs more tokens than a path, mixed scripts many more, and an
+// agent usually wants the first matches to decide what to read; the
+// notice gives the offset to read on.
+const GrepPageBytes = 30_000
+
+// grepBytes is grep's page budget, within the answer ceiling.
+func (d Deps) grepBytes() int { return min(GrepPageBytes, d.pageBytes()) }
+
 // GrepVault is grep's work, on eng.
 func GrepVault(ctx context.Context, eng *search.Engine, d Deps, a GrepArgs) (*GrepResult, error) {
 	q := search.GrepQuery{
@@ -201,12 +221,12 @@ func GrepVault(ctx context.Context, eng *search.Engine, d Deps, a GrepArgs) (*Gr
 	if files {
 		s := paginate(a.Paging, len(r.Counts), search.DefaultGrepLimit, fmt.Sprintf("files (%s matching lines)", count(r.Total)))
 		page := window(r.Counts, s)
-		s = s.fit(a.Paging, d.pageBytes(), func(i int) int { return len(page[i].Path) + 10 })
+		s = s.fit(a.Paging, d.grepBytes(), func(i int) int { return len(page[i].Path) + 10 })
 		res.Counts, res.PageInfo, res.page = window(r.Counts, s), s.info(), s
 		return res, nil
 	}
 	s := paginate(a.Paging, r.Total, search.DefaultGrepLimit, "matching lines in "+plural(r.Files, "file"))
-	lines, shown := fitLines(r.Lines, a.Paging, d.pageBytes(), a.ContextLines)
+	lines, shown := fitLines(r.Lines, a.Paging, d.grepBytes(), a.ContextLines)
 	s.End = s.Start + min(shown, r.Shown)
 	res.Lines, res.PageInfo, res.page = lines, s.info(), s
 	return res, nil
@@ -285,7 +305,7 @@ func FindFiles(d Deps) server.ServerTool {
 	eng := d.search()
 	opts := []mcp.ToolOption{
 		mcp.WithDescription("Find files by name, modification time and size (all filters given must hold); " +
-			"returns `path  size bytes  modified` lines sorted by path. name is a substring of the name, or a glob with * ? [ {; case is ignored. " +
+			"returns `path  size bytes  modified` lines sorted by path. name is a substring of the name, or a glob with * ? [ { (without a \".\" it also matches the name less its extension); case is ignored. " +
 			"Dates: YYYY-MM-DD (UTC) or RFC 3339; modified_after is inclusive, modified_before exclusive."),
 		mcp.WithString("path", mcp.Description("Folder to search in (default: the whole vault)"), mcp.DefaultString("")),
 		mcp.WithString("name", mcp.Description("Substring of the file name, or a glob on it")),
@@ -303,7 +323,13 @@ func FindFiles(d Deps) server.ServerTool {
 			return nil, err
 		}
 		if res.Total == 0 {
-			return textResult("No files found" + inFolder(a.Path) + " with these filters"), nil
+			msg := "No files found" + inFolder(a.Path) + " with these filters"
+			if a.Name != "" {
+				if loose, err := findLoose(ctx, eng, a); err == nil && loose.Total > 0 {
+					msg += ". " + accentHint(plural(loose.Total, "file"), loose.Files[0].Path, "name", respell(a.Name, path.Base(loose.Files[0].Path)))
+				}
+			}
+			return textResult(msg), nil
 		}
 		var b strings.Builder
 		for i, f := range res.Files {
@@ -319,7 +345,17 @@ func FindFiles(d Deps) server.ServerTool {
 // Find is find_files' work, on eng.
 func Find(ctx context.Context, eng *search.Engine, d Deps, a FindArgs) (*FindResult, error) {
 	offset, limit := a.bounds(search.DefaultFileLimit)
-	q := search.FindQuery{Path: a.Path, Name: a.Name, MaxSize: -1, Limit: offset + limit}
+	return find(ctx, eng, d, a, search.FindQuery{Path: a.Path, Name: a.Name, MaxSize: -1, Limit: offset + limit})
+}
+
+// findLoose is find_files ignoring accents in the name, for the hint of
+// an empty answer: the first file found and the count.
+func findLoose(ctx context.Context, eng *search.Engine, a FindArgs) (*FindResult, error) {
+	a.Paging = Paging{}
+	return find(ctx, eng, Deps{}, a, search.FindQuery{Path: a.Path, Name: a.Name, MaxSize: -1, Limit: 1, IgnoreAccents: true})
+}
+
+func find(ctx context.Context, eng *search.Engine, d Deps, a FindArgs, q search.FindQuery) (*FindResult, error) {
 	var err error
 	if a.ModifiedAfter != "" {
 		if q.ModifiedAfter, err = search.ParseTime("modified_after", a.ModifiedAfter); err != nil {
@@ -349,6 +385,58 @@ func Find(ctx context.Context, eng *search.Engine, d Deps, a FindArgs) (*FindRes
 
 func foundLine(f search.FoundFile) string {
 	return fmt.Sprintf("%s  %d bytes  %s", f.Path, f.Size, f.ModTime.UTC().Format(time.RFC3339))
+}
+
+// accentHint is what an empty answer adds when the search would have
+// found n items ignoring accents and Unicode form (and case): how many,
+// an example, and the exact argument that finds them. Matching itself
+// stays exact; the client decides.
+func accentHint(found, example, arg, value string) string {
+	return fmt.Sprintf("Ignoring accents, %s would match (e.g. %s): use %s %s.", found, example, arg, strconv.Quote(value))
+}
+
+// grepAccentHint is grep's accentHint, "" when a plain-text query finds
+// nothing ignoring accents either.
+func grepAccentHint(ctx context.Context, eng *search.Engine, a GrepArgs) string {
+	if a.IsRegex {
+		return ""
+	}
+	r, err := eng.Grep(ctx, search.GrepQuery{Query: a.Query, Path: a.Path, CaseSensitive: a.CaseSensitive,
+		Include: a.IncludePattern, IgnoreAccents: true, Limit: 1})
+	if err != nil || r.Total == 0 || len(r.Lines) == 0 {
+		return ""
+	}
+	l := r.Lines[0]
+	span, ok := search.LooseSpan(l.Text, a.Query, !a.CaseSensitive)
+	if !ok {
+		return ""
+	}
+	return accentHint(plural(r.Total, "line")+" in "+plural(r.Files, "file"), fmt.Sprintf("%s:%d", l.Path, l.Num), "query", span)
+}
+
+// respell rewrites the literal parts of a name or glob with the spelling
+// they have in name, where they match it ignoring accents: "cafe*" and
+// "Café crème.md" give "Café*". Wildcards and parts not found stay.
+func respell(pattern, name string) string {
+	var b strings.Builder
+	run := 0 // start of the current literal run
+	flush := func(end int) {
+		lit := pattern[run:end]
+		if span, ok := search.LooseSpan(name, lit, true); ok && strings.TrimSpace(lit) != "" {
+			b.WriteString(span)
+		} else {
+			b.WriteString(lit)
+		}
+	}
+	for i := 0; i < len(pattern); i++ {
+		if strings.IndexByte("*?[]{},/\\", pattern[i]) >= 0 {
+			flush(i)
+			b.WriteByte(pattern[i])
+			run = i + 1
+		}
+	}
+	flush(len(pattern))
+	return b.String()
 }
 
 // inFolder names the searched folder in a message, "" for the root.

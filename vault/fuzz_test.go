@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"vaultmcp/vault/edit"
 )
 
 // FuzzResolve checks the vault boundary for any input: Resolve either
@@ -110,11 +112,29 @@ func FuzzReplaceOnce(f *testing.F) {
 	f.Add("a\nb\r\n", "a\nb", "c")
 	f.Add("\r\n\r\n", "\n", "")
 	f.Add("", "x", "y")
+	f.Add("Le cafe\u0301 e\u0301tait bon.", "café était", "thé")
+	f.Add("Le café était bon.", "cafe\u0301", "the\u0301")
+	f.Add("\x89PNG\r\n\x1a\n\x00\x00", "PNG", "JPG")
+	f.Add("caf\xe9", "caf", "x")
 	f.Fuzz(func(t *testing.T, src, old, repl string) {
-		got, err := replaceOnce("f.md", []byte(src), old, repl)
+		got, form, err := replaceOnce("f.md", []byte(src), old, repl)
 		if old == "" {
 			if !errors.Is(err, ErrInvalidInput) {
 				t.Fatalf("empty old_text: err = %v", err)
+			}
+			return
+		}
+		if edit.Binary([]byte(src)) {
+			if !errors.Is(err, ErrInvalidInput) || got != nil {
+				t.Fatalf("binary %q: err = %v, out = %q", src, err, got)
+			}
+			return
+		}
+		if form != "" {
+			// Found only in another form: the result is the file with
+			// one occurrence replaced, which the exact model cannot see.
+			if err != nil || len(naiveIndexes(src, old)) != 0 {
+				t.Fatalf("replaceOnce(%q, %q) in form %s: err = %v", src, old, form, err)
 			}
 			return
 		}
@@ -133,7 +153,10 @@ func FuzzReplaceOnce(f *testing.F) {
 		}
 		switch len(idx) {
 		case 0:
-			if !errors.Is(err, ErrNoMatch) {
+			if err == nil && len(edit.OtherForms(old)) > 0 {
+				t.Fatalf("replaceOnce(%q, %q) found another form but did not say which", src, old)
+			}
+			if !errors.Is(err, ErrNoMatch) && !(errors.Is(err, ErrAmbiguous) && len(edit.OtherForms(old)) > 0) {
 				t.Fatalf("replaceOnce(%q, %q): err = %v, want no match", src, old, err)
 			}
 		case 1:

@@ -67,3 +67,91 @@ func LooseName(name string) string {
 	}
 	return NFC(string(buf))
 }
+
+// CompareNames orders names as listings show them: by their FoldName
+// form (NFC, case ignored), ties broken by the bytes as stored. A name
+// stored decomposed sorts where its composed spelling does ("Café 2"
+// after "Café 1" and after "Cafe 9" whichever form each is stored in).
+// Names that differ in ASCII are compared in place, without a copy; only
+// a difference at or just before a non-ASCII byte normalises both.
+func CompareNames(a, b string) int { return compareNamed(a, b, true, false) }
+
+// ComparePaths orders vault paths the way a walk visits them, folder by
+// folder ('/' before every other byte), each folder's names by the bytes
+// of their NFC form; ties broken by the bytes as stored. Like
+// CompareNames it copies nothing unless the paths differ near a
+// non-ASCII byte.
+func ComparePaths(a, b string) int { return compareNamed(a, b, false, true) }
+
+func compareNamed(a, b string, fold, slashFirst bool) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i < n; i++ {
+		ca, cb := a[i], b[i]
+		if fold {
+			ca, cb = lowerASCII(ca), lowerASCII(cb)
+		}
+		if ca != cb {
+			break
+		}
+	}
+	// A non-ASCII byte where they differ, or a combining mark right
+	// after, can change the order once composed.
+	if nonASCIINear(a, i) || nonASCIINear(b, i) {
+		ka, kb := NFC(a), NFC(b)
+		if fold {
+			ka, kb = strings.ToLower(ka), strings.ToLower(kb)
+		}
+		if c := compareBytes(ka, kb, slashFirst); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	}
+	if i == n {
+		if len(a) != len(b) {
+			return len(a) - len(b)
+		}
+		return strings.Compare(a, b)
+	}
+	ca, cb := a[i], b[i]
+	if fold {
+		ca, cb = lowerASCII(ca), lowerASCII(cb)
+	}
+	return orderBytes(ca, cb, slashFirst)
+}
+
+func nonASCIINear(s string, i int) bool {
+	return (i < len(s) && s[i] >= utf8.RuneSelf) || (i+1 < len(s) && s[i+1] >= utf8.RuneSelf)
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// compareBytes is strings.Compare, with '/' first when slashFirst.
+func compareBytes(a, b string, slashFirst bool) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return orderBytes(a[i], b[i], slashFirst)
+		}
+	}
+	return len(a) - len(b)
+}
+
+func orderBytes(ca, cb byte, slashFirst bool) int {
+	switch {
+	case ca == cb:
+		return 0
+	case slashFirst && ca == '/':
+		return -1
+	case slashFirst && cb == '/':
+		return 1
+	case ca < cb:
+		return -1
+	}
+	return 1
+}

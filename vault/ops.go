@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"strings"
 	"time"
+
+	"vaultmcp/vault/edit"
 )
 
 // Written reports a completed change.
@@ -25,6 +28,10 @@ type Written struct {
 	// Unchanged says the file already held the content: nothing was
 	// written or recorded.
 	Unchanged bool
+	// Form is set when an edit found old_text only in another Unicode
+	// normalization form ("NFC" or "NFD"): the file's occurrence was
+	// replaced and new_text written in that form.
+	Form string
 }
 
 // ResolveFile resolves a client path that must name a file (existing or
@@ -72,7 +79,7 @@ func (v *Vault) EditFile(ctx context.Context, given, oldText, newText string) (W
 	}
 	var p Path
 	var out []byte
-	unchanged, before := false, 0
+	unchanged, before, form := false, 0, ""
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
 		var fi fs.FileInfo
 		if p, fi, err = v.statFile(ctx, given); err != nil {
@@ -89,7 +96,7 @@ func (v *Vault) EditFile(ctx context.Context, given, oldText, newText string) (W
 		if err != nil {
 			return osError(given, err)
 		}
-		out, err = replaceOnce(given, src, oldText, newText)
+		out, form, err = replaceOnce(given, src, oldText, newText)
 		if err != nil {
 			return err
 		}
@@ -105,39 +112,77 @@ func (v *Vault) EditFile(ctx context.Context, given, oldText, newText string) (W
 	if err != nil {
 		return Written{}, err
 	}
-	return Written{Path: p, Bytes: len(out), Commit: commit, PrevBytes: before, Unchanged: unchanged}, nil
+	return Written{Path: p, Bytes: len(out), Commit: commit, PrevBytes: before, Unchanged: unchanged, Form: form}, nil
 }
 
 // replaceOnce is the text logic of EditFile. Matches are counted with
 // overlaps ("aa" occurs twice in "aaa"): the client could not tell which
 // one it meant. A file whose first line ends in CRLF is a CRLF file; LF in
 // old_text and new_text then stands for CRLF, so the edit neither misses
-// the text nor leaves mixed line ends behind.
-func replaceOnce(given string, src []byte, oldText, newText string) ([]byte, error) {
+// the text nor leaves mixed line ends behind. Text not found as given is
+// looked for in its other Unicode normalization forms (an accent typed
+// composed, stored decomposed); found so, new_text is written in the form
+// that matched and form names it. A file read_file would show as binary
+// is refused before anything is matched.
+func replaceOnce(given string, src []byte, oldText, newText string) (out []byte, form string, err error) {
 	if oldText == "" {
-		return nil, newError(ErrInvalidInput, given, "old_text is empty: give the exact text to replace")
+		return nil, "", newError(ErrInvalidInput, given, "old_text is empty: give the exact text to replace")
 	}
-	old, repl := []byte(oldText), []byte(newText)
+	if edit.Binary(src) {
+		return nil, "", binaryError(given)
+	}
 	crlf := usesCRLF(src)
+	old, repl, n := locate(src, oldText, newText, crlf)
+	if n == 0 {
+		for _, f := range edit.OtherForms(oldText) {
+			if o, r, k := locate(src, f.String(oldText), f.String(newText), crlf); k > 0 {
+				old, repl, n, form = o, r, k, f.Name
+				break
+			}
+		}
+	}
+	switch {
+	case n == 0:
+		msg := fmt.Sprintf("old_text not found in %s: it must match the file exactly, including whitespace and line breaks", given)
+		if miss, ok := edit.FindNearMiss(src, oldText); ok {
+			msg += "; " + miss.String()
+		}
+		return nil, "", newError(ErrNoMatch, given, "%s", msg)
+	case n > 1:
+		return nil, "", newError(ErrAmbiguous, given, "old_text matches %d times in %s: it must match exactly once; include more surrounding text to make it unique", countAll(src, old), given)
+	}
+	i := bytes.Index(src, old)
+	out = make([]byte, 0, len(src)-len(old)+len(repl))
+	out = append(out, src[:i]...)
+	out = append(out, repl...)
+	return append(out, src[i+len(old):]...), form, nil
+}
+
+// locate counts (up to 2) the occurrences of oldText in src, on a CRLF
+// file trying it with CRLF line ends too, and returns the bytes found and
+// the bytes to put in their place.
+func locate(src []byte, oldText, newText string, crlf bool) (old, repl []byte, n int) {
+	old, repl = []byte(oldText), []byte(newText)
 	if crlf {
 		repl = toCRLF(newText)
 	}
-	n := countUpTo2(src, old)
+	n = countUpTo2(src, old)
 	if n == 0 && crlf && strings.Contains(oldText, "\n") {
 		old = toCRLF(oldText)
 		n = countUpTo2(src, old)
 	}
-	switch {
-	case n == 0:
-		return nil, newError(ErrNoMatch, given, "old_text not found in %s: it must match the file exactly, including whitespace and line breaks", given)
-	case n > 1:
-		return nil, newError(ErrAmbiguous, given, "old_text matches %d times in %s: it must match exactly once; include more surrounding text to make it unique", countAll(src, old), given)
-	}
-	i := bytes.Index(src, old)
-	out := make([]byte, 0, len(src)-len(old)+len(repl))
-	out = append(out, src[:i]...)
-	out = append(out, repl...)
-	return append(out, src[i+len(old):]...), nil
+	return old, repl, n
+}
+
+// binaryError refuses a text edit of a file that is not text.
+func binaryError(given string) error {
+	return newError(ErrInvalidInput, given, "%s", BinaryRefusal(given))
+}
+
+// BinaryRefusal is the message of every text edit refused because the
+// file is binary (see edit.Binary).
+func BinaryRefusal(given string) string {
+	return given + " is a binary file (read_file shows no text of it); a text edit would corrupt it, so nothing was changed"
 }
 
 // countUpTo2 counts the (possibly overlapping) occurrences of sub in s,

@@ -177,24 +177,44 @@ func TestReplaceOnce(t *testing.T) {
 		src, old, repl string
 		want           string
 		kind           error
+		form           string // the form old_text was found in, when not as given
+		says           string // in the error message
 	}{
-		{"abc", "b", "B", "aBc", nil},
-		{"abc", "abc", "", "", nil},
-		{"abc", "x", "y", "", ErrNoMatch},
-		{"abab", "ab", "x", "", ErrAmbiguous},
-		{"aaa", "aa", "b", "", ErrAmbiguous},
-		{"a\r\nb\r\n", "a\nb", "c\nd", "c\r\nd\r\n", nil},
-		{"a\r\nb\r\n", "a\r\nb", "c\r\nd", "c\r\nd\r\n", nil},
-		{"a\r\nb\r\n", "b", "b\nc", "a\r\nb\r\nc\r\n", nil},
-		{"a\nb\n", "a\nb", "c\nd", "c\nd\n", nil},
-		{"a\nb\n", "b", "b\r\nc", "a\nb\r\nc\n", nil}, // an LF file is left as the client writes
-		{"x\r\ny\r\nx\r\ny\r\n", "x\ny", "z", "", ErrAmbiguous},
+		{"abc", "b", "B", "aBc", nil, "", ""},
+		{"abc", "abc", "", "", nil, "", ""},
+		{"abc", "x", "y", "", ErrNoMatch, "", ""},
+		{"abab", "ab", "x", "", ErrAmbiguous, "", ""},
+		{"aaa", "aa", "b", "", ErrAmbiguous, "", ""},
+		{"a\r\nb\r\n", "a\nb", "c\nd", "c\r\nd\r\n", nil, "", ""},
+		{"a\r\nb\r\n", "a\r\nb", "c\r\nd", "c\r\nd\r\n", nil, "", ""},
+		{"a\r\nb\r\n", "b", "b\nc", "a\r\nb\r\nc\r\n", nil, "", ""},
+		{"a\nb\n", "a\nb", "c\nd", "c\nd\n", nil, "", ""},
+		{"a\nb\n", "b", "b\r\nc", "a\nb\r\nc\n", nil, "", ""}, // an LF file is left as the client writes
+		{"x\r\ny\r\nx\r\ny\r\n", "x\ny", "z", "", ErrAmbiguous, "", ""},
+		// Binary files are refused, whatever matches.
+		{"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "PNG", "JPG", "", ErrInvalidInput, "", "binary file"},
+		{"caf\xe9 cr\xe8me", "caf", "x", "", ErrInvalidInput, "", "binary file"},
+		// Composed old_text finds decomposed text; new_text follows the file.
+		{"Le cafe\u0301 e\u0301tait tre\u0300s bon.\n", "Le café était très bon.", "Le thé était bon.", "Le the\u0301 e\u0301tait bon.\n", nil, "NFD", ""},
+		{"Le café était.\n", "cafe\u0301", "thé", "Le thé était.\n", nil, "NFC", ""},
+		{"cafe\u0301 café", "café", "x", "cafe\u0301 x", nil, "", ""}, // the exact match wins
+		// Not found: the near miss is named.
+		{"a\nThe Quick Fox\n", "the quick fox", "x", "", ErrNoMatch, "", "at line 2 differs from old_text only in letter case; line 2 reads \"The Quick Fox\""},
+		{"a\nb\n  - item one  \n  - item two\n", "- item one\n- item two", "x", "", ErrNoMatch, "", "at lines 3-4 differs from old_text only in whitespace"},
+		{"x\ncafe\u0301 Cre\u0300me\n", "café crème", "x", "", ErrNoMatch, "", "at line 2 differs from old_text only in letter case and Unicode form"},
+		{"abc\n", "xyz", "x", "", ErrNoMatch, "", "including whitespace and line breaks"},
 	}
 	for _, tt := range tests {
-		got, err := replaceOnce("f.md", []byte(tt.src), tt.old, tt.repl)
+		got, form, err := replaceOnce("f.md", []byte(tt.src), tt.old, tt.repl)
+		if form != tt.form {
+			t.Errorf("replaceOnce(%q, %q) form = %q, want %q", tt.src, tt.old, form, tt.form)
+		}
 		if tt.kind != nil {
 			if !errors.Is(err, tt.kind) {
 				t.Errorf("replaceOnce(%q, %q) error = %v, want %v", tt.src, tt.old, err, tt.kind)
+			}
+			if err != nil && !strings.Contains(err.Error(), tt.says) {
+				t.Errorf("replaceOnce(%q, %q) error = %q, want it to say %q", tt.src, tt.old, err, tt.says)
 			}
 			continue
 		}

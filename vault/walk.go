@@ -8,7 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"vaultmcp/vault/access"
@@ -119,12 +118,7 @@ func (v *Vault) list(scope *access.Scope, fv *folderView, abs, rel string, depth
 	if err != nil {
 		return err
 	}
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int {
-		if c := strings.Compare(strings.ToLower(a.Name()), strings.ToLower(b.Name())); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name(), b.Name())
-	})
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return CompareNames(a.Name(), b.Name()) })
 	for _, e := range entries {
 		name := e.Name()
 		if v.Skipped(name) || IsSpecial(e.Type()) {

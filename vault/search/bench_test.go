@@ -92,3 +92,15 @@ func BenchmarkGlob(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGrepAccentHintMemory prices the second pass an empty grep
+// answer makes to look for the query ignoring accents.
+func BenchmarkGrepAccentHintMemory(b *testing.B) {
+	benchGrep(b, true, GrepQuery{Query: "cafe creme etait", IgnoreAccents: true, Limit: 1})
+}
+
+// BenchmarkGrepNonASCIIMemory is a query with accents, searched in both
+// Unicode forms.
+func BenchmarkGrepNonASCIIMemory(b *testing.B) {
+	benchGrep(b, true, GrepQuery{Query: "café crème"})
+}

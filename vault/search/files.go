@@ -25,6 +25,9 @@ type GlobQuery struct {
 	// Path is the folder the pattern is relative to ("" = vault root).
 	Path            string
 	CaseInsensitive bool
+	// IgnoreAccents matches names ignoring accents and Unicode form too
+	// (and case): for the hint of an empty answer.
+	IgnoreAccents bool
 	// Limit caps the paths returned; 0 means DefaultFileLimit.
 	Limit int
 }
@@ -42,6 +45,9 @@ func (e *Engine) Glob(ctx context.Context, q GlobQuery) (*GlobResult, error) {
 	g, err := compileGlob("pattern", q.Pattern, q.CaseInsensitive)
 	if err != nil {
 		return nil, err
+	}
+	if q.IgnoreAccents {
+		g.ignoreAccents()
 	}
 	dir, err := e.folder(ctx, q.Path)
 	if err != nil {
@@ -89,8 +95,13 @@ func limitOr(limit int) int {
 type FindQuery struct {
 	Path string
 	// Name filters file names: a glob when it holds *, ?, [ or {,
-	// otherwise a substring; both ignore case.
+	// otherwise a substring; both ignore case. A glob without a '.'
+	// also matches names less their extension ("Meeting*" finds
+	// "Meeting notes.md").
 	Name string
+	// IgnoreAccents matches Name ignoring accents and Unicode form: for
+	// the hint of an empty answer.
+	IgnoreAccents bool
 	// ModifiedAfter keeps files modified at or after it; ModifiedBefore
 	// files modified strictly before it.
 	ModifiedAfter, ModifiedBefore time.Time
@@ -127,7 +138,14 @@ func (e *Engine) Find(ctx context.Context, q FindQuery) (*FindResult, error) {
 			if err != nil {
 				return nil, err
 			}
+			g.matchStems()
+			if q.IgnoreAccents {
+				g.ignoreAccents()
+			}
 			name = func(base string) bool { return g.match(base) }
+		} else if q.IgnoreAccents {
+			sub := vault.LooseName(q.Name)
+			name = func(base string) bool { return strings.Contains(vault.LooseName(base), sub) }
 		} else {
 			sub := vault.FoldName(q.Name)
 			name = func(base string) bool { return strings.Contains(vault.FoldName(base), sub) }

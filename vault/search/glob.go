@@ -18,6 +18,24 @@ type glob struct {
 	pattern  string
 	baseOnly bool // match the file name only
 	fold     bool // case-insensitive
+	loose    bool // accents ignored too (see ignoreAccents)
+	// stem also matches the name without its extension (see
+	// matchStems).
+	stem bool
+}
+
+// ignoreAccents makes g compare names as vault.LooseName spells them:
+// lower case, accents dropped ("cafe*" matches "Café crème.md").
+func (g *glob) ignoreAccents() {
+	g.loose, g.fold = true, true
+	g.pattern = vault.LooseName(g.pattern)
+}
+
+// matchStems makes a name pattern without an extension (no '.') also
+// match a file's name less its extension, as a person means "Meeting*
+// 2024" to find "Meeting notes 2024.md".
+func (g *glob) matchStems() {
+	g.stem = g.baseOnly && !strings.Contains(g.pattern, ".")
 }
 
 const (
@@ -87,12 +105,21 @@ func (g *glob) match(rel string) bool {
 	if g.baseOnly {
 		name = path.Base(rel)
 	}
-	if g.fold {
+	switch {
+	case g.loose:
+		name = vault.LooseName(name)
+	case g.fold:
 		name = vault.FoldName(name)
-	} else {
+	default:
 		name = vault.NFC(name)
 	}
-	return doublestar.MatchUnvalidated(g.pattern, name)
+	if doublestar.MatchUnvalidated(g.pattern, name) {
+		return true
+	}
+	if ext := path.Ext(name); g.stem && ext != "" && ext != name {
+		return doublestar.MatchUnvalidated(g.pattern, name[:len(name)-len(ext)])
+	}
+	return false
 }
 
 // within returns rel relative to the search folder dir ("" = vault root).
@@ -103,28 +130,9 @@ func within(dir, rel string) string {
 	return strings.TrimPrefix(rel[len(dir):], "/")
 }
 
-// comparePaths orders vault paths the way a walk visits them: folder by
-// folder, each folder's names in byte order ("a/b" before "a-c").
-func comparePaths(a, b string) int {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		ca, cb := a[i], b[i]
-		if ca == cb {
-			continue
-		}
-		if ca == '/' {
-			return -1
-		}
-		if cb == '/' {
-			return 1
-		}
-		if ca < cb {
-			return -1
-		}
-		return 1
-	}
-	return len(a) - len(b)
-}
+// comparePaths orders vault paths the way a walk visits them, folder by
+// folder, names compared in NFC (see vault.ComparePaths).
+func comparePaths(a, b string) int { return vault.ComparePaths(a, b) }
 
 // expansions counts the patterns the brace groups of a valid pattern
 // expand to ("{a,b}{c,d,e}" is 6), stopping once the count passes limit.

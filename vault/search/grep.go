@@ -46,6 +46,10 @@ type GrepQuery struct {
 	Limit int
 	// Offset skips that many matching lines (in path order) first.
 	Offset int
+	// IgnoreAccents matches a plain-text Query ignoring accents, Unicode
+	// form and (unless CaseSensitive) case: "cafe creme" finds "Café
+	// crème". It is for the hint of an empty answer, not for searching.
+	IgnoreAccents bool
 	// FilesOnly asks for the matching files with their counts
 	// (GrepResult.Counts) instead of lines; Limit and Offset are then
 	// up to the caller.
@@ -89,6 +93,11 @@ func (e *Engine) Grep(ctx context.Context, q GrepQuery) (*GrepResult, error) {
 	m, err := compileQuery(q.Query, q.Regex, q.CaseSensitive)
 	if err != nil {
 		return nil, err
+	}
+	if q.IgnoreAccents && !q.Regex {
+		if f, ok := newLooseFinder(q.Query, !q.CaseSensitive); ok {
+			m.loose = f
+		}
 	}
 	var include *glob
 	if q.Include != "" {
@@ -442,7 +451,11 @@ func (r *grepRun) lineText(line []byte, match bool) string {
 		return string(line)
 	}
 	ms, me := 0, 0
-	if match {
+	if match && r.m.loose != nil {
+		if s, e := r.m.loose.index(line); s >= 0 {
+			ms, me = s, e
+		}
+	} else if match {
 		if loc := r.m.ref.FindIndex(line); loc != nil {
 			ms, me = loc[0], loc[1]
 		}

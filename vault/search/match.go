@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"vaultmcp/vault"
 )
@@ -30,6 +33,9 @@ type matcher struct {
 	// pre.any, both as bytes.
 	lit     finder
 	anyLits []finder
+	// loose, when set, replaces all of the above: the query ignoring
+	// accents and form (GrepQuery.IgnoreAccents).
+	loose *looseFinder
 }
 
 func invalidInput(format string, args ...any) error {
@@ -53,13 +59,22 @@ func compileQuery(query string, isRegex, caseSensitive bool) (*matcher, error) {
 		if strings.ContainsAny(query, "\n") {
 			return nil, invalidInput("query contains a line break: grep matches within single lines, so search for one line of the text")
 		}
-		m.ref = regexp.MustCompile(prefix + regexp.QuoteMeta(query))
-		m.scan = m.ref
-		lit := query
-		if m.fold {
-			lit = foldString(query)
+		forms := spellings(query)
+		quoted := make([]string, len(forms))
+		lits := make([]string, len(forms))
+		for i, f := range forms {
+			quoted[i], lits[i] = regexp.QuoteMeta(f), f
+			if m.fold {
+				lits[i] = foldString(f)
+			}
 		}
-		m.pre = prefilter{must: []string{lit}}
+		m.ref = regexp.MustCompile(prefix + strings.Join(quoted, "|"))
+		m.scan = m.ref
+		if len(lits) == 1 {
+			m.pre = prefilter{must: lits}
+		} else {
+			m.pre = prefilter{any: lits}
+		}
 		m.prepare()
 		return m, nil
 	}
@@ -93,6 +108,24 @@ func compileQuery(query string, isRegex, caseSensitive bool) (*matcher, error) {
 	m.scan = scan
 	m.prepare()
 	return m, nil
+}
+
+// spellings returns a plain-text query in every Unicode normalization
+// form that spells it differently (composed "é", decomposed "e" plus a
+// combining accent): a note pasted from macOS or a PDF stores the other
+// form, and a search should not depend on it. An ASCII query has one
+// spelling, so the common case costs nothing.
+func spellings(query string) []string {
+	out := []string{query}
+	if isASCII(query) {
+		return out
+	}
+	for _, f := range []norm.Form{norm.NFC, norm.NFD} {
+		if s := f.String(query); !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // prepare converts the prefilter to the byte slices the search loops use.
@@ -196,6 +229,9 @@ func stripCR(line []byte) []byte {
 
 // lines appends text's matching lines to hits.
 func (m *matcher) lines(text []byte, hits []hit) []hit {
+	if m.loose != nil {
+		return m.loose.lines(text, hits)
+	}
 	c := lineCounter{text: text, num: 1}
 	if m.pre.empty() || m.lit.none {
 		return m.scanLines(text, &c, hits)
@@ -274,4 +310,13 @@ func (c *lineCounter) at(start int) int {
 	c.num += bytes.Count(c.text[c.pos:start], []byte{'\n'})
 	c.pos = start
 	return c.num
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

@@ -175,6 +175,10 @@ func FuzzMatcherLines(f *testing.F) {
 		{"key 7", "\u212Aey 7\nKEY 7\nkey 8\nékey 7"},
 		{"ſx9", "sx9\nSX9\n\u017Fx9"},
 		{"日本 5", "日本 5\n日本5\n\xe6\x97 5"},
+		// Accents composed or decomposed, in the query or the text.
+		{"café était", "Le cafe\u0301 e\u0301tait\nLe café était\nLe cafe etait"},
+		{"CAFE\u0301", "cafe\u0301\ncafé\nCAFÉ"},
+		{"Å 7", "A\u030a 7\n\u212b 7\nå 7"},
 	}
 	for _, s := range seeds {
 		for _, regex := range []bool{true, false} {
@@ -192,6 +196,34 @@ func FuzzMatcherLines(f *testing.F) {
 			t.Fatalf("pattern %q (regex %v, case-sensitive %v) on %q: lines %v, want %v", pattern, regex, caseSensitive, text, got, want)
 		}
 	})
+}
+
+// TestMatcherUnicodeForms: a plain-text query finds its text whether the
+// note stores accents composed (NFC) or decomposed (NFD), in either case
+// mode; a regex matches text as stored.
+func TestMatcherUnicodeForms(t *testing.T) {
+	text := "Le cafe\u0301 e\u0301tait bon.\nLe café était bon.\nLe cafe etait bon.\nLE CAFE\u0301 E\u0301TAIT\n"
+	tests := []struct {
+		query         string
+		regex, sensit bool
+		want          []int
+	}{
+		{"café était", false, true, []int{1, 2}},
+		{"cafe\u0301 e\u0301tait", false, true, []int{1, 2}},
+		{"café était", false, false, []int{1, 2, 4}},
+		{"CAFÉ", false, false, []int{1, 2, 4}},
+		{"cafe etait", false, false, []int{3}},
+		{"café", true, true, []int{2}},
+	}
+	for _, tt := range tests {
+		m, err := compileQuery(tt.query, tt.regex, tt.sensit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := matchedLines(m, []byte(text)); !slices.Equal(got, tt.want) {
+			t.Errorf("%q (regex %v, case-sensitive %v): lines %v, want %v", tt.query, tt.regex, tt.sensit, got, tt.want)
+		}
+	}
 }
 
 func FuzzFinder(f *testing.F) {

@@ -10,8 +10,8 @@ import (
 
 // Names stored decomposed (NFD, as macOS writes them) and names stored
 // composed are found by patterns typed either way; answers keep the path
-// as it is on disk, in byte order of that path (the decomposed "E" of
-// "Énergie" sorts before the composed "É").
+// as it is on disk, sorted by the composed spelling of the path
+// ("composée" before "décomposée", whichever form each is stored in).
 func TestNamesInEitherNormalForm(t *testing.T) {
 	nfd := norm.NFD.String
 	stored := nfd("Zettel/Énergie décomposée.md")
@@ -30,28 +30,28 @@ func TestNamesInEitherNormalForm(t *testing.T) {
 		{GlobQuery{Pattern: "**/*décomposée*"}, []string{stored}},
 		{GlobQuery{Pattern: "Zettel/Énergie décomposée.md"}, []string{stored}},
 		{GlobQuery{Pattern: nfd("Zettel/Énergie décomposée.md")}, []string{stored}},
-		{GlobQuery{Pattern: "zettel/énergie*", CaseInsensitive: true}, []string{stored, composed}},
-		{GlobQuery{Pattern: "ZETTEL/ÉNERGIE*", CaseInsensitive: true}, []string{stored, composed}},
-		{GlobQuery{Pattern: nfd("*composée*")}, []string{stored, composed}},
+		{GlobQuery{Pattern: "zettel/énergie*", CaseInsensitive: true}, []string{composed, stored}},
+		{GlobQuery{Pattern: "ZETTEL/ÉNERGIE*", CaseInsensitive: true}, []string{composed, stored}},
+		{GlobQuery{Pattern: nfd("*composée*")}, []string{composed, stored}},
 		{GlobQuery{Pattern: "Été 2026/*"}, []string{storedDir}},
 		{GlobQuery{Pattern: "*.md", Path: "Été 2026"}, []string{storedDir}},
-		{GlobQuery{Pattern: "[ÉE]nergie*"}, []string{stored, composed}},
+		{GlobQuery{Pattern: "[ÉE]nergie*"}, []string{composed, stored}},
 	}
 	findNames := []struct {
 		name string
 		want []string
 	}{
 		{"décomposée", []string{stored}},
-		{"Énergie", []string{stored, composed}},
-		{"énergie", []string{stored, composed}},
-		{nfd("énergie"), []string{stored, composed}},
+		{"Énergie", []string{composed, stored}},
+		{"énergie", []string{composed, stored}},
+		{nfd("énergie"), []string{composed, stored}},
 		{"*décomposée.md", []string{stored}},
 	}
 	greps := []struct {
 		q    GrepQuery
 		want []string
 	}{
-		{GrepQuery{Query: "énergie", Include: "Zettel/Énergie*"}, []string{stored, composed}},
+		{GrepQuery{Query: "énergie", Include: "Zettel/Énergie*"}, []string{composed, stored}},
 		{GrepQuery{Query: "énergie", Include: "*décomposée*"}, []string{stored}},
 		{GrepQuery{Query: "énergie", Path: "Zettel/Énergie décomposée.md"}, []string{stored}},
 		{GrepQuery{Query: "énergie", Path: "Été 2026", Include: "*.md"}, []string{storedDir}},
