@@ -100,7 +100,7 @@ func compareNamed(a, b string, fold, slashFirst bool) int {
 	if nonASCIINear(a, i) || nonASCIINear(b, i) {
 		ka, kb := NFC(a), NFC(b)
 		if fold {
-			ka, kb = strings.ToLower(ka), strings.ToLower(kb)
+			ka, kb = FoldName(ka), FoldName(kb)
 		}
 		if c := compareBytes(ka, kb, slashFirst); c != 0 {
 			return c

@@ -193,10 +193,7 @@ func (v *ConceptView) lookup(name string) []string {
 // no such note in sight. It parses the note again: the index keeps only
 // the fact, and this runs only on a failed lookup.
 func (v *ConceptView) UnreadableNamed(name string) (rel string, why error) {
-	t := strings.TrimSpace(name)
-	if ref, isRef := concept.ParseRef(t); isRef && (strings.HasPrefix(t, "[[") || strings.HasPrefix(t, "![[")) {
-		t = ref.Target
-	}
+	t := lookupName(name)
 	if t == "" {
 		return "", nil
 	}
@@ -224,10 +221,7 @@ func (v *ConceptView) UnreadableNamed(name string) (rel string, why error) {
 // concept because its frontmatter has no prefLabel: it returns that note,
 // or "".
 func (v *ConceptView) NoteNamed(name string) string {
-	t := strings.TrimSpace(name)
-	if ref, isRef := concept.ParseRef(t); isRef && (strings.HasPrefix(t, "[[") || strings.HasPrefix(t, "![[")) {
-		t = ref.Target
-	}
+	t := lookupName(name)
 	if t == "" {
 		return ""
 	}
@@ -235,6 +229,16 @@ func (v *ConceptView) NoteNamed(name string) string {
 		return rel
 	}
 	return ""
+}
+
+// lookupName is the name a failed lookup's explanations look for: a
+// [[wikilink]]'s target, else the name as given, trimmed.
+func lookupName(name string) string {
+	t := strings.TrimSpace(name)
+	if ref, isRef := concept.ParseRef(t); isRef && (strings.HasPrefix(t, "[[") || strings.HasPrefix(t, "![[")) {
+		return ref.Target
+	}
+	return t
 }
 
 // linked is the concept note a link to target from the vault root opens,
