@@ -108,7 +108,7 @@ func (f *flusher) wait() error {
 }
 
 func fsyncPath(p string) error {
-	f, err := os.Open(p)
+	f, err := openFile(p, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil
 	}

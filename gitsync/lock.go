@@ -56,7 +56,7 @@ type lockFile struct {
 // for a lock another process holds.
 func takeLock(gitDir, path string) (*lockFile, error) {
 	owner := filepath.Join(gitDir, fmt.Sprintf("vaultmcp-%d-%d%s", os.Getpid(), lockSeq.Add(1), ownerSuffix))
-	f, err := os.OpenFile(owner, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := openFile(owner, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", filepath.Base(path), err)
 	}
@@ -91,7 +91,7 @@ func takeLock(gitDir, path string) (*lockFile, error) {
 
 func takePlainLock(path string, deadline time.Time) (*lockFile, error) {
 	for {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := openFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 		if err == nil {
 			return &lockFile{path: path, f: f}, nil
 		}
@@ -122,7 +122,7 @@ func (l *lockFile) commit(target string) error {
 		return errors.New("lock already released")
 	}
 	l.done = true
-	err := os.Rename(l.path, target)
+	err := renameFile(l.path, target)
 	if err != nil {
 		os.Remove(l.path)
 	}

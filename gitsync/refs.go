@@ -110,7 +110,7 @@ func (r *Repo) appendReflog(name plumbing.ReferenceName, old, newHash plumbing.H
 			r.log.Debug("reflog", "err", err)
 			continue
 		}
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		f, err := openFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
 			r.log.Debug("reflog", "err", err)
 			continue

@@ -108,7 +108,7 @@ func (o *objects) writeLoose(t plumbing.ObjectType, data []byte) (plumbing.Hash,
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, final)
+		err = renameFile(tmp, final)
 	}
 	if err != nil {
 		os.Remove(tmp)
@@ -135,7 +135,7 @@ func createInDir(dir, file string, before func(dir string)) (f *os.File, made bo
 		if before != nil {
 			before(dir)
 		}
-		f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+		f, err := openFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 		if !errors.Is(err, fs.ErrNotExist) || attempt == createAttempts {
 			return f, made, err
 		}
