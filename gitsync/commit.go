@@ -159,13 +159,9 @@ func (r *Repo) commitLocked(message string, paths []string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	var baseTree plumbing.Hash
-	if !head.IsZero() {
-		c, err := r.obj.commit(head)
-		if err != nil {
-			return Result{}, err
-		}
-		baseTree = c.TreeHash
+	baseTree, err := r.baseTreeOf(head)
+	if err != nil {
+		return Result{}, err
 	}
 	s := stage{tree: map[string]treeChange{}, index: newIndexUpdate()}
 	ig := newIgnorer(r.dir)
@@ -229,12 +225,29 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 	if err := r.moveBranch(idx, s.index, h, head, "commit: "+firstLine(message), r.worktreeDirs(s.paths)); err != nil {
 		return Result{}, err
 	}
+	r.tip.commit, r.tip.tree = h, newTree
 	// The trees on both sides are in the tree cache: the history takes
-	// the commit's changes from here instead of reading them back.
+	// the commit and its changes from here instead of reading them back.
 	if d, err := r.obj.diffTrees(orEmpty(baseTree), newTree); err == nil {
-		r.hist.handChanges(h, d)
+		r.hist.handCommit(h, c, d)
 	}
 	return Result{Hash: short(h), Full: h, Created: true}, nil
+}
+
+// baseTreeOf returns the tree of commit head (zero for an unborn branch),
+// from r.tip when head is the last commit made here. r.mu is held.
+func (r *Repo) baseTreeOf(head plumbing.Hash) (plumbing.Hash, error) {
+	if head.IsZero() {
+		return plumbing.ZeroHash, nil
+	}
+	if head == r.tip.commit {
+		return r.tip.tree, nil
+	}
+	c, err := r.obj.commit(head)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return c.TreeHash, nil
 }
 
 // moveBranch makes commit h (written, with its objects) the branch head

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
@@ -34,35 +35,46 @@ type history struct {
 	// patches memoises rendered diffs between two blobs.
 	patches map[[2]plumbing.Hash]patchBody
 
-	// handed holds the changes of our own new commits, worked out by
-	// the commit from the trees it had just written (handChanges), so
-	// that following the branch does not read those trees back. handMu
-	// guards it, not mu: a commit never waits for a history query.
+	// handed holds our own new commits, with their changes worked out
+	// by the commit from the trees it had just written (handCommit), so
+	// that following the branch reads neither those commits nor their
+	// trees back. handMu guards it, not mu: a commit never waits for a
+	// history query.
 	handMu sync.Mutex
-	handed map[plumbing.Hash][]fileDiff
+	handed map[plumbing.Hash]*commitMeta
 }
 
 // handLimit bounds history.handed (a history nobody reads).
 const handLimit = 1024
 
-// handChanges records the changes of commit c against its first parent,
-// for changes to take instead of diffing the trees.
-func (h *history) handChanges(c plumbing.Hash, d []fileDiff) {
+// handCommit records commit c, just written as hash, and its changes d
+// against its first parent, for commit and changes to take instead of
+// reading the commit and diffing the trees. The commit goes through its
+// encoding, so what is recorded is exactly what reading it back gives
+// (times to the second, in the zone as written).
+func (h *history) handCommit(hash plumbing.Hash, c *object.Commit, d []fileDiff) {
+	obj := &plumbing.MemoryObject{}
+	read := &object.Commit{}
+	if c.Encode(obj) != nil || read.Decode(obj) != nil || obj.Hash() != hash {
+		return
+	}
+	m := metaOf(hash, read)
+	m.changes, m.diffed = d, true
 	h.handMu.Lock()
 	defer h.handMu.Unlock()
 	if h.handed == nil || len(h.handed) >= handLimit {
-		h.handed = map[plumbing.Hash][]fileDiff{}
+		h.handed = map[plumbing.Hash]*commitMeta{}
 	}
-	h.handed[c] = d
+	h.handed[hash] = m
 }
 
-// takeHanded returns and forgets the changes handed for commit c.
-func (h *history) takeHanded(c plumbing.Hash) ([]fileDiff, bool) {
+// takeHanded returns and forgets the commit handed as c.
+func (h *history) takeHanded(c plumbing.Hash) (*commitMeta, bool) {
 	h.handMu.Lock()
 	defer h.handMu.Unlock()
-	d, ok := h.handed[c]
+	m, ok := h.handed[c]
 	delete(h.handed, c)
-	return d, ok
+	return m, ok
 }
 
 // historyCacheLimit bounds the number of cached commits (about 300 bytes
@@ -104,21 +116,29 @@ func (h *history) commit(hash plumbing.Hash) (*commitMeta, error) {
 	if m, ok := h.meta[hash]; ok {
 		return m, nil
 	}
-	c, err := h.obj.commit(hash)
-	if err != nil {
-		return nil, err
+	m, ok := h.takeHanded(hash)
+	if !ok {
+		c, err := h.obj.commit(hash)
+		if err != nil {
+			return nil, err
+		}
+		m = metaOf(hash, c)
 	}
 	if len(h.meta) >= historyCacheLimit {
 		// The lineage keeps what it holds; only the lookup map starts over.
 		h.meta = map[plumbing.Hash]*commitMeta{}
 	}
-	m := &commitMeta{
+	h.meta[hash] = m
+	return m, nil
+}
+
+// metaOf is the cached part of commit c, stored as hash.
+func metaOf(hash plumbing.Hash, c *object.Commit) *commitMeta {
+	return &commitMeta{
 		hash: hash, parents: c.ParentHashes, tree: c.TreeHash, when: c.Committer.When,
 		author: c.Author.When, name: c.Author.Name, email: c.Author.Email,
 		message: strings.TrimRight(c.Message, "\n"),
 	}
-	h.meta[hash] = m
-	return m, nil
 }
 
 // changes returns the files a commit changed against its first parent. An
@@ -128,9 +148,9 @@ func (h *history) changes(m *commitMeta) []fileDiff {
 	if m.diffed {
 		return m.changes
 	}
-	if d, ok := h.takeHanded(m.hash); ok {
-		m.changes, m.diffed = d, true
-		return d
+	if hm, ok := h.takeHanded(m.hash); ok {
+		m.changes, m.diffed = hm.changes, true
+		return hm.changes
 	}
 	parentTree := emptyTree
 	if len(m.parents) > 0 {

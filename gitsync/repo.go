@@ -43,6 +43,11 @@ type Repo struct {
 	index  *indexFile
 	hist   *history
 	histSt *filesystem.Storage // keeps pack files open: history reads many objects
+	// tip is the last commit this Repo made and its tree, under mu: the
+	// next commit on top of it takes its base tree from here instead of
+	// reading the commit back (a commit's tree never changes, so a tip
+	// that is no longer the head is simply not used).
+	tip struct{ commit, tree plumbing.Hash }
 
 	// netMu guards the network storage: fetch and push use their own go-git
 	// storage on the same .git folder, so they run without holding mu.
