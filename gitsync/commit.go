@@ -313,6 +313,9 @@ func firstLine(s string) string {
 // headHash returns the commit our branch points at (zero when unborn). It
 // refuses to go on when someone switched the worktree to another branch.
 func (r *Repo) headHash() (plumbing.Hash, error) {
+	if r.headIsBranch() {
+		return r.refHash(r.branch)
+	}
 	head, err := r.st.Reference(plumbing.HEAD)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("read HEAD: %w", err)
@@ -325,6 +328,9 @@ func (r *Repo) headHash() (plumbing.Hash, error) {
 
 // refHash resolves a ref; a missing ref is the zero hash.
 func (r *Repo) refHash(name plumbing.ReferenceName) (plumbing.Hash, error) {
+	if h, ok := r.looseRef(name); ok {
+		return h, nil
+	}
 	ref, err := r.st.Reference(name)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return plumbing.ZeroHash, nil

@@ -416,3 +416,26 @@ func TestHandedCommitMatchesStored(t *testing.T) {
 		t.Errorf("handed changes %+v, want a.md", got.changes)
 	}
 }
+
+// HEAD and the branch are read from their files in the common case; a
+// packed ref and a HEAD switched to another branch still read as git
+// reads them.
+func TestCommitReadsRefsAsGitDoes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := openRepo(t, Options{Dir: dir})
+	first := record(t, r, "write a.md", "a.md", "a\n")
+	git(t, dir, "pack-refs", "--all")
+	if _, err := os.Stat(filepath.Join(dir, ".git", "refs", "heads", "main")); !os.IsNotExist(err) {
+		t.Fatalf("the ref is still loose after pack-refs: %v", err)
+	}
+	record(t, r, "write b.md", "b.md", "b\n")
+	if got := git(t, dir, "rev-parse", "HEAD~1"); got != first.Full.String() {
+		t.Errorf("parent after pack-refs = %s, want %s", got, first.Full)
+	}
+	git(t, dir, "symbolic-ref", "HEAD", "refs/heads/other")
+	writeFile(t, dir, "c.md", "c\n")
+	if _, err := r.Commit(context.Background(), "write c.md", []string{"c.md"}); err == nil || !strings.Contains(err.Error(), "no longer on branch") {
+		t.Errorf("commit with HEAD on another branch: %v, want a refusal", err)
+	}
+}

@@ -1,6 +1,7 @@
 package gitsync
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -180,4 +181,48 @@ func parseHash(s string) (plumbing.Hash, bool) {
 		}
 	}
 	return plumbing.NewHash(s), true
+}
+
+// Every commit reads HEAD and the branch ref (twice: for its parent and
+// under the ref's lock). go-git's storage stats each file before opening
+// it through os.Open; these read the common case, a symbolic HEAD naming
+// our branch and a loose ref holding a hash, with one open and one read,
+// and leave every other case (packed refs, a detached or other HEAD, a
+// file being rewritten) to go-git.
+
+// headIsBranch reports whether .git/HEAD holds exactly "ref: <our
+// branch>", as git writes it.
+func (r *Repo) headIsBranch() bool {
+	var buf [256]byte
+	b, ok := readSmall(filepath.Join(r.gitDir, "HEAD"), buf[:])
+	return ok && string(b) == "ref: "+r.branch.String()+"\n"
+}
+
+// looseRef returns the hash a loose ref file holds; ok is false when the
+// file is missing or holds anything else.
+func (r *Repo) looseRef(name plumbing.ReferenceName) (h plumbing.Hash, ok bool) {
+	var buf [64]byte
+	b, ok := readSmall(filepath.Join(r.gitDir, filepath.FromSlash(name.String())), buf[:])
+	if !ok || len(b) != 41 || b[40] != '\n' {
+		return plumbing.ZeroHash, false
+	}
+	if _, err := hex.Decode(h[:], b[:40]); err != nil {
+		return plumbing.ZeroHash, false
+	}
+	return h, true
+}
+
+// readSmall reads a file of at most len(buf)-1 bytes into buf; ok is
+// false when it cannot be read or is longer.
+func readSmall(p string, buf []byte) ([]byte, bool) {
+	f, err := openFile(p, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	n, err := io.ReadFull(f, buf)
+	if err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, false // longer than buf, or a read error
+	}
+	return buf[:n], true
 }
