@@ -180,6 +180,9 @@ func (c *core) Close() error {
 	if c.repo != nil {
 		errs = append(errs, c.repo.Close())
 	}
+	if c.vault != nil {
+		errs = append(errs, c.vault.Close())
+	}
 	return errors.Join(errs...)
 }
 
