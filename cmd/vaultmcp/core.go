@@ -139,8 +139,8 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 	// rename is not slowed by a build started just before it.
 	ranked.SetYield(func() {
 		l := v.Locker()
-		//lint:ignore SA2001 a gate: wait for the change under way, hold nothing
 		l.Lock()
+		//lint:ignore SA2001 a gate: wait for the change under way, hold nothing
 		l.Unlock()
 	})
 	c.start = func() {
