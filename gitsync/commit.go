@@ -164,6 +164,8 @@ func (r *Repo) commitLocked(message string, paths []string) (Result, error) {
 		return Result{}, err
 	}
 	s := stage{tree: map[string]treeChange{}, index: newIndexUpdate()}
+	r.obj.pinTrees() // the trees read and written stay for the history's diff
+	defer r.obj.unpinTrees()
 	ig := newIgnorer(r.dir)
 	r.obj.beginBlobs() // many new blobs go into one pack (pack.go)
 	defer r.obj.dropBlobs()

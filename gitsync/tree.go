@@ -50,6 +50,9 @@ type objects struct {
 	// beforeCreate, when set (by tests), runs before each attempt to
 	// create an object's temporary file, with the object's folder.
 	beforeCreate func(dir string)
+	// pinned, during a commit (see pinTrees), holds every tree read or
+	// written, beyond the cache's bound.
+	pinned map[plumbing.Hash][]object.TreeEntry
 }
 
 // treeCacheSize bounds the decoded-tree cache.
@@ -191,6 +194,9 @@ func (o *objects) tree(h plumbing.Hash) ([]object.TreeEntry, error) {
 	if es, ok := o.trees[h]; ok {
 		return es, nil
 	}
+	if es, ok := o.pinned[h]; ok {
+		return es, nil
+	}
 	obj, err := o.encoded(plumbing.TreeObject, h)
 	if err != nil {
 		return nil, err
@@ -204,6 +210,9 @@ func (o *objects) tree(h plumbing.Hash) ([]object.TreeEntry, error) {
 }
 
 func (o *objects) remember(h plumbing.Hash, es []object.TreeEntry) {
+	if o.pinned != nil {
+		o.pinned[h] = es
+	}
 	if _, ok := o.trees[h]; ok {
 		return
 	}
@@ -214,6 +223,18 @@ func (o *objects) remember(h plumbing.Hash, es []object.TreeEntry) {
 	o.trees[h] = es
 	o.order = append(o.order, h)
 }
+
+// pinTrees keeps every tree read or written from now until unpinTrees,
+// whatever the cache's bound. A commit reads the trees its paths change
+// and writes their new versions, then diffs the two for the history: a
+// rename relinking 1,800 notes spread over a few hundred folders changes
+// more trees than the cache holds, and the diff decoded the evicted ones
+// again (a quarter of a second at 100,000 notes). Pinned trees are
+// dropped with the commit.
+func (o *objects) pinTrees() { o.pinned = map[plumbing.Hash][]object.TreeEntry{} }
+
+// unpinTrees ends pinTrees.
+func (o *objects) unpinTrees() { o.pinned = nil }
 
 // blob returns a blob's content.
 func (o *objects) blob(h plumbing.Hash) ([]byte, error) {

@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,6 +83,22 @@ func TestFullDiskLeavesNothingHalfWritten(t *testing.T) {
 			})
 			return err
 		}},
+		// The same with a batch large enough for one flush barrier
+		// (minBarrierBatch), failing in its middle.
+		{"rename with a large batch of link rewrites", minBarrierBatch / 2, func(v *Vault) error {
+			_, err := v.RenameFile(t.Context(), "notes/a.md", "moved/a.md", func(tx *Tx, from, to Path) error {
+				var batch []FileWrite
+				for i := range minBarrierBatch + 4 {
+					p, err := v.Resolve(fmt.Sprintf("bulk/b%02d.md", i))
+					if err != nil {
+						return err
+					}
+					batch = append(batch, FileWrite{Path: p, Data: []byte("[[moved/a]]")})
+				}
+				return discardInfos(tx.WriteFiles(batch))
+			})
+			return err
+		}},
 		{"delete then write", 0, func(v *Vault) error {
 			_, err := v.Update(t.Context(), func(tx *Tx) error {
 				p, _ := v.Resolve("notes/l1.md")
@@ -100,6 +117,9 @@ func TestFullDiskLeavesNothingHalfWritten(t *testing.T) {
 			mkfile(t, root, "notes/a.md", "alpha\nbeta\n")
 			for _, rel := range []string{"notes/l1.md", "notes/l2.md", "notes/l3.md"} {
 				mkfile(t, root, rel, "[[a]]")
+			}
+			for i := range minBarrierBatch + 4 {
+				mkfile(t, root, fmt.Sprintf("bulk/b%02d.md", i), "[[a]]")
 			}
 			rec := &countingRecorder{}
 			v.SetRecorder(rec)

@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -438,11 +439,30 @@ func TestRollbackOnRecordFailure(t *testing.T) {
 			})
 			return err
 		}},
+		// Large enough for one flush barrier (minBarrierBatch) and for
+		// its backups to be removed in the background once recorded.
+		{"rename with a large batch of writes", func(v *Vault) error {
+			_, err := v.RenameFile(t.Context(), "notes/a.md", "moved/a.md", func(tx *Tx, from, to Path) error {
+				var batch []FileWrite
+				for i := range minBarrierBatch + 4 {
+					p, err := v.Resolve(fmt.Sprintf("bulk/b%02d.md", i))
+					if err != nil {
+						return err
+					}
+					batch = append(batch, FileWrite{Path: p, Data: []byte("links rewritten")})
+				}
+				return discardInfos(tx.WriteFiles(batch))
+			})
+			return err
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v, root := newTestVault(t, Options{})
 			mkfile(t, root, "notes/a.md", "alpha\nbeta\n")
+			for i := range minBarrierBatch + 4 {
+				mkfile(t, root, fmt.Sprintf("bulk/b%02d.md", i), "[[a]]")
+			}
 			mkfile(t, root, "notes/private.md", "secret")
 			if err := os.Chmod(filepath.Join(root, "notes/private.md"), 0o600); err != nil {
 				t.Fatal(err)

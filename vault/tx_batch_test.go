@@ -12,11 +12,12 @@ import (
 
 // WriteFiles writes every file of a batch, keeping each one's mode,
 // creating new files and their folders, and records them as one change;
-// nothing temporary is left beside them.
+// nothing temporary is left beside them once the vault is closed. The
+// batch is large enough to be flushed by one barrier (minBarrierBatch).
 func TestWriteFilesBatch(t *testing.T) {
 	v, root := newTestVault(t, Options{})
 	var want []string
-	for i := range 40 {
+	for i := range minBarrierBatch + 8 {
 		rel := fmt.Sprintf("notes/n%02d.md", i)
 		mkfile(t, root, rel, "old")
 		want = append(want, rel)
@@ -68,6 +69,11 @@ func TestWriteFilesBatch(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(recorded, want) {
 		t.Errorf("recorded %v, want %v", recorded, want)
+	}
+	// The backups of a batch this large are removed in the background;
+	// Close waits for them.
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
 	}
 	for _, dir := range []string{"notes", "new/deep"} {
 		entries, _ := os.ReadDir(filepath.Join(root, dir))

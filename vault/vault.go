@@ -82,6 +82,10 @@ type Vault struct {
 	recorder  Recorder
 	observers []func(paths []string)
 
+	// dropping counts the backup removals running in the background
+	// (see dropLater); Close waits for them.
+	dropping sync.WaitGroup
+
 	// writeFault, when set (by tests), writes the data of an atomic write
 	// in place of f.Write, so a full disk can be simulated.
 	writeFault func(f *os.File, data []byte) error
@@ -179,6 +183,30 @@ func (v *Vault) SetRecorder(r Recorder) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.recorder = r
+}
+
+// dropLater removes the backups of a recorded change in the background.
+// Each backup holds the only link left to a file's old content, so
+// removing it frees that content's blocks: for the 1,800 notes of a large
+// rename about a second on ext4 here, which the answer need not wait for.
+// The backups are temporary files nothing else reads (IsTemp), and a
+// process that stops before they are gone leaves them to the sync's
+// start-up clean-up, as it does after a crash.
+func (v *Vault) dropLater(backups []string) {
+	v.dropping.Add(1)
+	go func() {
+		defer v.dropping.Done()
+		for _, b := range backups {
+			_ = removeIfExists(b)
+		}
+	}()
+}
+
+// Close waits for the clean-up a change left to the background (see
+// dropLater). Call it once no more changes will be made.
+func (v *Vault) Close() error {
+	v.dropping.Wait()
+	return nil
 }
 
 // Observe registers fn to be told, synchronously and under the write

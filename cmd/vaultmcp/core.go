@@ -134,6 +134,15 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 	c.started = make(chan struct{})
 	c.failed = make(chan struct{})
 	ranked := rank.New(ix, logger)
+	// The search index's build gives way to a change under way (it
+	// waits for the write lock between slices of notes), so a large
+	// rename is not slowed by a build started just before it.
+	ranked.SetYield(func() {
+		l := v.Locker()
+		l.Lock()
+		//lint:ignore SA2001 a gate: wait for the change under way, hold nothing
+		l.Unlock()
+	})
 	c.start = func() {
 		go func() {
 			defer close(c.started)
@@ -179,6 +188,9 @@ func (c *core) Close() error {
 	}
 	if c.repo != nil {
 		errs = append(errs, c.repo.Close())
+	}
+	if c.vault != nil {
+		errs = append(errs, c.vault.Close())
 	}
 	return errors.Join(errs...)
 }

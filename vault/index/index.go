@@ -501,6 +501,10 @@ func (ix *Index) replayPending() {
 }
 
 func (ix *Index) refreshOne(rel string) {
+	if abs, ok := ix.writtenPath(rel); ok {
+		ix.refreshFile(rel, abs) // a note the index just relinked
+		return
+	}
 	// ResolveEntry: a symbolic link is refreshed as itself, not as its
 	// target.
 	p, err := ix.v.ResolveEntry(rel)

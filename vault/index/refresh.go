@@ -14,6 +14,7 @@ import (
 type written struct {
 	content []byte
 	fi      fs.FileInfo
+	abs     string // where it was written
 }
 
 // keepWritten remembers the texts of a batch the index wrote, fis being
@@ -29,8 +30,34 @@ func (ix *Index) keepWritten(batch []vault.FileWrite, fis []fs.FileInfo) {
 	defer ix.ownMu.Unlock()
 	ix.own = make(map[string]written, len(batch))
 	for i, fw := range batch {
-		ix.own[fw.Path.Rel] = written{content: fw.Data, fi: fis[i]}
+		ix.own[fw.Path.Rel] = written{content: fw.Data, fi: fis[i], abs: fw.Path.Abs}
 	}
+}
+
+// writtenPath returns where the index wrote the note rel in the change
+// being reported, when the file there is still the one written (same
+// identity, size and modification time) and the note is indexed. The
+// path was resolved for the write, under the vault's write lock: a
+// refresh taking it from here spares resolving each of a large rename's
+// relinked notes again, one lookup per folder of its path.
+func (ix *Index) writtenPath(rel string) (string, bool) {
+	ix.ownMu.Lock()
+	w, found := ix.own[rel]
+	ix.ownMu.Unlock()
+	if !found {
+		return "", false
+	}
+	ix.mu.RLock()
+	_, known := ix.files[rel]
+	ix.mu.RUnlock()
+	if !known {
+		return "", false
+	}
+	fi, err := os.Lstat(w.abs)
+	if err != nil || !fi.Mode().IsRegular() || !os.SameFile(fi, w.fi) || fi.Size() != w.fi.Size() || !fi.ModTime().Equal(w.fi.ModTime()) {
+		return "", false
+	}
+	return w.abs, true
 }
 
 // takeWritten returns the text the index wrote to rel, if the file at abs

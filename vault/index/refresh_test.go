@@ -61,8 +61,8 @@ func TestRefreshOfUnchangedTextKeepsTheNote(t *testing.T) {
 }
 
 // The notes a rename relinks are taken into the index from the texts it
-// wrote, while each file is still the one written; a file changed since
-// is read from disk.
+// wrote, at the paths it wrote them to, while each file is still the one
+// written; a file changed since is resolved and read from disk.
 func TestRenameRefreshTakesTheTextsItWrote(t *testing.T) {
 	v, ix := newVault(t, map[string]string{
 		"Hub.md":     "hub",
