@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -381,7 +382,7 @@ func ExpandConcept(ctx context.Context, d Deps, a ExpandContextArgs) (*ExpandCon
 		ContextNotes:        []ContextNote{},
 	}
 	// Note texts are picked up under the index's lock (shared slices the
-	// index never changes in place) and copied, cut to size, after it.
+	// index never changes in place) and cut to size after it (noteText).
 	type text struct {
 		body   []byte
 		target **string
@@ -477,6 +478,13 @@ func omittedNotice(page string, omitted, listed, first int, asked *int) string {
 // of it, then the truncation notice. used is the characters taken.
 // Characters are counted as ranging over the text as a string would
 // (an invalid byte is one), without copying it to a string first.
+//
+// body is the index's own copy of the note, which the index never
+// changes in place (its parse results slice it too): a whole body is
+// handed out as a string sharing those bytes, not copied. An answer is
+// encoded once and dropped, and each byte it allocates brings the next
+// collection of the whole index nearer, which on a large vault costs a
+// tool call more than its own work.
 func noteText(body []byte, limit int) (s string, cut bool, used int) {
 	body = trimLeadingBlankLines(body)
 	n := 0
@@ -491,7 +499,10 @@ func noteText(body []byte, limit int) (s string, cut bool, used int) {
 		_, size := utf8.DecodeRune(body[i:])
 		i += size
 	}
-	return string(body), false, n
+	if len(body) == 0 {
+		return "", false, n
+	}
+	return unsafe.String(&body[0], len(body)), false, n
 }
 
 // trimLeadingBlankLines drops the blank lines that usually separate the

@@ -95,7 +95,12 @@ func benchConcepts(ctx context.Context, e *env) ([]figure, error) {
 	if _, err := s.call(ctx, "search_notes", map[string]any{"query": search}); err != nil {
 		return figs, err
 	}
-	const calls = 30
+	// Enough calls that the server's CPU per call carries its fair share
+	// of the collections the calls' allocations bring on: a 50,000-note
+	// server marks its whole index (about a second of CPU) every few tens
+	// of megabytes allocated, so 30 calls held one collection or none, and
+	// the figure swung between 1 and 12 ms from run to run.
+	const calls = 150
 	for _, tc := range toolCalls {
 		answer, err := s.call(ctx, tc.tool, tc.args)
 		if err != nil {

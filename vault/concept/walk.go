@@ -38,7 +38,6 @@ func Expand(g Graph, start string, rels []Relation, maxDepth int) []Step {
 	type chain struct {
 		r        Relation
 		frontier []string
-		seen     map[string]bool
 	}
 	var chains []*chain
 	for _, r := range rels {
@@ -47,25 +46,35 @@ func Expand(g Graph, start string, rels []Relation, maxDepth int) []Step {
 			dup = dup || c.r == r
 		}
 		if !dup {
-			chains = append(chains, &chain{r: r, frontier: []string{start}, seen: map[string]bool{start: true}})
+			chains = append(chains, &chain{r: r, frontier: []string{start}})
 		}
 	}
-	listed := map[string]bool{start: true}
+	// One map for every chain's visits and the listing: bit r is set once
+	// the chain along r has reached the node, bit listed once it is
+	// listed. A map per chain made a walk allocate several times what it
+	// returns, and a tool call's allocations are what brings the next
+	// collection of a large index nearer.
+	const listed = 1 << NumRelations
+	marks := map[string]uint16{start: listed}
+	for _, c := range chains {
+		marks[start] |= 1 << c.r
+	}
 	var out []Step
 	for depth := 1; depth <= maxDepth; depth++ {
 		for _, c := range chains {
 			var next []string
+			bit := uint16(1) << c.r
 			for _, node := range c.frontier {
 				for _, nb := range g.Neighbors(node, c.r) {
-					if c.seen[nb] {
+					m := marks[nb]
+					if m&bit != 0 {
 						continue
 					}
-					c.seen[nb] = true
 					next = append(next, nb)
-					if !listed[nb] {
-						listed[nb] = true
+					if m&listed == 0 {
 						out = append(out, Step{Node: nb, Via: node, Relation: c.r, Depth: depth})
 					}
+					marks[nb] = m | bit | listed
 				}
 			}
 			c.frontier = next

@@ -29,11 +29,14 @@ import (
 // its sources may differ, and that order was never defined.
 
 // share is one link's share in a vault-wide map: its key (the resolved
-// target for backlinks, the link bucket for linkers) and the note and
-// link it comes from.
+// target for backlinks, the link bucket for linkers) and the note (its
+// place in the build's list) and link it comes from. The note is a number,
+// not a pointer: a build makes two shares per link, and the collector,
+// which runs several times during a build, scans every pointer of the
+// ones made so far.
 type share struct {
 	key  string
-	src  *note
+	src  int32
 	link int32
 }
 
@@ -106,9 +109,9 @@ func (ix *Index) foldIn(notes []*note) {
 				if start >= len(notes) {
 					return
 				}
-				for _, n := range notes[start:min(start+foldBatch, len(notes))] {
-					if n != nil {
-						ix.foldNote(fw, n, shardOf)
+				for i := start; i < min(start+foldBatch, len(notes)); i++ {
+					if notes[i] != nil {
+						ix.foldNote(fw, notes, int32(i), shardOf)
 					}
 				}
 			}
@@ -131,7 +134,7 @@ func (ix *Index) foldIn(notes []*note) {
 				if s >= nShards {
 					return
 				}
-				groups[s] = groupShard(ws, s, keysPerShard)
+				groups[s] = groupShard(ws, notes, s, keysPerShard)
 			}
 		}()
 	}
@@ -172,20 +175,22 @@ func (ix *Index) foldIn(notes []*note) {
 	}
 }
 
-// foldNote is step 1 for one note: resolve its links (a panic leaves the
-// note without links, as a panic in its parse does) and share them out.
-func (ix *Index) foldNote(fw *foldWorker, n *note, shardOf func(string) int) {
+// foldNote is step 1 for notes[at]: resolve its links (a panic leaves
+// the note without links, as a panic in its parse does) and share them
+// out.
+func (ix *Index) foldNote(fw *foldWorker, notes []*note, at int32, shardOf func(string) int) {
+	n := notes[at]
 	if !ix.resolveNote(n) {
 		n.doc.links, n.out = nil, nil
 	}
 	for i, l := range n.doc.links {
 		if t := n.out[i]; t != "" && t != n.rel {
 			sh := &fw.shards[shardOf(t)]
-			sh.backlinks = append(sh.backlinks, share{key: t, src: n, link: int32(i)})
+			sh.backlinks = append(sh.backlinks, share{key: t, src: at, link: int32(i)})
 		}
 		if l.target != "" {
 			sh := &fw.shards[shardOf(l.bucket)]
-			sh.linkers = append(sh.linkers, share{key: l.bucket, src: n, link: int32(i)})
+			sh.linkers = append(sh.linkers, share{key: l.bucket, src: at, link: int32(i)})
 		}
 	}
 	if n.brokenCount() > 0 {
@@ -247,25 +252,25 @@ func (ix *Index) resolveNote(n *note) (ok bool) {
 }
 
 // groupShard is step 2 for shard s, which expects about expect keys of
-// each kind.
-func groupShard(ws []foldWorker, s, expect int) shardGroups {
+// each kind; the shares' sources are notes' places in notes.
+func groupShard(ws []foldWorker, notes []*note, s, expect int) shardGroups {
 	var g shardGroups
 	var parts [][]share
 	for w := range ws {
 		parts = append(parts, ws[w].shards[s].backlinks)
 	}
 	var sets []sourceSet
-	g.backlinkKeys, sets = group(parts, expect, nil)
+	g.backlinkKeys, sets = group(parts, notes, expect, nil)
 	g.backlinks = sets
 
 	parts = parts[:0]
 	for w := range ws {
 		parts = append(parts, ws[w].shards[s].linkers)
 	}
-	bucketKeys, lsets := group(parts, expect, func(sh share, k string) {
+	bucketKeys, lsets := group(parts, notes, expect, func(sh share, k string) {
 		// One copy of each bucket's key: most links' keys are folded
 		// copies of their targets, one per link.
-		sh.src.doc.links[sh.link].bucket = k
+		notes[sh.src].doc.links[sh.link].bucket = k
 	})
 	g.linkers = make([]bucket, len(bucketKeys))
 	for i, k := range bucketKeys {
@@ -281,13 +286,13 @@ func groupShard(ws []foldWorker, s, expect int) shardGroups {
 // key. Sets of few sources share one array cut to their exact sizes.
 // each, if not nil, is called with every share and its key's first copy.
 // expect is about how many keys there will be.
-func group(parts [][]share, expect int, each func(sh share, k string)) ([]string, []sourceSet) {
+func group(parts [][]share, notes []*note, expect int, each func(sh share, k string)) ([]string, []sourceSet) {
 	total := 0
 	for _, p := range parts {
 		total += len(p)
 	}
 	type slot struct {
-		last    *note
+		last    int32 // the source last met, plus one (0: none yet)
 		sources int
 	}
 	expect = min(expect, total)
@@ -304,8 +309,8 @@ func group(parts [][]share, expect int, each func(sh share, k string)) ([]string
 				keys = append(keys, sh.key)
 				slots = append(slots, slot{})
 			}
-			if sl := &slots[i]; sl.last != sh.src {
-				sl.last = sh.src
+			if sl := &slots[i]; sl.last != sh.src+1 {
+				sl.last = sh.src + 1
 				sl.sources++
 			}
 			at = append(at, i)
@@ -337,15 +342,16 @@ func group(parts [][]share, expect int, each func(sh share, k string)) ([]string
 				each(sh, keys[i])
 			}
 			s := &sets[i]
+			src := notes[sh.src].rel
 			if s.many != nil {
-				s.many[sh.src.rel]++
+				s.many[src]++
 				continue
 			}
-			if last := len(s.few) - 1; last >= 0 && s.few[last].src == sh.src.rel {
+			if last := len(s.few) - 1; last >= 0 && s.few[last].src == src {
 				s.few[last].n++
 				continue
 			}
-			s.few = append(s.few, sourceCount{src: sh.src.rel, n: 1})
+			s.few = append(s.few, sourceCount{src: src, n: 1})
 		}
 	}
 	return keys, sets

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"path"
 	"strings"
 
@@ -33,8 +34,9 @@ type docLink struct {
 // extracted here, on the parallel part of a build, not under the index's
 // lock. The parser's result goes into md when it is not nil (a build's
 // worker parses every note into the same one), else into a new one:
-// nothing of it is kept but strings.
-func parse(rel string, content []byte, md *markdown.Note) (document, bool) {
+// nothing of it is kept but strings. Keys come from keys when it is not
+// nil (a build's worker's), else each is folded into a string of its own.
+func parse(rel string, content []byte, md *markdown.Note, keys keyCache) (document, bool) {
 	n := md
 	if n == nil {
 		n = new(markdown.Note)
@@ -56,12 +58,12 @@ func parse(rel string, content []byte, md *markdown.Note) (document, bool) {
 	for i, l := range n.Links {
 		d.links[i] = docLink{raw: l.Raw, target: l.Target, line: int32(l.Line)}
 		if l.Target != "" {
-			d.links[i].bucket = linkKey(l.Target)
+			d.links[i].bucket = keys.linkKey(l.Target)
 		}
 	}
 	for i, t := range n.Tags {
 		d.tags[i] = t.Name
-		d.tagKeys[i] = key(t.Name)
+		d.tagKeys[i] = keys.key(t.Name)
 	}
 	return d, n.FrontmatterErr != nil && n.Frontmatter == nil
 }
@@ -77,4 +79,42 @@ func (d document) rawLinks() []string {
 		}
 	}
 	return out
+}
+
+// keyCache holds the keys one build worker has folded (link buckets and
+// tag keys), each under itself. Most links of a vault point to a few
+// thousand names, most tags are a few dozen words: folded one string per
+// link or tag, they were a tenth of a build's allocations, all but the
+// first copy of each garbage by the end of the build (the vault-wide maps
+// keep one). A key is folded into a buffer on the stack and looked up;
+// only a key not met before becomes a string. The nil cache folds each
+// key into a string of its own.
+type keyCache map[string]string
+
+// linkKey is linkKey(target), from the cache.
+func (c keyCache) linkKey(target string) string {
+	if c == nil {
+		return linkKey(target)
+	}
+	var buf [96]byte
+	k := appendKey(buf[:0], path.Base(target))
+	return c.intern(bytes.TrimSuffix(k, []byte(".md")))
+}
+
+// key is key(s), from the cache.
+func (c keyCache) key(s string) string {
+	if c == nil {
+		return key(s)
+	}
+	var buf [96]byte
+	return c.intern(appendKey(buf[:0], s))
+}
+
+func (c keyCache) intern(k []byte) string {
+	if s, ok := c[string(k)]; ok {
+		return s
+	}
+	s := string(k)
+	c[s] = s
+	return s
 }

@@ -284,7 +284,7 @@ type foundNotes struct {
 // root into found, until batches is closed. A note that cannot be read is
 // left out; a panic while reading one is logged and leaves it out.
 func (ix *Index) loadBatches(root string, batches <-chan []string, found *foundNotes) {
-	var ld loader
+	ld := loader{keys: make(keyCache, 1024)}
 	load := func(rel string) {
 		defer func() {
 			// Not recoverLogged: its message would be made for every note.
@@ -379,6 +379,7 @@ func isNote(rel string) bool {
 type loader struct {
 	texts slab
 	md    markdown.Note // the parser's result, copied out of (document)
+	keys  keyCache      // made by the worker
 	path  []byte        // the note's absolute path and a NUL byte
 }
 
@@ -397,9 +398,10 @@ func (ld *loader) pathOf(root, rel string) string {
 func (ix *Index) loadAt(rel, abs string, ld *loader) (n *note) {
 	var texts *slab
 	var md *markdown.Note
+	var keys keyCache
 	var cpath []byte
 	if ld != nil {
-		texts, md = &ld.texts, &ld.md
+		texts, md, keys = &ld.texts, &ld.md, ld.keys
 		// The C form of abs, when ld holds it (pathOf made abs).
 		if len(ld.path) == len(abs)+1 && unsafe.String(&ld.path[0], len(abs)) == abs {
 			cpath = ld.path
@@ -412,25 +414,25 @@ func (ix *Index) loadAt(rel, abs string, ld *loader) (n *note) {
 	case size > ix.maxNote:
 		return &note{rel: rel, size: size, modTime: modTime, tooLarge: true, seq: ix.seq.Add(1)}
 	}
-	doc, bad := ix.parseWith(rel, content, md)
+	doc, bad := ix.parseWith(rel, content, md, keys)
 	return &note{rel: rel, content: content, size: size, modTime: modTime, doc: doc, badFrontmatter: bad, seq: ix.seq.Add(1)}
 }
 
 // parse parses one note, turning a parser panic (a bug the note's text
 // triggers) into a logged error and a note without links, tags or concept.
 func (ix *Index) parse(rel string, content []byte) (d document, badFrontmatter bool) {
-	return ix.parseWith(rel, content, nil)
+	return ix.parseWith(rel, content, nil, nil)
 }
 
-// parseWith is parse reusing md (see document's parse).
-func (ix *Index) parseWith(rel string, content []byte, md *markdown.Note) (d document, badFrontmatter bool) {
+// parseWith is parse reusing md and keys (see document's parse).
+func (ix *Index) parseWith(rel string, content []byte, md *markdown.Note, keys keyCache) (d document, badFrontmatter bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			ix.log.Error("parsing a note panicked; it is indexed without links or tags", "path", rel, "panic", p, "stack", string(debug.Stack()))
 			d, badFrontmatter = document{}, false
 		}
 	}()
-	return parse(rel, content, md)
+	return parse(rel, content, md, keys)
 }
 
 // slab hands out the buffers a build reads notes into, cut from large

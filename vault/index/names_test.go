@@ -239,8 +239,8 @@ func FuzzResolve(f *testing.F) {
 	})
 }
 
-// appendKey folds as key does, for names in every script and form, and
-// for bytes that are not UTF-8.
+// appendKey folds as key does, and keyCache as key and linkKey do, for
+// names in every script and form, and for bytes that are not UTF-8.
 func TestAppendKeyMatchesKey(t *testing.T) {
 	names := []string{"", "Note", "NOTE v1.2", "Café", "Cafe\u0301", "ÉTÉ", "Straße", "İstanbul", "ǅ", "Ωμέγα", "ΣΑΣ",
 		"日本語ノート", "한국어", "\u1100\u1161", "😀 Emoji", "ﬁle", "K", "\xff", "a\xc3", "\xef\xbf\xbd", "x\u0301\u0300", "Ⓐ", "ꞵ"}
@@ -253,9 +253,22 @@ func TestAppendKeyMatchesKey(t *testing.T) {
 		}
 		names = append(names, b.String())
 	}
-	for _, s := range names {
-		if got, want := string(appendKey(nil, s)), key(s); got != want {
-			t.Errorf("appendKey(%q) = %q, key %q", s, got, want)
+	// A build worker's cache hands out the same keys, met once or again,
+	// as link targets (with folders and ".md") and as tags.
+	cache := keyCache{}
+	for range 2 {
+		for _, s := range names {
+			if got, want := string(appendKey(nil, s)), key(s); got != want {
+				t.Errorf("appendKey(%q) = %q, key %q", s, got, want)
+			}
+			if got, want := cache.key(s), key(s); got != want {
+				t.Errorf("keyCache.key(%q) = %q, key %q", s, got, want)
+			}
+			for _, target := range []string{s, s + ".md", s + ".MD", "Folder/" + s, s + "/" + s + ".md"} {
+				if got, want := cache.linkKey(target), linkKey(target); got != want {
+					t.Errorf("keyCache.linkKey(%q) = %q, linkKey %q", target, got, want)
+				}
+			}
 		}
 	}
 }

@@ -170,19 +170,19 @@ func ParseShared(src []byte) *Note {
 }
 
 // ParseSharedInto is ParseShared into n, which is overwritten: only the
-// arrays behind n.Links and n.Tags are kept and filled again. A caller
-// that parses notes one after another and keeps what it needs of each
-// (strings included, which slice src) but not the Link and Tag slices
-// themselves saves allocating them for each note: at a build of the index
-// they are a sixth of what parsing allocates. n.Links and n.Tags may be
-// empty rather than nil.
+// arrays behind n.Links, n.Tags and n.Headings are kept and filled again.
+// A caller that parses notes one after another and keeps what it needs of
+// each (strings included, which slice src) but not the Link, Tag and
+// Heading slices themselves saves allocating them for each note: at a
+// build of the index they are a sixth of what parsing allocates. n.Links,
+// n.Tags and n.Headings may be empty rather than nil.
 func ParseSharedInto(n *Note, src []byte) {
 	str := ""
 	if len(src) > 0 {
 		str = unsafe.String(&src[0], len(src))
 	}
-	links, tags := n.Links[:0], n.Tags[:0]
-	*n = Note{Links: links, Tags: tags}
+	links, tags, headings := n.Links[:0], n.Tags[:0], n.Headings[:0]
+	*n = Note{Links: links, Tags: tags, Headings: headings}
 	parse(src, str, n)
 }
 

@@ -304,6 +304,9 @@ func TestParseSharedIntoReuses(t *testing.T) {
 		if len(got.Tags) == 0 && want.Tags == nil {
 			got.Tags = nil
 		}
+		if len(got.Headings) == 0 && want.Headings == nil {
+			got.Headings = nil
+		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q:\nreused %+v\nalone  %+v", doc, got, want)
 		}
