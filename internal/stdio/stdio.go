@@ -14,6 +14,9 @@
 //     cancels every request the moment its input ends, which undid a
 //     write that arrived just before EOF. Requests still running after
 //     DrainTimeout are cancelled.
+//   - A plain tools/list (no parameters) is answered from bytes the server
+//     encoded once (Options.ListTools), not through mcp-go, which encodes
+//     its whole tool list again at every request.
 package stdio
 
 import (
