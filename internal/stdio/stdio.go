@@ -149,11 +149,15 @@ reading:
 					go func() { _, _ = opts.ListTools(ctx) }()
 				}
 				if ok && method == string(mcp.MethodToolsList) && opts.ListTools != nil {
-					answered, err := answerToolsList(ctx, o, r.line, opts.ListTools)
-					if err != nil {
-						log.Warn("cannot write to the client", "err", err)
-					}
-					if answered {
+					if resp, ok := toolsListAnswer(ctx, r.line, opts.ListTools); ok {
+						// Written as mcp-go writes its answers, aside
+						// from the reading: a client slow to read its
+						// output does not stop the input.
+						go func() {
+							if _, err := o.Write(resp); err != nil {
+								log.Warn("cannot write to the client", "err", err)
+							}
+						}()
 						break // the switch: the line is dealt with
 					}
 				}
@@ -192,27 +196,27 @@ reading:
 
 var newline = []byte{'\n'}
 
-// answerToolsList answers a plain tools/list request (no parameters, or
-// an empty object) with the result list returns, as mcp-go would answer
-// it: the id echoed as mcp-go decodes and encodes it. It reports false,
-// leaving the request to mcp-go, for any other tools/list (a cursor, a
-// _meta, a malformed message) and when list fails.
-func answerToolsList(ctx context.Context, o *output, line []byte, list func(context.Context) (json.RawMessage, error)) (bool, error) {
+// toolsListAnswer is the answer to a plain tools/list request (no
+// parameters, or an empty object), its result the one list returns, as
+// mcp-go would answer it: the id echoed as mcp-go decodes and encodes it.
+// It reports false, leaving the request to mcp-go, for any other
+// tools/list (a cursor, a _meta, a malformed message) and when list fails.
+func toolsListAnswer(ctx context.Context, line []byte, list func(context.Context) (json.RawMessage, error)) ([]byte, bool) {
 	var m struct {
 		JSONRPC string                     `json:"jsonrpc"`
 		ID      any                        `json:"id"`
 		Params  map[string]json.RawMessage `json:"params"`
 	}
 	if json.Unmarshal(line, &m) != nil || m.JSONRPC != mcp.JSONRPC_VERSION || len(m.Params) > 0 {
-		return false, nil
+		return nil, false
 	}
 	id, err := json.Marshal(mcp.NewRequestId(m.ID))
 	if err != nil {
-		return false, nil
+		return nil, false
 	}
 	result, err := list(ctx)
 	if err != nil {
-		return false, nil
+		return nil, false
 	}
 	resp := make([]byte, 0, len(result)+len(id)+40)
 	resp = append(resp, `{"jsonrpc":"2.0","id":`...)
@@ -220,8 +224,7 @@ func answerToolsList(ctx context.Context, o *output, line []byte, list func(cont
 	resp = append(resp, `,"result":`...)
 	resp = append(resp, result...)
 	resp = append(resp, "}\n"...)
-	_, err = o.Write(resp)
-	return true, err
+	return resp, true
 }
 
 // expectsResponse reports whether a message is a request mcp-go will
