@@ -1,7 +1,11 @@
 package e2e
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 )
@@ -129,5 +133,79 @@ func TestUnreadableIndexStops(t *testing.T) {
 	}
 	if v.exists("b.md") {
 		t.Error("the write went through")
+	}
+}
+
+// TestPlainToolsListAsMCPGo checks, on the binary over stdio, that a plain
+// tools/list (as the TypeScript SDK and clients of the initialize
+// handshake send it), answered from the list encoded once, gets the very
+// bytes mcp-go answers a tools/list it handles itself (one with a
+// cursor), for the full scope and for a read-only one.
+func TestPlainToolsListAsMCPGo(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		env  []string
+	}{{"full", nil}, {"read-only", []string{"VAULTMCP_ACCESS_READ_ONLY=true"}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			v := newVault(t, map[string]string{"Home.md": "# Home\n"})
+			cfg := newServerConfig(t, v, []serverOption{withEnv(tc.env...)})
+			ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+			defer cancel()
+			var stderr lockedBuffer
+			cmd := cfg.command(ctx, &stderr)
+			in, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			outPipe, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			out := bufio.NewReader(outPipe)
+			ask := func(line string) json.RawMessage {
+				t.Helper()
+				if _, err := io.WriteString(in, line+"\n"); err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(line, `"notifications/`) {
+					return nil
+				}
+				answer, err := out.ReadBytes('\n')
+				if err != nil {
+					t.Fatalf("no answer to %s: %v\n%s", line, err, stderr.String())
+				}
+				var resp struct {
+					Result json.RawMessage `json:"result"`
+				}
+				if err := json.Unmarshal(answer, &resp); err != nil || len(resp.Result) == 0 {
+					t.Fatalf("answer to %s: %s (%v)", line, answer, err)
+				}
+				return resp.Result
+			}
+			ask(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`)
+			ask(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			plain := ask(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+			viaMCPGo := ask(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":""}}`)
+			again := ask(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}`)
+			in.Close()
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("server exit: %v\n%s", err, stderr.String())
+			}
+			if strings.Contains(stderr.String(), "DATA RACE") {
+				t.Errorf("race in the server:\n%s", stderr.String())
+			}
+			if !bytes.Equal(plain, viaMCPGo) || !bytes.Equal(again, viaMCPGo) {
+				t.Fatalf("plain tools/list differs from mcp-go's answer:\nplain:  %.400s\nmcp-go: %.400s", plain, viaMCPGo)
+			}
+			writes := bytes.Contains(plain, []byte(`"name":"write_file"`))
+			if writes != (tc.name == "full") {
+				t.Errorf("%s scope: write_file listed = %v", tc.name, writes)
+			}
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"vaultmcp/internal/config"
+	"vaultmcp/internal/mcpserver"
 	"vaultmcp/internal/stdio"
 )
 
@@ -27,6 +28,8 @@ const beginAfterInitialize = 100 * time.Millisecond
 // waits until tools/list is answered, or beginAfterInitialize after
 // initialize, so that on 2 cores it does not compete with those answers.
 // A request that needs the vault starts it at once (the start gate).
+// A plain tools/list is answered from its encoding (mcpserver.ToolList),
+// made in the background while initialize is answered.
 func serveStdio(ctx context.Context, c *core, s *server.MCPServer, cfg *config.Config, stdin io.Reader, stdout io.Writer) error {
 	c.logger.Info("serving over stdio", "vault", c.vault.Root(), "version", version)
 	var timer *time.Timer
@@ -37,9 +40,11 @@ func serveStdio(ctx context.Context, c *core, s *server.MCPServer, cfg *config.C
 			timer.Stop()
 		}
 	}()
+	list := mcpserver.NewToolList(s)
 	err := stdio.Serve(ctx, s, stdin, stdout, stdio.Options{
 		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
 		Logger:          c.logger,
+		ListTools:       list.Result,
 		Answered: func(method string) {
 			switch method {
 			case string(mcp.MethodInitialize):

@@ -14,6 +14,9 @@
 //     cancels every request the moment its input ends, which undid a
 //     write that arrived just before EOF. Requests still running after
 //     DrainTimeout are cancelled.
+//   - A plain tools/list (no parameters) is answered from bytes the server
+//     encoded once (Options.ListTools), not through mcp-go, which encodes
+//     its whole tool list again at every request.
 package stdio
 
 import (
@@ -55,6 +58,12 @@ type Options struct {
 	// it should return quickly). The server uses it to start its
 	// background work once a client has its first answers.
 	Answered func(method string)
+	// ListTools, when not nil, returns the encoded result of tools/list
+	// for the session's scope (the values of Serve's ctx): a plain
+	// tools/list (no parameters: no cursor, no _meta) is then answered
+	// with those bytes instead of through mcp-go, which encodes its whole
+	// list again at every request. On an error mcp-go answers instead.
+	ListTools func(ctx context.Context) (json.RawMessage, error)
 }
 
 // Serve serves s over in and out until the input ends or ctx is done, then
@@ -132,8 +141,25 @@ reading:
 					log.Warn("cannot write to the client", "err", err)
 				}
 			case len(r.line) > 0:
-				if key, method, ok := expectsResponse(r.line); ok {
+				key, method, ok := expectsResponse(r.line)
+				if ok {
 					o.pending.add(key, method)
+				}
+				if ok && method == string(mcp.MethodInitialize) && opts.ListTools != nil {
+					go func() { _, _ = opts.ListTools(ctx) }()
+				}
+				if ok && method == string(mcp.MethodToolsList) && opts.ListTools != nil {
+					if resp, ok := toolsListAnswer(ctx, r.line, opts.ListTools); ok {
+						// Written as mcp-go writes its answers, aside
+						// from the reading: a client slow to read its
+						// output does not stop the input.
+						go func() {
+							if _, err := o.Write(resp); err != nil {
+								log.Warn("cannot write to the client", "err", err)
+							}
+						}()
+						break // the switch: the line is dealt with
+					}
 				}
 				if _, err := pw.Write(r.line); err == nil {
 					_, _ = pw.Write(newline)
@@ -169,6 +195,37 @@ reading:
 }
 
 var newline = []byte{'\n'}
+
+// toolsListAnswer is the answer to a plain tools/list request (no
+// parameters, or an empty object), its result the one list returns, as
+// mcp-go would answer it: the id echoed as mcp-go decodes and encodes it.
+// It reports false, leaving the request to mcp-go, for any other
+// tools/list (a cursor, a _meta, a malformed message) and when list fails.
+func toolsListAnswer(ctx context.Context, line []byte, list func(context.Context) (json.RawMessage, error)) ([]byte, bool) {
+	var m struct {
+		JSONRPC string                     `json:"jsonrpc"`
+		ID      any                        `json:"id"`
+		Params  map[string]json.RawMessage `json:"params"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.JSONRPC != mcp.JSONRPC_VERSION || len(m.Params) > 0 {
+		return nil, false
+	}
+	id, err := json.Marshal(mcp.NewRequestId(m.ID))
+	if err != nil {
+		return nil, false
+	}
+	result, err := list(ctx)
+	if err != nil {
+		return nil, false
+	}
+	resp := make([]byte, 0, len(result)+len(id)+40)
+	resp = append(resp, `{"jsonrpc":"2.0","id":`...)
+	resp = append(resp, id...)
+	resp = append(resp, `,"result":`...)
+	resp = append(resp, result...)
+	resp = append(resp, "}\n"...)
+	return resp, true
+}
 
 // expectsResponse reports whether a message is a request mcp-go will
 // answer, with the key of its id and its method: it has an id that is not

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -291,4 +292,111 @@ func TestAnswered(t *testing.T) {
 	if got := <-answered; got != "tools/call" {
 		t.Fatalf("answered = %q, want tools/call", got)
 	}
+}
+
+// rawSession sends lines to a Serve of s with opts, then ends the input,
+// and returns every line the server wrote but the initialize answer.
+func rawSession(t *testing.T, s *server.MCPServer, opts Options, lines ...string) []string {
+	t.Helper()
+	in := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}` + "\n"
+	for _, l := range lines {
+		in += l + "\n"
+	}
+	var out strings.Builder
+	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := Serve(context.Background(), s, strings.NewReader(in), &out, opts); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		if !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":0,`) {
+			got = append(got, l)
+		}
+	}
+	return got
+}
+
+// A plain tools/list is answered from the bytes ListTools returns, exactly
+// as mcp-go answers it (the id echoed as mcp-go echoes it); any other
+// tools/list is left to mcp-go, as is every request when ListTools fails.
+func TestListTools(t *testing.T) {
+	ts := newTestServer()
+	resp, err := json.Marshal(ts.s.HandleMessage(context.Background(), json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(resp, &list); err != nil {
+		t.Fatal(err)
+	}
+	encoded := func(context.Context) (json.RawMessage, error) { return list.Result, nil }
+	// marked tells the answers it gave from those mcp-go gave (the
+	// test server has two tools).
+	const mark = `"result":{"tools":[]}`
+	marked := func(context.Context) (json.RawMessage, error) { return json.RawMessage(`{"tools":[]}`), nil }
+	failing := func(context.Context) (json.RawMessage, error) { return nil, fmt.Errorf("cannot encode") }
+
+	plain := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		`{"method":"tools/list","jsonrpc":"2.0","id":"a\u00e9"}`,
+		`{"jsonrpc":"2.0","id":2.0,"method":"tools/list","params":{}}`,
+		`{"jsonrpc":"2.0","id":3e0,"method":"tools/list","params":null}`,
+	}
+	others := []string{
+		`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"cursor":""}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"progressToken":1}}}`,
+		`{"jsonrpc":"1.0","id":6,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":5}`,
+		`{"jsonrpc":"2.0","id":8,"method":"ping"}`,
+	}
+	all := append(slices.Clone(plain), others...)
+	for _, tc := range []struct {
+		name string
+		list func(context.Context) (json.RawMessage, error)
+	}{{"encoded", encoded}, {"failing", failing}} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Answered is called from the goroutines that answer, after
+			// the answer is out: Serve may return before the last call.
+			answered := make(chan string, len(all)+1)
+			want := rawSession(t, newTestServer().s, Options{}, all...)
+			got := rawSession(t, newTestServer().s, Options{ListTools: tc.list, Answered: func(m string) { answered <- m }}, all...)
+			// Requests are served concurrently: compare the answers as sets.
+			slices.Sort(want)
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("answers differ from mcp-go's:\ngot:  %q\nwant: %q", got, want)
+			}
+			lists := 0
+			for range len(all) + 1 {
+				select {
+				case m := <-answered:
+					if m == string(mcp.MethodToolsList) {
+						lists++
+					}
+				case <-time.After(time.Minute):
+					t.Fatal("Answered was not called for every request")
+				}
+			}
+			if want := len(all) - 1; lists != want { // all but the ping
+				t.Errorf("Answered called for %d tools/list, want %d", lists, want)
+			}
+		})
+	}
+	t.Run("routing", func(t *testing.T) {
+		got := rawSession(t, newTestServer().s, Options{ListTools: marked}, all...)
+		if len(got) != len(all) {
+			t.Fatalf("%d answers to %d requests: %q", len(got), len(all), got)
+		}
+		n := 0
+		for _, a := range got {
+			if strings.Contains(a, mark) {
+				n++
+			}
+		}
+		if n != len(plain) {
+			t.Errorf("%d answers came from ListTools, want the %d plain tools/list: %q", n, len(plain), got)
+		}
+	})
 }

@@ -1,0 +1,55 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+
+	"vaultmcp/gitsync"
+	"vaultmcp/tools"
+	"vaultmcp/vault/access"
+)
+
+// ToolList answers tools/list with the very bytes mcp-go answers for the
+// same server, under a full and under a read-only scope, encoded once.
+func TestToolListAnswersAsMCPGo(t *testing.T) {
+	r := newRig(t, map[string]string{"a.md": "a\n"})
+	s, err := New(tools.Deps{Vault: r.v, Index: r.ix, Git: &gitsync.Repo{}, Logger: quiet, Changes: r.feed}, "1.2.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := NewToolList(s)
+	scopes := map[string]context.Context{
+		"full":      context.Background(),
+		"read-only": access.With(context.Background(), access.MustNew("test", access.Rules{ReadOnly: true})),
+	}
+	for name, ctx := range scopes {
+		t.Run(name, func(t *testing.T) {
+			resp, err := json.Marshal(s.HandleMessage(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want struct {
+				Result json.RawMessage `json:"result"`
+			}
+			if err := json.Unmarshal(resp, &want); err != nil || len(want.Result) == 0 {
+				t.Fatalf("mcp-go answered %s (%v)", resp, err)
+			}
+			for range 2 {
+				got, err := l.Result(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want.Result) {
+					t.Fatalf("tools/list result differs from mcp-go's:\ngot:  %.300s\nwant: %.300s", got, want.Result)
+				}
+			}
+		})
+	}
+	full, _ := l.Result(scopes["full"])
+	ro, _ := l.Result(scopes["read-only"])
+	if len(ro) >= len(full) || !bytes.Contains(full, []byte(`"name":"write_file"`)) || bytes.Contains(ro, []byte(`"name":"write_file"`)) {
+		t.Errorf("the read-only view (%d bytes) should leave out the writing tools of the full one (%d bytes)", len(ro), len(full))
+	}
+}
