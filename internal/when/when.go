@@ -20,7 +20,6 @@
 package when
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -31,8 +30,14 @@ import (
 // tool descriptions.
 const Help = "an ISO date (2024-05-01, its first moment), a date-time (2024-05-01T14:30, optionally with Z or +02:00), today, yesterday, or a span back from now (90m, 36h, 7d, 2w, \"2 weeks ago\")"
 
-// ErrNotATime is wrapped by every error Parse returns.
-var ErrNotATime = errors.New("not a time")
+// Error is what Parse returns for text it cannot read: a message for
+// the client that names the text and the forms it could have been.
+type Error struct{ Msg string }
+
+// Error returns the message.
+func (e *Error) Error() string { return e.Msg }
+
+func fail(format string, args ...any) *Error { return &Error{Msg: fmt.Sprintf(format, args...)} }
 
 // maxSpan bounds the number in a span so that the duration cannot
 // overflow (a million weeks is about 19,000 years).
@@ -52,7 +57,7 @@ func Parse(s string, now time.Time) (time.Time, error) {
 func ParseDay(s string, now time.Time) (t time.Time, day bool, err error) {
 	v := strings.TrimSpace(s)
 	if v == "" {
-		return time.Time{}, false, fmt.Errorf("%w: the time is empty: give %s", ErrNotATime, Help)
+		return time.Time{}, false, fail("the time is empty: give %s", Help)
 	}
 	loc := now.Location()
 	if looksLikeDate(v) {
@@ -73,7 +78,7 @@ func ParseDay(s string, now time.Time) (t time.Time, day bool, err error) {
 	if t, ok := parseSpan(lower, now); ok {
 		return t, false, nil
 	}
-	return time.Time{}, false, fmt.Errorf("%w: %q is not a time this server reads: give %s", ErrNotATime, s, Help)
+	return time.Time{}, false, fail("%q is not a time this server reads: give %s", s, Help)
 }
 
 // looksLikeDate is true when v starts as an ISO date does (YYYY-MM-DD),
@@ -100,7 +105,7 @@ func parseISO(s, v string, loc *time.Location) (time.Time, bool, error) {
 	if len(v) == 10 {
 		d, err := time.ParseInLocation(time.DateOnly, v, loc)
 		if err != nil {
-			return time.Time{}, false, fmt.Errorf("%w: %q is not a valid date (want YYYY-MM-DD, e.g. 2024-05-01)", ErrNotATime, s)
+			return time.Time{}, false, fail("%q is not a valid date (want YYYY-MM-DD, e.g. 2024-05-01)", s)
 		}
 		return d, true, nil
 	}
@@ -114,7 +119,7 @@ func parseISO(s, v string, loc *time.Location) (time.Time, bool, error) {
 			return t, false, nil
 		}
 	}
-	return time.Time{}, false, fmt.Errorf("%w: %q is not a date-time this server reads: use 2024-05-01, 2024-05-01T14:30[:05] or with a zone, e.g. 2024-05-01T14:30:00+02:00", ErrNotATime, s)
+	return time.Time{}, false, fail("%q is not a date-time this server reads: use 2024-05-01, 2024-05-01T14:30[:05] or with a zone, e.g. 2024-05-01T14:30:00+02:00", s)
 }
 
 // units maps the unit words of a span to a duration, or to a calendar
