@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -32,10 +31,11 @@ type ReadArgs struct {
 func ReadFile(d Deps) server.ServerTool {
 	tool := mcp.NewTool("read_file",
 		mcp.WithDescription("Read a file's text (path relative to the vault root, e.g. \"notes/daily.md\"). "+
-			"A long file comes a page at a time, with a notice giving the offset to read on; offset and limit count lines. Binary files are described."),
+			"A long file comes a page at a time, with a notice giving the offset (and, inside a very long line, the column) to read on; offset and limit count lines. Binary files are described."),
 		mcp.WithString("path", mcp.Required(), mcp.Description("File path relative to the vault root")),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Lines to skip (the offset a notice gives)")),
 		mcp.WithInteger("limit", mcp.Min(1), mcp.Description("Most lines to return (default: as many as fit in a page)")),
+		mcp.WithInteger("column", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Bytes of the first line to skip, to read on inside a line longer than a page (the column a notice gives)")),
 		annotate("Read file", true, false, true),
 	)
 	return withVersion(d, server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a ReadArgs) (*mcp.CallToolResult, error) {
@@ -45,9 +45,6 @@ func ReadFile(d Deps) server.ServerTool {
 		}
 		defer f.Close()
 		pg, err := readLines(f, info.Size, a.LineRange, d.readBytes())
-		if errors.Is(err, errPastEnd) {
-			return nil, invalid(fmt.Sprintf("offset=%d is past the end of %s, which has %s", a.Offset, a.Path, plural(pg.TotalLines, "line")))
-		}
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", a.Path, err)
 		}
@@ -61,7 +58,9 @@ func renderPage(rel string, pg linePage) string {
 		return fmt.Sprintf("Binary file: %s (%s, %s). read_file returns text only.", rel, contentType(rel, pg.Head), humanBytes(pg.Size))
 	}
 	text := string(pg.Text)
-	if n := pg.notice(); n != "" {
+	if n := pg.notice(rel); n != "" && text == "" {
+		return n
+	} else if n != "" {
 		// One blank line between the content and the notice.
 		if !strings.HasSuffix(text, "\n") {
 			text += "\n"

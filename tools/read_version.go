@@ -3,7 +3,6 @@ package tools
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -55,10 +54,6 @@ func ReadVersion(ctx context.Context, d Deps, a ReadVersionArgs) (ReadVersionRes
 		return res, nil
 	}
 	res.Page, err = readLines(bytes.NewReader(f.Content), f.Size, a.LineRange, d.readBytes())
-	if errors.Is(err, errPastEnd) {
-		return ReadVersionResult{}, invalid(fmt.Sprintf("offset=%d is past the end of %s at version %s, which has %s",
-			a.Offset, a.Path, f.Version.Hash, plural(res.Page.TotalLines, "line")))
-	}
 	if err != nil {
 		return ReadVersionResult{}, fmt.Errorf("read %s at %s: %w", a.Path, f.Version.Hash, err)
 	}
