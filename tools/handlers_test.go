@@ -382,7 +382,7 @@ func TestArgumentValidation(t *testing.T) {
 		{"read_file", `{}`, []string{`missing required argument "path"`}},
 		{"write_file", `{"path":"x.md"}`, []string{`missing required argument "content"`}},
 		{"rename_file", `{}`, []string{`"old_path"`, `"new_path"`}},
-		{"read_file", `{"path":"a.md","file":"b.md"}`, []string{`unknown argument "file"`, "read_file takes: limit, offset, path"}},
+		{"read_file", `{"path":"a.md","file":"b.md"}`, []string{`unknown argument "file"`, "read_file takes: column, limit, offset, path"}},
 		{"read_file", `{"path":42}`, []string{`argument "path"`, "string"}},
 		{"write_file", `{"path":"x.md","content":null}`, []string{`argument "content"`}},
 		{"list_directory", `{"path":"","recursive":"yes"}`, []string{`argument "recursive"`, "boolean"}},
