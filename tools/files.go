@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -40,6 +41,18 @@ func ReadFile(d Deps) server.ServerTool {
 	)
 	return withVersion(d, server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a ReadArgs) (*mcp.CallToolResult, error) {
 		f, info, err := d.Vault.OpenFile(ctx, a.Path)
+		taken := ""
+		if errors.Is(err, vault.ErrNotFound) {
+			// A path that differs only in case, accents or a left-out
+			// ".md" from one file is read as that file, saying so, as
+			// the history tools do: the agent saves a call.
+			if names := d.sameName(ctx, a.Path); len(names) == 1 && !strings.HasSuffix(names[0], "/") {
+				if f2, info2, err2 := d.Vault.OpenFile(ctx, names[0]); err2 == nil {
+					f, info, err = f2, info2, nil
+					taken = fmt.Sprintf("(%s is taken as %s, the one name that matches it ignoring case, accents and .md.)\n\n", a.Path, names[0])
+				}
+			}
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -48,7 +61,7 @@ func ReadFile(d Deps) server.ServerTool {
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", a.Path, err)
 		}
-		return textResult(renderPage(info.Path.Rel, pg)), nil
+		return textResult(taken + renderPage(info.Path.Rel, pg)), nil
 	})})
 }
 

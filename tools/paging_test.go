@@ -252,6 +252,17 @@ func TestReadFilePaging(t *testing.T) {
 			t.Errorf("read_file %s =\n%q\nwant it to start with\n%q", args, got, want)
 		}
 	}
+	// A path off only in case, accents or ".md" is read as the one file it
+	// names, saying so; a name found elsewhere stays a suggestion.
+	for args, want := range map[string]string{
+		`{"path":"LONG","limit":1}`:              "(LONG is taken as long.md, the one name that matches it ignoring case, accents and .md.)\n\nline 1\n\n[... truncated",
+		`{"path":"NOTES/note 01.md","limit":1}`: "(NOTES/note 01.md is taken as notes/Note 01.md, the one name",
+	} {
+		if got := h.ok("read_file", args); !strings.HasPrefix(got, want) {
+			t.Errorf("read_file %s =\n%q\nwant it to start with\n%q", args, got, want)
+		}
+	}
+	h.fails("read_file", `{"path":"Note 01.md"}`, "File not found: Note 01.md; did you mean notes/Note 01.md?")
 	h.fails("read_file", `{"path":"long.md","limit":0}`, "limit")
 	h.fails("read_file", `{"path":"long.md","column":-1}`, "column")
 }
