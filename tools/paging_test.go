@@ -255,7 +255,7 @@ func TestReadFilePaging(t *testing.T) {
 	// A path off only in case, accents or ".md" is read as the one file it
 	// names, saying so; a name found elsewhere stays a suggestion.
 	for args, want := range map[string]string{
-		`{"path":"LONG","limit":1}`:              "(LONG is taken as long.md, the one name that matches it ignoring case, accents and .md.)\n\nline 1\n\n[... truncated",
+		`{"path":"LONG","limit":1}`:             "(LONG is taken as long.md, the one name that matches it ignoring case, accents and .md.)\n\nline 1\n\n[... truncated",
 		`{"path":"NOTES/note 01.md","limit":1}`: "(NOTES/note 01.md is taken as notes/Note 01.md, the one name",
 	} {
 		if got := h.ok("read_file", args); !strings.HasPrefix(got, want) {
