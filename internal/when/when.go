@@ -8,7 +8,8 @@
 //   - an ISO date, "2024-05-01": the first moment of that day;
 //   - a date-time, "2024-05-01T14:30", "2024-05-01 14:30:15", with an
 //     optional zone ("Z", "+02:00"), which RFC 3339 is one case of;
-//   - a day word: "today", "yesterday", "tomorrow" (the day's first moment);
+//   - a day word: "today", "yesterday", "tomorrow" (the day's first moment),
+//     optionally with a time of day ("yesterday 14:30");
 //   - "now";
 //   - a span back from now: "90m", "36h", "7d", "2w", "3mo", "1y", or in
 //     words, "2 weeks ago", "3 days", "an hour ago", "last week".
@@ -28,7 +29,7 @@ import (
 
 // Help lists the accepted forms in a few words, for error messages and
 // tool descriptions.
-const Help = "an ISO date (2024-05-01, its first moment), a date-time (2024-05-01T14:30, optionally with Z or +02:00), today, yesterday, or a span back from now (90m, 36h, 7d, 2w, \"2 weeks ago\")"
+const Help = "an ISO date (2024-05-01, its first moment), a date-time (2024-05-01T14:30, optionally with Z or +02:00), today, yesterday (or \"yesterday 14:30\"), or a span back from now (90m, 36h, 7d, 2w, \"2 weeks ago\")"
 
 // Error is what Parse returns for text it cannot read: a message for
 // the client that names the text and the forms it could have been.
@@ -65,21 +66,31 @@ func ParseDay(s string, now time.Time) (t time.Time, day bool, err error) {
 	}
 	lower := strings.ToLower(v)
 	start := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
-	switch lower {
-	case "now":
+	if lower == "now" {
 		return now, false, nil
-	case "today":
-		return start, true, nil
-	case "yesterday":
-		return start.AddDate(0, 0, -1), true, nil
-	case "tomorrow":
-		return start.AddDate(0, 0, 1), true, nil
+	}
+	word, clock, timed := strings.Cut(lower, " ")
+	if offset, ok := dayWords[word]; ok {
+		day := start.AddDate(0, 0, offset)
+		if !timed {
+			return day, true, nil
+		}
+		// "yesterday 14:30": that time of that day.
+		for _, layout := range []string{"15:04", "15:04:05"} {
+			if c, err := time.Parse(layout, strings.TrimSpace(clock)); err == nil {
+				return time.Date(day.Year(), day.Month(), day.Day(), c.Hour(), c.Minute(), c.Second(), 0, loc), false, nil
+			}
+		}
+		return time.Time{}, false, fail("%q: after %s give a time of day as HH:MM, e.g. %s 14:30", s, word, word)
 	}
 	if t, ok := parseSpan(lower, now); ok {
 		return t, false, nil
 	}
 	return time.Time{}, false, fail("%q is not a time this server reads: give %s", s, Help)
 }
+
+// dayWords are the days named by a word, as days from today.
+var dayWords = map[string]int{"today": 0, "yesterday": -1, "tomorrow": 1}
 
 // looksLikeDate is true when v starts as an ISO date does (YYYY-MM-DD),
 // so that a malformed date gets an error about dates.

@@ -34,6 +34,8 @@ func TestParse(t *testing.T) {
 		{"Today", day, true},
 		{"yesterday", day.AddDate(0, 0, -1), true},
 		{"tomorrow", day.AddDate(0, 0, 1), true},
+		{"yesterday 14:30", time.Date(2024, 6, 14, 14, 30, 0, 0, loc), false},
+		{"Today  09:05:07", time.Date(2024, 6, 15, 9, 5, 7, 0, loc), false},
 		{"90m", now.Add(-90 * time.Minute), false},
 		{"36h", now.Add(-36 * time.Hour), false},
 		{"7d", now.Add(-7 * 24 * time.Hour), false},
@@ -80,6 +82,8 @@ func TestParseRejects(t *testing.T) {
 		{"1000000y", "2 weeks ago"},
 		{"01/06/2024", "2 weeks ago"},
 		{"next week", "2 weeks ago"},
+		{"yesterday noon", "HH:MM"},
+		{"today 25:00", "HH:MM"},
 		{"a", "2 weeks ago"},
 		{"ago", "2 weeks ago"},
 	}
@@ -95,7 +99,7 @@ func TestParseRejects(t *testing.T) {
 // Parse reads back the same from its RFC 3339 form, and that every
 // rejection is an *Error.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"2024-05-01", "2024-05-01T14:30", "2024-05-01T14:30:00+02:00", "2024-05-01 14:30:00", "7d", "36h", "0m", "99999999w", "2024-5-1", "yesterday", "2 weeks ago", "an hour ago", "last month", "3mo"} {
+	for _, s := range []string{"2024-05-01", "2024-05-01T14:30", "2024-05-01T14:30:00+02:00", "2024-05-01 14:30:00", "7d", "36h", "0m", "99999999w", "2024-5-1", "yesterday", "2 weeks ago", "an hour ago", "last month", "3mo", "yesterday 14:30"} {
 		f.Add(s)
 	}
 	now := time.Date(2024, 6, 1, 12, 0, 0, 0, time.FixedZone("X", -7*3600))
