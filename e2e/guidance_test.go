@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -220,10 +221,12 @@ func TestPromptsAndCompletion(t *testing.T) {
 	if text, err = get("obsidian-conventions", nil); err != nil || !strings.HasPrefix(text, "# Vault conventions") {
 		t.Errorf("conventions: %v %q", err, text)
 	}
-	if _, err := get("obsidian-create-note", nil); err == nil || !strings.Contains(err.Error(), `missing required argument "topic"`) {
+	// Arguments the request gets wrong are invalid params (-32602), not
+	// internal errors.
+	if _, err := get("obsidian-create-note", nil); !errors.Is(err, mcp.ErrInvalidParams) || !strings.Contains(err.Error(), `missing required argument "topic"`) {
 		t.Errorf("no topic: %v", err)
 	}
-	if _, err := get("obsidian-create-note", map[string]string{"topic": "x", "note_type": "recipe"}); err == nil || !strings.Contains(err.Error(), "valid note types") {
+	if _, err := get("obsidian-create-note", map[string]string{"topic": "x", "note_type": "recipe"}); !errors.Is(err, mcp.ErrInvalidParams) || !strings.Contains(err.Error(), "valid note types") {
 		t.Errorf("bad note type: %v", err)
 	}
 
@@ -309,6 +312,11 @@ func TestResourcesSubscribe(t *testing.T) {
 	}
 	if c, ok := read("vault:///notes/watched.md").(mcp.TextResourceContents); !ok || c.Text != "v1\n" || c.MIMEType != "text/markdown" {
 		t.Errorf("note: %+v", c)
+	}
+	var missing mcp.ReadResourceRequest
+	missing.Params.URI = "vault:///notes/nope.md"
+	if _, err := s.c.ReadResource(ctx, missing); !errors.Is(err, mcp.ErrInvalidParams) || !strings.Contains(err.Error(), "resource not found: vault:///notes/nope.md") {
+		t.Errorf("a missing note: %v", err)
 	}
 	if c, ok := read("vault:///attachments/pic.png").(mcp.BlobResourceContents); !ok || c.MIMEType != "image/png" || c.Blob != base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\n\x00")) {
 		t.Errorf("image: %+v", c)

@@ -101,7 +101,7 @@ func TestSearchBadInput(t *testing.T) {
 		{"grep", map[string]any{"query": "x", "path": v.Outside}, []string{"outside the vault"}},
 		{"grep", map[string]any{"query": "x", "path": "Missing"}, []string{"not found"}},
 		{"grep", map[string]any{"query": "x", "context_lines": 9}, []string{"context_lines"}},
-		{"find_files", map[string]any{"modified_after": "next tuesday"}, []string{"modified_after", "YYYY-MM-DD"}},
+		{"find_files", map[string]any{"modified_after": "next tuesday"}, []string{"modified_after", "2024-05-01", "2 weeks ago"}},
 		{"find_files", map[string]any{"size_min": 5, "size_max": 1}, []string{"size_min"}},
 		{"find_files", map[string]any{"path": "Welcome.md"}, []string{"Not a directory"}},
 	} {

@@ -70,20 +70,6 @@ func FuzzVersionSpec(f *testing.F) {
 	})
 }
 
-// FuzzParseTime feeds any string to the since parser.
-func FuzzParseTime(f *testing.F) {
-	for _, s := range []string{"2024-05-01", "2024-05-01T14:30", "2024-05-01T14:30:00+02:00", "2024-05-01 14:30:00", "7d", "36h", "0m", "99999999w", "2024-5-1"} {
-		f.Add(s)
-	}
-	now := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
-	f.Fuzz(func(t *testing.T, s string) {
-		got, err := ParseTime(s, now, time.UTC)
-		if err == nil && strings.TrimSpace(s) != "" && got.IsZero() {
-			t.Fatalf("%q: no error and no time", s)
-		}
-	})
-}
-
 // FuzzRevertMerge checks the three-way merge a revert uses (mergeRegions,
 // also under the sync's merge3): it never panics, and the conflict
 // regions it reports are lines that exist in the current text.

@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"vaultmcp/internal/when"
 )
 
 // ErrNoVersion is wrapped by errors about a version spec that names no
@@ -34,7 +36,7 @@ type Version struct {
 }
 
 // versionHelp lists the accepted spellings for error messages.
-const versionHelp = "a commit hash or its first 4+ hex digits, HEAD, HEAD~N (N commits back), HEAD^, or an ISO date meaning \"as of\" (2024-05-01T14:30, 2024-05-01T14:30:00+02:00; a date alone, 2024-05-01, is the start of that day)"
+const versionHelp = "a commit hash or its first 4+ hex digits, HEAD, HEAD~N (N commits back), HEAD^, or a time meaning \"as of\": " + when.Help + " (a day means as it began)"
 
 // ResolveVersion resolves a version spec against the branch's history:
 // a full or abbreviated commit hash, HEAD, a hash or HEAD followed by ~N
@@ -74,7 +76,7 @@ func (h *history) resolve(l *lineage, spec string) (int32, error) {
 	if len(l.order) == 0 {
 		return 0, fmt.Errorf("%w: the history has no commits yet", ErrNoVersion)
 	}
-	if t, ok, err := parseAsOf(s, time.Local); ok || err != nil {
+	if t, ok, err := asOfTime(s, time.Now()); ok || err != nil {
 		if err != nil {
 			return 0, err
 		}
@@ -231,66 +233,27 @@ func (h *history) asOf(l *lineage, t time.Time, spec string) (int32, error) {
 	}
 }
 
-// The date forms ParseTime accepts, with or without a zone.
-var (
-	dateLayouts  = []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04"}
-	zonedLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04Z07:00", "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05 -0700"}
-)
-
-// parseAsOf reads an ISO 8601 date or date-time. ok is false when s does
-// not look like a date at all (so it may be a hash); a date that looks
-// like one but does not parse is an error. A date alone is the moment
-// before that day starts, so that "as of" a date leaves out every commit
-// a since filter of that date keeps.
-func parseAsOf(s string, loc *time.Location) (t time.Time, ok bool, err error) {
-	if len(s) < 10 || s[4] != '-' || s[7] != '-' {
+// asOfTime reads a version spec that names a time, in the forms every
+// tool reads (package when: dates, date-times, yesterday, 7d, "2 weeks
+// ago"). ok is false when spec is not a time at all (so it may be a hash
+// or HEAD); text that starts as a date but does not parse is an error. A
+// day (a date alone, yesterday) is the moment before it starts, so that
+// "as of" a day leaves out every commit a since filter of that day keeps.
+func asOfTime(spec string, now time.Time) (t time.Time, ok bool, err error) {
+	if isHex(spec) && len(spec) >= 4 || strings.EqualFold(spec, "HEAD") || strings.ContainsAny(spec, "~^@") {
 		return time.Time{}, false, nil
 	}
-	if len(s) == 10 {
-		d, err := time.ParseInLocation(time.DateOnly, s, loc)
-		if err != nil {
-			return time.Time{}, true, fmt.Errorf("%q is not a valid date (want YYYY-MM-DD): %v", s, err)
+	t, day, err := when.ParseDay(spec, now)
+	if err != nil {
+		if len(spec) >= 10 && spec[4] == '-' && spec[7] == '-' {
+			return time.Time{}, true, err
 		}
-		return d.Add(-time.Nanosecond), true, nil
+		return time.Time{}, false, nil
 	}
-	for _, layout := range zonedLayouts {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, true, nil
-		}
+	if day {
+		t = t.Add(-time.Nanosecond)
 	}
-	for _, layout := range dateLayouts {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			return t, true, nil
-		}
-	}
-	return time.Time{}, true, fmt.Errorf("%q is not a date this server reads: use YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS] or with a zone, e.g. 2024-05-01T14:30:00+02:00", s)
-}
-
-// ParseTime reads a point in time for since-style filters: an ISO 8601
-// date (its first moment, in loc) or date-time (in loc unless it names a
-// zone), or a span back from now such as "36h", "7d" or "2w".
-func ParseTime(s string, now time.Time, loc *time.Location) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if len(s) == 10 && s[4] == '-' && s[7] == '-' {
-		d, err := time.ParseInLocation(time.DateOnly, s, loc)
-		if err != nil {
-			return time.Time{}, fmt.Errorf("%q is not a valid date (want YYYY-MM-DD)", s)
-		}
-		return d, nil
-	}
-	if t, ok, err := parseAsOf(s, loc); ok {
-		return t, err
-	}
-	if n := len(s); n >= 2 {
-		unit := map[byte]time.Duration{'m': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[s[n-1]]
-		if v, err := strconv.Atoi(s[:n-1]); err == nil && unit > 0 && v >= 0 && v <= 1_000_000 {
-			return now.Add(-time.Duration(v) * unit), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%q is not a time this server reads: use an ISO date (2024-05-01), a date-time (2024-05-01T14:30, optionally with a zone) or a span back from now (90m, 36h, 7d, 2w)", s)
+	return t, true, nil
 }
 
 // FileVersion is a file as it was at one version.

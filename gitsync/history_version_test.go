@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"vaultmcp/internal/when"
 )
 
 func TestResolveVersion(t *testing.T) {
@@ -31,6 +33,7 @@ func TestResolveVersion(t *testing.T) {
 		{t2.Add(59 * time.Second).UTC().Format("2006-01-02T15:04:05"), 2},
 		{t2.In(time.FixedZone("", 2*3600)).Format("2006-01-02T15:04:05-07:00"), 2},
 		{"2030-01-01", 0},
+		{"now", 0}, {"tomorrow", 0}, {"0d", 0},
 		{" HEAD~1 ", 1},
 	}
 	for _, c := range cases {
@@ -47,7 +50,7 @@ func TestResolveVersion(t *testing.T) {
 		{"", "empty"},
 		{"HEAD~5", "further than the history"},
 		{"HEAD^2", "has 1 parent"},
-		{"yesterday", "not understood"},
+		{"last fortnight", "not understood"},
 		{"abc", "not understood"}, // too short for a prefix
 		{"0000000", "no commit starting with 0000000"},
 		{"2024-13-01", "not a valid date"},
@@ -80,38 +83,6 @@ func TestFindPrefixAmbiguous(t *testing.T) {
 	}
 	if _, err := findPrefix(l, "ffff0000"+strings.Repeat("1", 32)); !errors.Is(err, ErrNoVersion) {
 		t.Errorf("full hash not in history: %v", err)
-	}
-}
-
-func TestParseTime(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2024, 6, 10, 12, 0, 0, 0, time.UTC)
-	loc := time.FixedZone("X", -5*3600)
-	cases := []struct {
-		in   string
-		want time.Time
-	}{
-		{"", time.Time{}},
-		{"2024-06-01", time.Date(2024, 6, 1, 0, 0, 0, 0, loc)},
-		{"2024-06-01T08:30", time.Date(2024, 6, 1, 8, 30, 0, 0, loc)},
-		{"2024-06-01 08:30:15", time.Date(2024, 6, 1, 8, 30, 15, 0, loc)},
-		{"2024-06-01T08:30:00Z", time.Date(2024, 6, 1, 8, 30, 0, 0, time.UTC)},
-		{"2024-06-01T08:30:00+02:00", time.Date(2024, 6, 1, 6, 30, 0, 0, time.UTC)},
-		{"36h", now.Add(-36 * time.Hour)},
-		{"7d", now.Add(-7 * 24 * time.Hour)},
-		{"2w", now.Add(-14 * 24 * time.Hour)},
-		{"90m", now.Add(-90 * time.Minute)},
-	}
-	for _, c := range cases {
-		got, err := ParseTime(c.in, now, loc)
-		if err != nil || !got.Equal(c.want) {
-			t.Errorf("%q: %v %v, want %v", c.in, got, err, c.want)
-		}
-	}
-	for _, bad := range []string{"yesterday", "7", "d", "-3d", "2024-02-30", "3y"} {
-		if _, err := ParseTime(bad, now, loc); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
 	}
 }
 
@@ -158,8 +129,8 @@ func TestDateMeansTheStartOfTheDay(t *testing.T) {
 	t.Parallel()
 	loc := time.FixedZone("", 3600)
 	day := time.Date(2024, 6, 1, 0, 0, 0, 0, loc)
-	asOf, ok, err := parseAsOf("2024-06-01", loc)
-	since, err2 := ParseTime("2024-06-01", time.Now(), loc)
+	asOf, ok, err := asOfTime("2024-06-01", time.Now().In(loc))
+	since, err2 := when.Parse("2024-06-01", time.Now().In(loc))
 	if !ok || err != nil || err2 != nil || !since.Equal(day) || !asOf.Before(day) || !asOf.Add(time.Nanosecond).Equal(day) {
 		t.Fatalf("as of %v (%v %v), since %v (%v)", asOf, ok, err, since, err2)
 	}

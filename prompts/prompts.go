@@ -9,6 +9,7 @@ package prompts
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -110,6 +111,9 @@ func createNotePrompt(o Options) server.ServerPrompt {
 		}
 		template, err := guides.Lookup(guides.CreateNote, noteType, o.Guides)
 		if err != nil {
+			if errors.Is(err, guides.ErrUnknownNoteType) {
+				return nil, argumentError{fmt.Errorf("argument %q: %w", ArgNoteType, err)}
+			}
 			return nil, fmt.Errorf("argument %q: %w", ArgNoteType, err)
 		}
 		var b strings.Builder
@@ -130,6 +134,16 @@ func createNotePrompt(o Options) server.ServerPrompt {
 	})}
 }
 
+// argumentError is a prompt argument the client got wrong. The server
+// answers it as invalid params (-32602), not as an internal error
+// (mcpserver.ParamsError).
+type argumentError struct{ error }
+
+// InvalidParams reports that the error is the request's.
+func (argumentError) InvalidParams() bool { return true }
+
+func (e argumentError) Unwrap() error { return e.error }
+
 // checkArguments refuses missing required and unknown arguments with a
 // message naming the prompt's arguments.
 func checkArguments(p mcp.Prompt, args map[string]string) error {
@@ -139,7 +153,7 @@ func checkArguments(p mcp.Prompt, args map[string]string) error {
 		known[a.Name] = true
 		names = append(names, a.Name)
 		if a.Required && strings.TrimSpace(args[a.Name]) == "" {
-			return fmt.Errorf("prompt %s: missing required argument %q", p.Name, a.Name)
+			return argumentError{fmt.Errorf("prompt %s: missing required argument %q", p.Name, a.Name)}
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(args)) {
@@ -148,7 +162,7 @@ func checkArguments(p mcp.Prompt, args map[string]string) error {
 			if len(names) > 0 {
 				takes = "arguments: " + strings.Join(names, ", ")
 			}
-			return fmt.Errorf("prompt %s: unknown argument %q (it takes %s)", p.Name, name, takes)
+			return argumentError{fmt.Errorf("prompt %s: unknown argument %q (it takes %s)", p.Name, name, takes)}
 		}
 	}
 	return nil

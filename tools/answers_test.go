@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -104,8 +105,6 @@ func TestNotFoundSuggestions(t *testing.T) {
 		".obsidian/Canvas.md":    "settings are not suggested",
 	})
 	tests := []struct{ tool, args, want string }{
-		{"read_file", `{"path":"home.md"}`, "File not found: home.md; did you mean Home.md?"},
-		{"read_file", `{"path":"Home"}`, "did you mean Home.md?"},
 		{"read_file", `{"path":"Canvas.md"}`, "did you mean Plugins/Canvas.md?"},
 		{"read_file", `{"path":"Plugins/Dataveiw.md"}`, "did you mean Plugins/Dataview.md?"},
 		{"edit_file", `{"path":"canvas.md","old_text":"a","new_text":"b"}`, "did you mean Plugins/Canvas.md?"},
@@ -124,6 +123,13 @@ func TestNotFoundSuggestions(t *testing.T) {
 		r := h.fails(tt.tool, tt.args, tt.want)
 		if strings.Contains(r.errMsg, ".obsidian") {
 			t.Errorf("%s %s suggests a skipped folder: %s", tt.tool, tt.args, r.errMsg)
+		}
+	}
+	// read_file takes a name off only in case or ".md" as the one file
+	// it names, saying so (a read is harmless; a change still asks).
+	for _, p := range []string{"home.md", "Home"} {
+		if got := h.ok("read_file", fmt.Sprintf(`{"path":%q}`, p)); got != "("+p+" is taken as Home.md, the one name that matches it ignoring case, accents and .md.)\n\nhome" {
+			t.Errorf("read_file %s = %q", p, got)
 		}
 	}
 	// Nothing like it: no suggestion.

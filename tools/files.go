@@ -32,26 +32,36 @@ type ReadArgs struct {
 func ReadFile(d Deps) server.ServerTool {
 	tool := mcp.NewTool("read_file",
 		mcp.WithDescription("Read a file's text (path relative to the vault root, e.g. \"notes/daily.md\"). "+
-			"A long file comes a page at a time, with a notice giving the offset to read on; offset and limit count lines. Binary files are described."),
+			"A long file comes a page at a time, with a notice giving the offset (and, inside a very long line, the column) to read on; offset and limit count lines. Binary files are described."),
 		mcp.WithString("path", mcp.Required(), mcp.Description("File path relative to the vault root")),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Lines to skip (the offset a notice gives)")),
 		mcp.WithInteger("limit", mcp.Min(1), mcp.Description("Most lines to return (default: as many as fit in a page)")),
+		mcp.WithInteger("column", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Bytes of the first line to skip, to read on inside a line longer than a page (the column a notice gives)")),
 		annotate("Read file", true, false, true),
 	)
 	return withVersion(d, server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a ReadArgs) (*mcp.CallToolResult, error) {
 		f, info, err := d.Vault.OpenFile(ctx, a.Path)
+		taken := ""
+		if errors.Is(err, vault.ErrNotFound) {
+			// A path that differs only in case, accents or a left-out
+			// ".md" from one file is read as that file, saying so, as
+			// the history tools do: the agent saves a call.
+			if names := d.sameName(ctx, a.Path); len(names) == 1 && !strings.HasSuffix(names[0], "/") {
+				if f2, info2, err2 := d.Vault.OpenFile(ctx, names[0]); err2 == nil {
+					f, info, err = f2, info2, nil
+					taken = fmt.Sprintf("(%s is taken as %s, the one name that matches it ignoring case, accents and .md.)\n\n", a.Path, names[0])
+				}
+			}
+		}
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
 		pg, err := readLines(f, info.Size, a.LineRange, d.readBytes())
-		if errors.Is(err, errPastEnd) {
-			return nil, invalid(fmt.Sprintf("offset=%d is past the end of %s, which has %s", a.Offset, a.Path, plural(pg.TotalLines, "line")))
-		}
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", a.Path, err)
 		}
-		return textResult(renderPage(info.Path.Rel, pg)), nil
+		return textResult(taken + renderPage(info.Path.Rel, pg)), nil
 	})})
 }
 
@@ -61,7 +71,9 @@ func renderPage(rel string, pg linePage) string {
 		return fmt.Sprintf("Binary file: %s (%s, %s). read_file returns text only.", rel, contentType(rel, pg.Head), humanBytes(pg.Size))
 	}
 	text := string(pg.Text)
-	if n := pg.notice(); n != "" {
+	if n := pg.notice(rel); n != "" && text == "" {
+		return n
+	} else if n != "" {
 		// One blank line between the content and the notice.
 		if !strings.HasSuffix(text, "\n") {
 			text += "\n"

@@ -319,7 +319,7 @@ func TestReadFileNotices(t *testing.T) {
 	// The cut falls inside "é": the partial rune is dropped, not shown as
 	// U+FFFD, and the file is not called binary.
 	got = h.ok("read_file", `{"path":"long.md"}`)
-	want := strings.Repeat("x", 63) + "\n\n[... truncated: line 1 alone is longer than a page; showing its first 63 bytes. Use grep to find the part you need; offset=1 reads on after it ...]"
+	want := strings.Repeat("x", 63) + "\n\n[... truncated: line 1 is longer than a page: showing its bytes 1–63 of 164; read on with offset=0 column=63 ...]"
 	if got != want {
 		t.Errorf("truncated read:\n%q\nwant\n%q", got, want)
 	}
@@ -382,7 +382,7 @@ func TestArgumentValidation(t *testing.T) {
 		{"read_file", `{}`, []string{`missing required argument "path"`}},
 		{"write_file", `{"path":"x.md"}`, []string{`missing required argument "content"`}},
 		{"rename_file", `{}`, []string{`"old_path"`, `"new_path"`}},
-		{"read_file", `{"path":"a.md","file":"b.md"}`, []string{`unknown argument "file"`, "read_file takes: limit, offset, path"}},
+		{"read_file", `{"path":"a.md","file":"b.md"}`, []string{`unknown argument "file"`, "read_file takes: column, limit, offset, path"}},
 		{"read_file", `{"path":42}`, []string{`argument "path"`, "string"}},
 		{"write_file", `{"path":"x.md","content":null}`, []string{`argument "content"`}},
 		{"list_directory", `{"path":"","recursive":"yes"}`, []string{`argument "recursive"`, "boolean"}},

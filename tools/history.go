@@ -71,11 +71,7 @@ var errNoHistory = errors.New("this vault has no git history")
 
 // parseSince parses a since argument ("" is no filter).
 func parseSince(s string) (time.Time, error) {
-	t, err := gitsync.ParseTime(s, time.Now(), time.Local)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("since: %w", err)
-	}
-	return t, nil
+	return parseTimeArg("since", s, time.Now())
 }
 
 // historyPath resolves a path given to a history tool as the file tools
@@ -355,7 +351,7 @@ func GetRecentChanges(d Deps) server.ServerTool {
 		mcp.WithInteger("count", mcp.Min(1), mcp.Max(20), mcp.Description("Deprecated: the old name of limit")),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Skip this many newer matching commits (for the next page)")),
 		mcp.WithString("path", mcp.Description("Only changes to this file or folder, relative to the vault root (or as it was named in the history)")),
-		mcp.WithString("since", mcp.Description("Only commits made at or after this time: an ISO date (2024-05-01), date-time (2024-05-01T14:30, optionally with Z or +02:00) or a span back from now (90m, 36h, 7d, 2w)")),
+		mcp.WithString("since", mcp.Description("Only commits made at or after this time: "+timeForms)),
 		mcp.WithString("author", mcp.Description("Only commits whose author name or email contains this text (case-insensitive), e.g. \"vaultmcp\" for the agent's own changes")),
 		mcp.WithBoolean("files_only", mcp.DefaultBool(false), mcp.Description("List the changed files with +added -removed line counts instead of their diffs")),
 		annotate("Get recent changes", true, false, true),
@@ -466,7 +462,7 @@ func GetNoteHistory(d Deps) server.ServerTool {
 		mcp.WithString("path", mcp.Required(), mcp.Description("The note's path relative to the vault root (its current name, or the name it had when deleted)")),
 		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(gitsync.MaxHistoryLimit), mcp.DefaultNumber(gitsync.DefaultHistoryLimit), mcp.Description("Commits per page")),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Skip this many newer commits (for the next page)")),
-		mcp.WithString("since", mcp.Description("Only commits made at or after this time (ISO date or date-time, or 90m, 36h, 7d, 2w back from now)")),
+		mcp.WithString("since", mcp.Description("Only commits made at or after this time: "+timeForms)),
 		mcp.WithString("author", mcp.Description("Only commits whose author name or email contains this text (case-insensitive)")),
 		annotate("Get note history", true, false, true),
 	)
@@ -636,7 +632,7 @@ func GetDiff(d Deps) server.ServerTool {
 			"Versions are a commit hash or its first 4+ digits, HEAD, HEAD~N, or an ISO date meaning \"as of\" (a date alone: the start of that day, so from=<date> shows that day's changes on). "+
 			"At most 80 diff lines per file and about 20 KB in all."),
 		mcp.WithString("path", mcp.Description("One note, relative to the vault root; leave out for every file that changed")),
-		mcp.WithString("from", mcp.Required(), mcp.Description("The older version: commit hash or prefix, HEAD~N, or ISO date (2024-05-01: as the day began; 2024-05-01T14:30)")),
+		mcp.WithString("from", mcp.Required(), mcp.Description("The older version: commit hash or prefix, HEAD~N, or a time meaning as of then: "+timeForms+" (a day: as it began)")),
 		mcp.WithString("to", mcp.Description("The newer version (same forms); default HEAD, the current version")),
 		mcp.WithInteger("limit", mcp.Min(1), mcp.Max(gitsync.MaxDiffFiles), mcp.DefaultNumber(gitsync.DefaultDiffFiles), mcp.Description("Files per page (whole-vault diffs)")),
 		mcp.WithInteger("offset", mcp.Min(0), mcp.DefaultNumber(0), mcp.Description("Skip this many files (for the next page)")),

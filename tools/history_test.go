@@ -237,7 +237,7 @@ func TestGetRecentChangesFormatAndFilters(t *testing.T) {
 	if got := g.ok("get_recent_changes", map[string]any{"count": 1, "offset": 4}); strings.Contains(got, "not listed") || !strings.Contains(got, "MCP: write .claude/secret.md") {
 		t.Errorf("hidden-folder commit =\n%s", got)
 	}
-	g.fails("get_recent_changes", map[string]any{"since": "last tuesday"}, "since", "ISO date")
+	g.fails("get_recent_changes", map[string]any{"since": "last tuesday"}, "since", "ISO date", "2 weeks ago")
 	g.fails("get_recent_changes", map[string]any{"path": "../x"}, "outside the vault")
 	g.fails("get_recent_changes", map[string]any{"path": ".git"}, "hidden")
 	g.fails("get_recent_changes", map[string]any{"count": 21}, "count")
@@ -331,7 +331,10 @@ func TestReadFileVersion(t *testing.T) {
 	if got := g.ok("read_file", map[string]any{"path": "projects/plan.md", "version": h[0], "offset": 1, "limit": 1}); !strings.Contains(got, "]\n\ntwo\n\n[... truncated: showing lines 2–2 of 3") {
 		t.Errorf("a page of a version = %q", got)
 	}
-	g.fails("read_file", map[string]any{"path": "projects/plan.md", "version": h[0], "offset": 9}, "past the end", "at version "+h[0])
+	if got := g.ok("read_file", map[string]any{"path": "projects/plan.md", "version": h[0], "offset": 9}); !strings.HasPrefix(got, "[plan.md at version "+h[0]) ||
+		!strings.HasSuffix(got, "]\n\n[offset=9 is past the end: plan.md has 3 lines; offset=0 reads from the start]") {
+		t.Errorf("past the end of a version = %q", got)
+	}
 	// Without a version, the file on disk as before.
 	if got := g.ok("read_file", map[string]any{"path": "projects/plan.md"}); got != "one\nTWO\nTHREE\n" {
 		t.Errorf("current = %q", got)
@@ -642,4 +645,41 @@ func FuzzHistoryPath(f *testing.F) {
 			t.Fatalf("%q: %q", p, rc.Resolved)
 		}
 	})
+}
+
+// Every tool that takes a time reads the same forms, relative ones
+// included, and names the argument and the forms when it cannot.
+func TestTimeFormsAreTheSameEverywhere(t *testing.T) {
+	t.Parallel()
+	g := newGitVault(t)
+	g.ok("write_file", map[string]any{"path": "a.md", "content": "x\n"})
+	uses := []struct {
+		tool, arg string
+		args      func(string) map[string]any
+	}{
+		{"find_files", "modified_after", func(s string) map[string]any { return map[string]any{"modified_after": s} }},
+		{"find_files", "modified_before", func(s string) map[string]any { return map[string]any{"modified_before": s} }},
+		{"query_notes", "modified_after", func(s string) map[string]any { return map[string]any{"filter": map[string]any{"modified_after": s}} }},
+		{"query_notes", "modified_before", func(s string) map[string]any { return map[string]any{"filter": map[string]any{"modified_before": s}} }},
+		{"get_recent_changes", "since", func(s string) map[string]any { return map[string]any{"since": s} }},
+		{"get_note_history", "since", func(s string) map[string]any { return map[string]any{"path": "a.md", "since": s} }},
+		{"get_diff", "", func(s string) map[string]any { return map[string]any{"from": s, "path": "a.md"} }},
+		{"read_file", "", func(s string) map[string]any { return map[string]any{"path": "a.md", "version": s} }},
+	}
+	forms := []string{"2024-05-01", "2024-05-01T14:30", "2024-05-01 14:30:00", "2024-05-01T14:30:00Z", "2024-05-01T14:30:00+02:00",
+		"now", "today", "yesterday", "90m", "36h", "7d", "2w", "3mo", "1y", "2 weeks ago", "an hour ago", "last month"}
+	for _, u := range uses {
+		for _, f := range forms {
+			text, isErr := g.call(u.tool, u.args(f))
+			// A version before the history began is an error of its own.
+			if isErr && (strings.Contains(text, "not a") || strings.Contains(text, "not understood")) {
+				t.Errorf("%s(%s=%q) = %s", u.tool, u.arg, f, text)
+			}
+		}
+		want := []string{"2 weeks ago"}
+		if u.arg != "" {
+			want = append(want, u.arg)
+		}
+		g.fails(u.tool, u.args("last fortnight"), want...)
+	}
 }

@@ -1,6 +1,7 @@
 package tools_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -238,6 +239,72 @@ func TestReadFilePaging(t *testing.T) {
 			t.Errorf("read_file %s =\n%q\nwant\n%q", tt.args, got, tt.want)
 		}
 	}
-	h.fails("read_file", `{"path":"long.md","offset":25}`, "offset=25 is past the end of long.md, which has 25 lines")
+	// Past the end is an answer, as for every paged tool, not an error.
+	for args, want := range map[string]string{
+		`{"path":"long.md","offset":25}`:                     "[offset=25 is past the end: long.md has 25 lines; offset=0 reads from the start]",
+		`{"path":"long.md","offset":99,"column":3}`:          "[offset=99 is past the end: long.md has 25 lines; offset=0 reads from the start]",
+		`{"path":"long.md","offset":3,"column":7}`:           "[column=7 is past the end of line 4, which has 6 bytes]",
+		`{"path":"long.md","offset":3,"column":6}`:           "\nline 5\n",
+		`{"path":"long.md","offset":23,"column":5}`:          "24\nline 25\n\n[... line 24 from its byte 6 to the end of the file (25 lines) ...]",
+		`{"path":"long.md","offset":0,"column":5,"limit":2}`: "1\nline 2\n\n[... truncated: showing lines 1–2 of 25 (line 1 from its byte 6) (9 bytes of 191 bytes); read on with offset=2 ...]",
+	} {
+		if got := h.ok("read_file", args); !strings.HasPrefix(got, want) {
+			t.Errorf("read_file %s =\n%q\nwant it to start with\n%q", args, got, want)
+		}
+	}
+	// A path off only in case, accents or ".md" is read as the one file it
+	// names, saying so; a name found elsewhere stays a suggestion.
+	for args, want := range map[string]string{
+		`{"path":"LONG","limit":1}`:             "(LONG is taken as long.md, the one name that matches it ignoring case, accents and .md.)\n\nline 1\n\n[... truncated",
+		`{"path":"NOTES/note 01.md","limit":1}`: "(NOTES/note 01.md is taken as notes/Note 01.md, the one name",
+	} {
+		if got := h.ok("read_file", args); !strings.HasPrefix(got, want) {
+			t.Errorf("read_file %s =\n%q\nwant it to start with\n%q", args, got, want)
+		}
+	}
+	h.fails("read_file", `{"path":"Note 01.md"}`, "File not found: Note 01.md; did you mean notes/Note 01.md?")
 	h.fails("read_file", `{"path":"long.md","limit":0}`, "limit")
+	h.fails("read_file", `{"path":"long.md","column":-1}`, "column")
+}
+
+// A note that is one line of 258 KB is read to its last byte by
+// following the notices' offset and column.
+func TestReadFileLongLine(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < 258<<10; i++ {
+		fmt.Fprintf(&b, "word%d é ü 日本 ", i)
+	}
+	wide := b.String() + "\nlast line\n"
+	h := newIndexHarness(t, map[string]string{"wide.md": wide})
+	next := regexp.MustCompile(`read on with offset=(\d+)(?: column=(\d+))? \.\.\.\]$`)
+	var joined strings.Builder
+	args := `{"path":"wide.md"}`
+	for pages := 0; ; pages++ {
+		got := h.ok("read_file", args)
+		body, notice, _ := strings.Cut(got, "\n\n[...")
+		if !strings.HasPrefix(got, body) || len(got) > 70<<10 {
+			t.Fatalf("page %d: %d bytes", pages, len(got))
+		}
+		m := next.FindStringSubmatch(notice)
+		joined.WriteString(body)
+		if m == nil || m[2] == "" {
+			joined.WriteString("\n") // the page ended at a line end
+		}
+		if m == nil {
+			if !strings.Contains(notice, "the end of the file") {
+				t.Fatalf("page %d ends without a way on: %q", pages, notice)
+			}
+			break
+		}
+		if m[2] != "" && !strings.Contains(notice, "line 1 is longer than a page: showing its bytes") {
+			t.Errorf("page %d notice: %q", pages, notice)
+		}
+		args = fmt.Sprintf(`{"path":"wide.md","offset":%s,"column":%s}`, m[1], cmp.Or(m[2], "0"))
+		if pages > 10 {
+			t.Fatal("no end after 10 pages")
+		}
+	}
+	if joined.String() != wide {
+		t.Errorf("pages joined: %d bytes, want %d (the whole note)", joined.Len(), len(wide))
+	}
 }

@@ -3,7 +3,6 @@ package tools
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -55,10 +54,6 @@ func ReadVersion(ctx context.Context, d Deps, a ReadVersionArgs) (ReadVersionRes
 		return res, nil
 	}
 	res.Page, err = readLines(bytes.NewReader(f.Content), f.Size, a.LineRange, d.readBytes())
-	if errors.Is(err, errPastEnd) {
-		return ReadVersionResult{}, invalid(fmt.Sprintf("offset=%d is past the end of %s at version %s, which has %s",
-			a.Offset, a.Path, f.Version.Hash, plural(res.Page.TotalLines, "line")))
-	}
 	if err != nil {
 		return ReadVersionResult{}, fmt.Errorf("read %s at %s: %w", a.Path, f.Version.Hash, err)
 	}
@@ -90,7 +85,7 @@ func withVersion(d Deps, st server.ServerTool) server.ServerTool {
 	if d.Git == nil {
 		return st
 	}
-	st.Tool.Description += " Give version (a commit hash or prefix, HEAD~N, or an ISO date meaning \"as of\"; a date alone: as the day began) to read an earlier version from the git history."
+	st.Tool.Description += " Give version (a commit hash or prefix, HEAD~N, or a time meaning \"as of\" such as 2024-05-01T14:30, yesterday or 7d; a day: as it began) to read an earlier version from the git history."
 	st.Tool.InputSchema.Properties["version"] = map[string]any{
 		"type":        "string",
 		"description": "Read the file as it was at this version: a commit hash or its first 4+ digits, HEAD~N (N commits back), or an ISO date/date-time meaning \"as of\" (2024-05-01T14:30; 2024-05-01 alone is the start of that day). Default: the current file on disk",

@@ -13,12 +13,16 @@ import (
 
 // LineRange is the part of a file read_file returns: lines, not bytes, so
 // an agent can continue where a page ended and quote line numbers that
-// grep and get_backlinks also use.
+// grep and get_backlinks also use. Column reaches into a line longer than
+// a page: the page starts that many bytes into its first line.
 type LineRange struct {
 	// Offset is how many lines to skip.
 	Offset int `json:"offset"`
 	// Limit is the most lines to return; nil means as many as fit.
 	Limit *int `json:"limit"`
+	// Column is how many bytes of the first line to skip (moved on to a
+	// character boundary).
+	Column int64 `json:"column"`
 }
 
 // linePage is one page of a text file.
@@ -30,19 +34,26 @@ type linePage struct {
 	Size       int64 // bytes in the whole file
 	Binary     bool  // the file is not text: Text is empty, Head its start
 	Head       []byte
-	// CutLine says the last line was longer than the page and is shown
-	// only in part.
+	// Column is how many bytes of the first line were skipped; FirstLen
+	// is that line's length without its line end, when Column > 0 or the
+	// line is cut.
+	Column, FirstLen int64
+	// CutLine says the page's only line was longer than the page and is
+	// shown only in part (from Column, len(Text) bytes).
 	CutLine bool
+	// PastEnd says the offset (or the column, in its line) lies beyond
+	// the file's end: Text is empty.
+	PastEnd bool
 }
-
-// errPastEnd marks an offset beyond the file's last line.
-var errPastEnd = errors.New("offset past the end")
 
 // readLines reads the page of r that lr asks for, at most maxBytes of it.
 // It reads through to the end to count the file's lines, holding only the
-// page in memory.
+// page in memory. A line that does not fit after other lines starts the
+// next page instead; a line that does not fit in a page of its own is cut,
+// and Column reads on inside it.
 func readLines(r io.Reader, size int64, lr LineRange, maxBytes int) (linePage, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
+	column := max(lr.Column, 0)
 	pg := linePage{Size: size, First: lr.Offset + 1}
 	head, err := br.Peek(edit.BinarySniff)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
@@ -54,35 +65,65 @@ func readLines(r io.Reader, size int64, lr LineRange, maxBytes int) (linePage, e
 		return pg, nil
 	}
 	var buf bytes.Buffer
-	lines := 0      // lines begun so far
-	atStart := true // the next byte begins a line
-	full := false   // the page is complete: from here lines are only counted
+	lines := 0         // lines begun so far
+	atStart := true    // the next byte begins a line
+	full := false      // the page is complete: from here lines are only counted
+	lineStart := 0     // where the page's current line begins in buf
+	skip := int64(0)   // bytes of the current line still to skip (Column)
+	aligning := false  // skipping on to a character boundary after Column
+	measuring := false // counting the first line's length (FirstLen)
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if len(chunk) > 0 {
 			begins := atStart
 			if begins {
 				lines++
+				measuring = false
 			}
 			atStart = chunk[len(chunk)-1] == '\n'
+			if measuring {
+				pg.FirstLen += int64(len(bytes.TrimSuffix(chunk, []byte("\n"))))
+			}
 			switch {
 			case full || lines <= lr.Offset:
 			case begins && lr.Limit != nil && pg.Lines >= *lr.Limit:
 				full = true
-			case buf.Len()+len(chunk) <= maxBytes:
-				buf.Write(chunk)
-				if begins {
-					pg.Lines++
-				}
-			case begins && pg.Lines > 0:
-				full = true // end the page at a line end
 			default:
-				// One line longer than the whole page: show its start.
-				buf.Write(chunk[:maxBytes-buf.Len()])
 				if begins {
 					pg.Lines++
+					lineStart = buf.Len()
+					if pg.Lines == 1 {
+						skip, aligning, measuring = column, column > 0, true
+						pg.FirstLen = int64(len(bytes.TrimSuffix(chunk, []byte("\n"))))
+					}
 				}
-				pg.CutLine, full = true, true
+				data := chunk
+				if skip > 0 {
+					n := min(skip, int64(len(data)))
+					data, skip = data[n:], skip-n
+					pg.Column += n
+				}
+				for skip == 0 && aligning && len(data) > 0 {
+					if utf8.RuneStart(data[0]) {
+						aligning = false
+						break
+					}
+					data = data[1:]
+					pg.Column++
+				}
+				switch {
+				case buf.Len()+len(data) <= maxBytes:
+					buf.Write(data)
+				case pg.Lines > 1:
+					// The line starts the next page rather than being cut.
+					buf.Truncate(lineStart)
+					pg.Lines--
+					full = true
+				default:
+					// One line longer than the whole page: show its start.
+					buf.Write(data[:maxBytes-buf.Len()])
+					pg.CutLine, full = true, true
+				}
 			}
 		}
 		if err == nil || errors.Is(err, bufio.ErrBufferFull) {
@@ -94,8 +135,9 @@ func readLines(r io.Reader, size int64, lr LineRange, maxBytes int) (linePage, e
 		return pg, err
 	}
 	pg.TotalLines = lines
-	if lr.Offset > 0 && lr.Offset >= lines {
-		return pg, errPastEnd
+	if lr.Offset > 0 && lr.Offset >= lines || column > 0 && pg.Lines > 0 && column > pg.FirstLen {
+		pg.PastEnd, pg.Lines, pg.Column = true, 0, column
+		return pg, nil
 	}
 	pg.Text = buf.Bytes()
 	if pg.CutLine {
@@ -112,25 +154,34 @@ func (pg linePage) last() int { return pg.First + pg.Lines - 1 }
 
 // whole reports whether the page is the whole file.
 func (pg linePage) whole() bool {
-	return pg.First == 1 && pg.Lines == pg.TotalLines && !pg.CutLine
+	return pg.First == 1 && pg.Lines == pg.TotalLines && !pg.CutLine && pg.Column == 0 && !pg.PastEnd
 }
 
 // notice says which part of the file the page is and how to read on; ""
 // for the whole file.
-func (pg linePage) notice() string {
+func (pg linePage) notice(rel string) string {
 	switch {
 	case pg.whole():
 		return ""
-	case pg.CutLine && pg.Lines == 1:
-		return fmt.Sprintf("[... truncated: line %s alone is longer than a page; showing its first %s. Use grep to find the part you need; offset=%d reads on after it ...]",
-			count(pg.First), humanBytes(int64(len(pg.Text))), pg.last())
-	case pg.last() < pg.TotalLines || pg.CutLine:
-		cut := ""
-		if pg.CutLine {
-			cut = fmt.Sprintf(", line %s cut short", count(pg.last()))
+	case pg.PastEnd && pg.First > pg.TotalLines:
+		return fmt.Sprintf("[offset=%d is past the end: %s has %s; offset=0 reads from the start]", pg.First-1, rel, plural(pg.TotalLines, "line"))
+	case pg.PastEnd:
+		return fmt.Sprintf("[column=%d is past the end of line %s, which has %s]", pg.Column, count(pg.First), plural(int(pg.FirstLen), "byte"))
+	case pg.CutLine:
+		end := pg.Column + int64(len(pg.Text))
+		return fmt.Sprintf("[... truncated: line %s is longer than a page: showing its bytes %s–%s of %s; read on with offset=%d column=%d ...]",
+			count(pg.First), count64(pg.Column+1), count64(end), count64(pg.FirstLen), pg.First-1, end)
+	case pg.last() < pg.TotalLines:
+		from := ""
+		if pg.Column > 0 {
+			from = fmt.Sprintf(" (line %s from its byte %s)", count(pg.First), count64(pg.Column+1))
 		}
 		return fmt.Sprintf("[... truncated: showing lines %s–%s of %s%s (%s of %s); read on with offset=%d ...]",
-			count(pg.First), count(pg.last()), count(pg.TotalLines), cut, humanBytes(int64(len(pg.Text))), humanBytes(pg.Size), pg.last())
+			count(pg.First), count(pg.last()), count(pg.TotalLines), from, humanBytes(int64(len(pg.Text))), humanBytes(pg.Size), pg.last())
+	case pg.Column > 0:
+		return fmt.Sprintf("[... line %s from its byte %s to the end of the file (%s lines) ...]", count(pg.First), count64(pg.Column+1), count(pg.TotalLines))
 	}
 	return fmt.Sprintf("[... lines %s–%s of %s: the end of the file ...]", count(pg.First), count(pg.last()), count(pg.TotalLines))
 }
+
+func count64(n int64) string { return count(int(n)) }

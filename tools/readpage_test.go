@@ -2,7 +2,6 @@ package tools
 
 import (
 	"bytes"
-	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -41,6 +40,12 @@ func TestReadLines(t *testing.T) {
 		{"offset", "a\nb\nc\n", LineRange{Offset: 1}, 100, "b\nc\n", 2, 3, false},
 		{"bytes end the page at a line end", "aaaa\nbbbb\ncccc\n", LineRange{}, 12, "aaaa\nbbbb\n", 2, 3, false},
 		{"a line longer than the page", "aaaaaaaaaa\nb\n", LineRange{}, 4, "aaaa", 1, 2, true},
+		{"a long line after others starts the next page", "a\nbbbbbbbbbb\n", LineRange{}, 6, "a\n", 1, 2, false},
+		{"column reads on in a cut line", "abcdefghij\nb\n", LineRange{Column: 4}, 4, "efgh", 1, 2, true},
+		{"column to the end of the line", "abcdefghij\nb\n", LineRange{Column: 8}, 100, "ij\nb\n", 2, 2, false},
+		{"column at the line end", "abcd\nb\n", LineRange{Column: 4}, 100, "\nb\n", 2, 2, false},
+		{"column of a later line", "x\nabcd\nb\n", LineRange{Offset: 1, Column: 2}, 100, "cd\nb\n", 2, 3, false},
+		{"column inside a rune moves on", "éa\n", LineRange{Column: 1}, 100, "a\n", 1, 1, false},
 		{"a cut inside a rune", "aé\nb\n", LineRange{}, 2, "a", 1, 2, true},
 		{"CRLF kept", "a\r\nb\r\n", LineRange{Limit: limit(1)}, 100, "a\r\n", 1, 2, false},
 	}
@@ -55,8 +60,10 @@ func TestReadLines(t *testing.T) {
 				tt.name, pg.Text, pg.Lines, pg.TotalLines, pg.CutLine, tt.text, tt.lines, tt.total, tt.cut)
 		}
 	}
-	if _, err := readLines(strings.NewReader("a\n"), 2, LineRange{Offset: 1}, 100); !errors.Is(err, errPastEnd) {
-		t.Errorf("offset past the end: %v", err)
+	for _, lr := range []LineRange{{Offset: 1}, {Offset: 5, Column: 3}, {Column: 3}} {
+		if pg, err := readLines(strings.NewReader("ab\n"), 3, lr, 100); err != nil || !pg.PastEnd || len(pg.Text) != 0 || pg.TotalLines != 1 {
+			t.Errorf("%+v past the end: %+v, %v", lr, pg, err)
+		}
 	}
 	if pg, _ := readLines(strings.NewReader("PK\x00\x01"), 4, LineRange{}, 100); !pg.Binary {
 		t.Error("NUL byte: not binary")
@@ -66,15 +73,17 @@ func TestReadLines(t *testing.T) {
 	}
 }
 
-// FuzzReadLines pages through any text: every page is the file's lines
-// from its offset (a cut line only at the end, shortened), within the
-// byte limit, with the file's true line count; and when no line is
-// longer than a page, the pages joined are the file.
+// FuzzReadLines pages through any text as an agent would, following
+// each page's way on (offset, or offset and column inside a cut line):
+// every page is within the byte limit and the line limit, has the file's
+// true line count, holds the file's bytes from where it starts, and the
+// pages joined are the file from the first offset: every byte is reached.
 func FuzzReadLines(f *testing.F) {
 	f.Add([]byte("a\nb\nc\n"), 0, 0, 4)
 	f.Add([]byte("one line without end"), 0, 2, 5)
 	f.Add([]byte("é\r\nü\n\n\nlast"), 1, 1, 3)
 	f.Add(bytes.Repeat([]byte("x"), 500), 0, 0, 100)
+	f.Add([]byte("short\n"+strings.Repeat("é", 300)+"\nend"), 0, 0, 7)
 	f.Fuzz(func(t *testing.T, data []byte, offset, limit, maxBytes int) {
 		if len(data) > 4096 || bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
 			return // each page reads the whole file: keep runs quick
@@ -85,41 +94,46 @@ func FuzzReadLines(f *testing.F) {
 			lim = &limit
 		}
 		lines := splitLines(data)
-		longest := 0
-		for _, l := range lines {
-			longest = max(longest, len(l))
-		}
-		start := offset
+		lr := LineRange{Offset: offset, Limit: lim}
 		var joined []byte
 		for pages := 0; ; pages++ {
-			pg, err := readLines(bytes.NewReader(data), int64(len(data)), LineRange{Offset: offset, Limit: lim}, maxBytes)
-			if errors.Is(err, errPastEnd) {
-				if offset < len(lines) {
-					t.Fatalf("offset %d of %d lines: past the end", offset, len(lines))
+			pg, err := readLines(bytes.NewReader(data), int64(len(data)), lr, maxBytes)
+			if err != nil || pg.Binary {
+				t.Fatalf("page at %+v: %v, binary %v", lr, err, pg.Binary)
+			}
+			if pg.PastEnd {
+				if lr.Offset < len(lines) || len(pg.Text) > 0 {
+					t.Fatalf("page at %+v of %d lines: past the end", lr, len(lines))
 				}
 				break
 			}
-			if err != nil || pg.Binary {
-				t.Fatalf("page at %d: %v, binary %v", offset, err, pg.Binary)
-			}
 			if pg.TotalLines != len(lines) || len(pg.Text) > maxBytes || (lim != nil && pg.Lines > *lim) {
-				t.Fatalf("page at %d: %d lines of %d, %d bytes (max %d)", offset, pg.Lines, pg.TotalLines, len(pg.Text), maxBytes)
+				t.Fatalf("page at %+v: %d lines of %d, %d bytes (max %d)", lr, pg.Lines, pg.TotalLines, len(pg.Text), maxBytes)
 			}
-			want := bytes.Join(lines[min(offset, len(lines)):min(offset+pg.Lines, len(lines))], nil)
-			if pg.CutLine && !bytes.HasPrefix(want, pg.Text) || !pg.CutLine && !bytes.Equal(want, pg.Text) {
-				t.Fatalf("page at %d = %q, want lines %q", offset, pg.Text, want)
-			}
-			if len(lines) == 0 || pg.Lines == 0 {
-				break
+			rest := bytes.Join(lines[min(lr.Offset, len(lines)):], nil)[lr.Column:]
+			if !bytes.HasPrefix(rest, pg.Text) {
+				t.Fatalf("page at %+v = %q, want the start of %q", lr, pg.Text, rest)
 			}
 			joined = append(joined, pg.Text...)
-			offset += pg.Lines
-			if offset >= len(lines) || pages > len(data)+1 {
+			switch {
+			case pg.CutLine:
+				lr = LineRange{Offset: pg.First - 1, Limit: lim, Column: pg.Column + int64(len(pg.Text))}
+			case pg.Lines == 0:
+				if lr.Offset < len(lines) {
+					t.Fatalf("page at %+v: no lines of %d", lr, len(lines))
+				}
+			default:
+				lr = LineRange{Offset: pg.last(), Limit: lim}
+			}
+			if len(pg.Text) == 0 && pg.Lines == 0 || lr.Offset >= len(lines) {
 				break
 			}
+			if pages > len(data)+1 {
+				t.Fatalf("no end after %d pages", pages)
+			}
 		}
-		if start == 0 && longest <= maxBytes && !bytes.Equal(joined, data) {
-			t.Fatalf("pages joined = %q, want %q", joined, data)
+		if want := bytes.Join(lines[min(offset, len(lines)):], nil); !bytes.Equal(joined, want) {
+			t.Fatalf("pages joined = %q, want %q", joined, want)
 		}
 	})
 }

@@ -221,7 +221,7 @@ func RevertChange(d Deps) server.ServerTool {
 		mcp.WithDescription("Undo one earlier commit (or only its effect on one note) with a new commit \"revert <hash>: <message>\"; history is never rewritten. "+
 			"Later changes to other lines are kept (three-way merge). If a later change touched the same lines, nothing is written and the answer shows the conflicting lines. "+
 			"Find commits with get_recent_changes or get_note_history."),
-		mcp.WithString("commit", mcp.Required(), mcp.Description("The commit to undo: its hash or first 4+ digits, or HEAD~N (an ISO date names the last commit before it; a date alone, before that day)")),
+		mcp.WithString("commit", mcp.Required(), mcp.Description("The commit to undo: its hash or first 4+ digits, or HEAD~N (a time such as 2024-05-01T14:30 or yesterday names the last commit before it; a day, before it began)")),
 		mcp.WithString("path", mcp.Description("Only undo the commit's change to this note (its path then, or its current name)")),
 		annotate("Revert change", false, true, false),
 	)

@@ -306,7 +306,7 @@ func FindFiles(d Deps) server.ServerTool {
 	opts := []mcp.ToolOption{
 		mcp.WithDescription("Find files by name, modification time and size (all filters given must hold); " +
 			"returns `path  size bytes  modified` lines sorted by path. name is a substring of the name, or a glob with * ? [ { (without a \".\" it also matches the name less its extension); case is ignored. " +
-			"Dates: YYYY-MM-DD (UTC) or RFC 3339; modified_after is inclusive, modified_before exclusive."),
+			"Times: " + timeForms + "; modified_after is inclusive, modified_before exclusive."),
 		mcp.WithString("path", mcp.Description("Folder to search in (default: the whole vault)"), mcp.DefaultString("")),
 		mcp.WithString("name", mcp.Description("Substring of the file name, or a glob on it")),
 		mcp.WithString("modified_after", mcp.Description("Only files modified at or after this date/time")),
@@ -357,15 +357,12 @@ func findLoose(ctx context.Context, eng *search.Engine, a FindArgs) (*FindResult
 
 func find(ctx context.Context, eng *search.Engine, d Deps, a FindArgs, q search.FindQuery) (*FindResult, error) {
 	var err error
-	if a.ModifiedAfter != "" {
-		if q.ModifiedAfter, err = search.ParseTime("modified_after", a.ModifiedAfter); err != nil {
-			return nil, err
-		}
+	now := time.Now()
+	if q.ModifiedAfter, err = parseTimeArg("modified_after", a.ModifiedAfter, now); err != nil {
+		return nil, err
 	}
-	if a.ModifiedBefore != "" {
-		if q.ModifiedBefore, err = search.ParseTime("modified_before", a.ModifiedBefore); err != nil {
-			return nil, err
-		}
+	if q.ModifiedBefore, err = parseTimeArg("modified_before", a.ModifiedBefore, now); err != nil {
+		return nil, err
 	}
 	if a.SizeMin != nil {
 		q.MinSize = *a.SizeMin

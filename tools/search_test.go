@@ -164,7 +164,7 @@ func TestFindFilesTool(t *testing.T) {
 			t.Errorf("find_files %s =\n%s\nwant\n%s", tt.args, got, tt.want)
 		}
 	}
-	h.fails("find_files", `{"modified_after":"last week"}`, "modified_after", "YYYY-MM-DD")
+	h.fails("find_files", `{"modified_after":"last tuesday"}`, "modified_after", "2024-05-01", "2 weeks ago")
 	h.fails("find_files", `{"modified_before":"2025-02-30"}`, "modified_before")
 	h.fails("find_files", `{"modified_after":"2025-02-01","modified_before":"2025-01-01"}`, "earlier than")
 	h.fails("find_files", `{"size_min":10,"size_max":1}`, "larger than size_max")

@@ -156,8 +156,11 @@ async function main() {
   check(tags.structuredContent?.total >= 5 && tags.structuredContent.next_offset === 1, `get_tags: ${JSON.stringify(tags.structuredContent)}`);
   const links = await client.callTool({ name: "find_links", arguments: { path: "ts/Hub.md", limit: 3 } });
   check(links.structuredContent?.backlinks?.total === 5 && links.structuredContent.backlinks.next_offset === 3, `find_links: ${JSON.stringify(links.structuredContent)}`);
-  const missing = await fails("read_file", { path: "ts/hub.md" }, "did you mean ts/Hub.md?");
+  const missing = await fails("read_file", { path: "Hub.md" }, "did you mean ts/Hub.md?");
   check(missing.includes("ts/Hub.md"), missing);
+  // A name off only in case is read as the one file it names, saying so.
+  const taken = await client.callTool({ name: "read_file", arguments: { path: "ts/hub.md", limit: 1 } });
+  check(!taken.isError && taken.content[0].text.startsWith("(ts/hub.md is taken as ts/Hub.md,"), `read_file ts/hub.md: ${JSON.stringify(taken)}`);
 
   report.ok = true;
 }

@@ -115,6 +115,7 @@ func assemble(d tools.Deps, version string, opts ...Option) (*server.MCPServer, 
 		startGate(hooks, o.startGate, o.begin)
 	}
 	accessHooks(hooks)
+	paramsErrorCodes(hooks)
 	// The instructions are read at every initialize (and discover), so a
 	// root CLAUDE.md changed while the server runs reaches the next
 	// session; the guidance cache makes that a map lookup.

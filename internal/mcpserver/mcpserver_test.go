@@ -210,7 +210,7 @@ func TestArgValidator(t *testing.T) {
 		{"read_file", nil, `invalid arguments for read_file: missing required argument "path"`},
 		{"read_file", map[string]any{}, `invalid arguments for read_file: missing required argument "path"`},
 		{"rename_file", map[string]any{"old_path": "a"}, `missing required argument "new_path"`},
-		{"read_file", map[string]any{"path": "a", "extra": 1}, `unknown argument "extra" (read_file takes: limit, offset, path)`},
+		{"read_file", map[string]any{"path": "a", "extra": 1}, `unknown argument "extra" (read_file takes: column, limit, offset, path)`},
 		{"read_file", map[string]any{"path": 7}, `argument "path": got number, want string`},
 		{"write_file", map[string]any{"path": "a", "content": []any{"x"}}, `argument "content": got array, want string`},
 		{"list_directory", map[string]any{"path": "", "max_depth": 99}, `argument "max_depth": must be at most`},

@@ -323,7 +323,7 @@ func (r *resources) read(ctx context.Context, req mcp.ReadResourceRequest) ([]mc
 	uri := req.Params.URI
 	rel, err := NotePath(uri)
 	if err != nil {
-		return nil, err
+		return nil, invalidParams{err}
 	}
 	p, fi, err := r.v.Stat(ctx, rel)
 	if err != nil {
@@ -333,13 +333,13 @@ func (r *resources) read(ctx context.Context, req mcp.ReadResourceRequest) ([]mc
 		// Dot-folders (.obsidian, .trash, the guides) stay out of
 		// resources, as they stay out of Obsidian; read_file reaches them
 		// by name.
-		return nil, fmt.Errorf("resource not found: %s (files in dot-folders and skipped folders are not resources)", uri)
+		return nil, invalidParams{fmt.Errorf("resource not found: %s (files in dot-folders and skipped folders are not resources)", uri)}
 	}
 	if fi.IsDir() {
-		return nil, fmt.Errorf("resource not found: %s is a folder; list its files with resources/list or list_directory", uri)
+		return nil, invalidParams{fmt.Errorf("resource not found: %s is a folder; list its files with resources/list or list_directory", uri)}
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("resource not found: %s is not a regular file", uri)
+		return nil, invalidParams{fmt.Errorf("resource not found: %s is not a regular file", uri)}
 	}
 	mimeType := mimeByName(p.Rel)
 	if !isTextType(mimeType) && fi.Size() > r.maxBlob {
@@ -388,16 +388,22 @@ func (r *resources) read(ctx context.Context, req mcp.ReadResourceRequest) ([]mc
 }
 
 func tooLarge(uri string, size, limit int64) error {
-	return fmt.Errorf("%s is %s, more than the %s a resource read returns; link to it instead", uri, humanBytes(size), humanBytes(limit))
+	return invalidParams{fmt.Errorf("%s is %s, more than the %s a resource read returns; link to it instead", uri, humanBytes(size), humanBytes(limit))}
 }
 
 // resourceError phrases a vault error for a resource; vault errors are
 // already safe for clients.
 func resourceError(uri string, err error) error {
 	if errors.Is(err, vault.ErrNotFound) {
-		return fmt.Errorf("resource not found: %s", uri)
+		return invalidParams{fmt.Errorf("resource not found: %s", uri)}
 	}
-	return fmt.Errorf("%s: %w", uri, err)
+	err = fmt.Errorf("%s: %w", uri, err)
+	for _, kind := range []error{vault.ErrInvalidPath, vault.ErrOutside, vault.ErrHidden, vault.ErrIsDir, vault.ErrNotDir} {
+		if errors.Is(err, kind) {
+			return invalidParams{err}
+		}
+	}
+	return err
 }
 
 // looksText reports whether data is text: valid UTF-8 (but for a rune cut

@@ -25,6 +25,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"vaultmcp/internal/when"
 	"vaultmcp/vault"
 	"vaultmcp/vault/index"
 )
@@ -55,13 +56,19 @@ var keys = []string{"tags", "properties", "folder", "path", "links_to", "links_f
 
 // Parse reads a filter from its decoded JSON: an object (nil or an empty
 // object match every note). A JSON text of an object is accepted too.
+// Relative times ("7d", "yesterday") count back from now.
 func Parse(raw any) (*Filter, error) {
-	return parse(raw, "filter", 0)
+	return ParseAt(raw, time.Now())
+}
+
+// ParseAt is Parse with relative times counted back from now.
+func ParseAt(raw any, now time.Time) (*Filter, error) {
+	return parse(raw, "filter", 0, now)
 }
 
 const maxNesting = 16
 
-func parse(raw any, where string, depth int) (*Filter, error) {
+func parse(raw any, where string, depth int, now time.Time) (*Filter, error) {
 	if depth > maxNesting {
 		return nil, bad("%s: filters nested deeper than %d levels", where, maxNesting)
 	}
@@ -131,16 +138,16 @@ func parse(raw any, where string, depth int) (*Filter, error) {
 		case "links_from":
 			f.linksFrom, err = stringList(v, at)
 		case "modified_after":
-			f.after, err = parseTime(v, at)
+			f.after, err = parseTime(v, at, now)
 		case "modified_before":
-			f.before, err = parseTime(v, at)
+			f.before, err = parseTime(v, at, now)
 		case "any", "all":
 			list, ok := v.([]any)
 			if !ok || len(list) == 0 {
 				return nil, bad("%s must be a non-empty list of filters", at)
 			}
 			for i, item := range list {
-				sub, err := parse(item, fmt.Sprintf("%s[%d]", at, i), depth+1)
+				sub, err := parse(item, fmt.Sprintf("%s[%d]", at, i), depth+1, now)
 				if err != nil {
 					return nil, err
 				}
@@ -151,7 +158,7 @@ func parse(raw any, where string, depth int) (*Filter, error) {
 				}
 			}
 		case "not":
-			f.not, err = parse(v, at, depth+1)
+			f.not, err = parse(v, at, depth+1, now)
 		default:
 			return nil, bad("%s: unknown filter key %q; use %s", where, k, strings.Join(keys, ", "))
 		}
@@ -201,27 +208,18 @@ func stringList(v any, at string) ([]string, error) {
 	return nil, bad("%s must be text or a list of text, not %s", at, describe(v))
 }
 
-// parseTime reads a date ("2026-01-05", local midnight) or a date and
-// time (RFC 3339, or "2026-01-05T10:30" in local time).
-func parseTime(v any, at string) (*time.Time, error) {
+// parseTime reads a time as every tool does (package when): a date is
+// its first moment, a time without a zone is in now's zone.
+func parseTime(v any, at string, now time.Time) (*time.Time, error) {
 	s, ok := v.(string)
 	if !ok {
-		return nil, bad("%s must be a date like \"2026-01-05\" or \"2026-01-05T10:30:00Z\"", at)
+		return nil, bad("%s must be text naming a time: %s", at, when.Help)
 	}
-	s = strings.TrimSpace(s)
-	for _, layout := range []string{time.RFC3339Nano, time.DateOnly, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04"} {
-		var t time.Time
-		var err error
-		if strings.ContainsAny(layout, "Z") {
-			t, err = time.Parse(layout, s)
-		} else {
-			t, err = time.ParseInLocation(layout, s, time.Local)
-		}
-		if err == nil {
-			return &t, nil
-		}
+	t, err := when.Parse(s, now)
+	if err != nil {
+		return nil, bad("%s: %v", at, err)
 	}
-	return nil, bad("%s: %q is not a date like \"2026-01-05\" or \"2026-01-05T10:30:00Z\"", at, s)
+	return &t, nil
 }
 
 // propCond is one property's conditions, all of which must hold.

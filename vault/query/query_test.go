@@ -61,6 +61,7 @@ func TestRun(t *testing.T) {
 		"Home.md": jan.AddDate(0, -1, 0), "Inbox/Idea.md": jan.AddDate(0, 1, 0), "Projects/Alpha.md": jan,
 		"Projects/Beta.md": jan, "Projects/Old/Gamma.md": jan, "Areas/Health.md": jan, "Projects/Not a note.md": jan,
 	})
+	now := jan.AddDate(0, 1, 5) // relative times count back from here
 	cases := []struct {
 		name   string
 		filter string
@@ -93,6 +94,9 @@ func TestRun(t *testing.T) {
 		{"links from", `{"links_from": "[[Beta]]"}`, "", []string{"Home.md", "Projects/Alpha.md"}},
 		{"modified after", `{"modified_after": "2026-02-01"}`, "", []string{"Inbox/Idea.md"}},
 		{"modified before", `{"modified_before": "2026-01-01T00:00:00Z"}`, "", []string{"Home.md"}},
+		{"modified in a span back from now", `{"modified_after": "10d"}`, "", []string{"Inbox/Idea.md"}},
+		{"modified before a span in words", `{"modified_before": "6 weeks ago"}`, "", []string{"Home.md"}},
+		{"modified before yesterday", `{"modified_before": "yesterday", "folder": "Inbox"}`, "", []string{"Inbox/Idea.md"}},
 		{"any of filters", `{"any": [{"tags": "idea"}, {"tags": "area"}]}`, "", []string{"Areas/Health.md", "Inbox/Idea.md"}},
 		{"not", `{"folder": "Projects", "not": {"tags": "project"}}`, "", []string{"Projects/Not a note.md", "Projects/Old/Gamma.md"}},
 		{"filter as JSON text", `"{\"tags\": \"idea\"}"`, "", []string{"Inbox/Idea.md"}},
@@ -109,7 +113,7 @@ func TestRun(t *testing.T) {
 			if err := json.Unmarshal([]byte(tc.filter), &raw); err != nil {
 				t.Fatal(err)
 			}
-			f, err := Parse(raw)
+			f, err := ParseAt(raw, now)
 			if err != nil {
 				t.Fatalf("parse: %v", err)
 			}
@@ -160,7 +164,7 @@ func TestBadFilters(t *testing.T) {
 		`{"properties": {"a": {"exists": "yes"}}}`: "must be true or false",
 		`{"properties": {"a": {}}}`:                "empty object",
 		`{"properties": {"a": [{"x": 1}]}}`:        "must be text, a number or a boolean",
-		`{"modified_after": "last week"}`:          "is not a date",
+		`{"modified_after": "last fortnight"}`:     "is not a time",
 		`{"any": []}`:                              "non-empty list of filters",
 		`{"not": {"not": {"folder": 1}}}`:          "filter.not.not.folder",
 		`{"path": "[a"}`:                           "not a valid glob",

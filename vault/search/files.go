@@ -189,30 +189,6 @@ func (e *Engine) Find(ctx context.Context, q FindQuery) (*FindResult, error) {
 	return &FindResult{Files: found[:min(len(found), limitOr(q.Limit))], Total: len(found)}, nil
 }
 
-// dateLayouts are the forms ParseTime accepts, most specific first.
-var dateLayouts = []string{
-	time.RFC3339Nano,
-	"2006-01-02T15:04:05",
-	"2006-01-02T15:04",
-	"2006-01-02 15:04:05",
-	"2006-01-02 15:04",
-	"2006-01-02",
-}
-
-// ParseTime reads a date as clients write it: RFC 3339
-// ("2025-06-01T10:00:00Z", "…+02:00"), the same without a zone, or a day
-// ("2025-06-01"). Without a zone the time is UTC; a day alone is its
-// first instant. what names the argument in the error.
-func ParseTime(what, s string) (time.Time, error) {
-	v := strings.TrimSpace(s)
-	for _, layout := range dateLayouts {
-		if t, err := time.ParseInLocation(layout, v, time.UTC); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, invalidInput("%s %q is not a date: use YYYY-MM-DD (e.g. 2025-06-01) or RFC 3339 (e.g. 2025-06-01T14:30:00Z)", what, s)
-}
-
 // Stats are the counts get_vault_info reports. Hidden and skipped folders
 // and everything in them are never counted.
 type Stats struct {

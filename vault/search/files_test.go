@@ -186,53 +186,6 @@ func TestFindBadInput(t *testing.T) {
 	}
 }
 
-func TestParseTime(t *testing.T) {
-	tests := []struct {
-		in   string
-		want string // RFC 3339 in UTC, "" for an error
-	}{
-		{"2025-06-01", "2025-06-01T00:00:00Z"},
-		{" 2025-06-01 ", "2025-06-01T00:00:00Z"},
-		{"2025-06-01T14:30:00Z", "2025-06-01T14:30:00Z"},
-		{"2025-06-01T14:30:00+02:00", "2025-06-01T12:30:00Z"},
-		{"2025-06-01T14:30:00.5Z", "2025-06-01T14:30:00.5Z"},
-		{"2025-06-01T14:30:00", "2025-06-01T14:30:00Z"},
-		{"2025-06-01 14:30", "2025-06-01T14:30:00Z"},
-		{"2025-13-01", ""},
-		{"yesterday", ""},
-		{"01/06/2025", ""},
-		{"", ""},
-	}
-	for _, tt := range tests {
-		got, err := ParseTime("modified_after", tt.in)
-		if tt.want == "" {
-			if err == nil || !errors.Is(err, vault.ErrInvalidInput) || !strings.Contains(err.Error(), "modified_after") {
-				t.Errorf("%q: error %v", tt.in, err)
-			}
-			continue
-		}
-		if err != nil || got.UTC().Format(time.RFC3339Nano) != tt.want {
-			t.Errorf("%q: %v %v, want %s", tt.in, got, err, tt.want)
-		}
-	}
-}
-
-func FuzzParseTime(f *testing.F) {
-	for _, s := range []string{"2025-06-01", "2025-06-01T14:30:00+02:00", "2025-06-01 14:30", "x"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got, err := ParseTime("d", s)
-		if err != nil {
-			return
-		}
-		again, err := ParseTime("d", got.Format(time.RFC3339Nano))
-		if err != nil || !again.Equal(got) {
-			t.Fatalf("%q -> %v does not round-trip: %v %v", s, got, again, err)
-		}
-	})
-}
-
 func FuzzGlob(f *testing.F) {
 	for _, s := range []string{"**/*.md", "/*.md", "{a,b}/[0-9]?", "\\*", "[!a]"} {
 		f.Add(s, "Daily Notes/2025-01-01.md", true)
