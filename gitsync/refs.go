@@ -1,7 +1,6 @@
 package gitsync
 
 import (
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -170,6 +169,7 @@ func (r *Repo) upstreamTips() []plumbing.Hash {
 	return tips
 }
 
+// parseHash reads a full lowercase hex object name, as git writes it.
 func parseHash(s string) (plumbing.Hash, bool) {
 	if len(s) != 40 {
 		return plumbing.ZeroHash, false
@@ -198,18 +198,16 @@ func (r *Repo) headIsBranch() bool {
 	return ok && string(b) == "ref: "+r.branch.String()+"\n"
 }
 
-// looseRef returns the hash a loose ref file holds; ok is false when the
-// file is missing or holds anything else.
-func (r *Repo) looseRef(name plumbing.ReferenceName) (h plumbing.Hash, ok bool) {
+// looseRef returns the hash a loose ref file holds, and false when the
+// file is missing or holds anything else (an uppercase hash included:
+// git writes lowercase, and go-git then reads whatever it is).
+func (r *Repo) looseRef(name plumbing.ReferenceName) (plumbing.Hash, bool) {
 	var buf [64]byte
 	b, ok := readSmall(filepath.Join(r.gitDir, filepath.FromSlash(name.String())), buf[:])
 	if !ok || len(b) != 41 || b[40] != '\n' {
 		return plumbing.ZeroHash, false
 	}
-	if _, err := hex.Decode(h[:], b[:40]); err != nil {
-		return plumbing.ZeroHash, false
-	}
-	return h, true
+	return parseHash(string(b[:40]))
 }
 
 // readSmall reads a file of at most len(buf)-1 bytes into buf; ok is

@@ -49,7 +49,7 @@ func ReadFile(d Deps) server.ServerTool {
 			if names := d.sameName(ctx, a.Path); len(names) == 1 && !strings.HasSuffix(names[0], "/") {
 				if f2, info2, err2 := d.Vault.OpenFile(ctx, names[0]); err2 == nil {
 					f, info, err = f2, info2, nil
-					taken = fmt.Sprintf("(%s is taken as %s, the one name that matches it ignoring case, accents and .md.)\n\n", a.Path, names[0])
+					taken = takenAs(a.Path, names[0])
 				}
 			}
 		}

@@ -108,7 +108,7 @@ func (d Deps) historyPath(ctx context.Context, given string, folder bool) (rel, 
 	names := d.historyNames(ctx, p.Rel, folder)
 	if len(names) == 1 {
 		rel = strings.TrimSuffix(names[0], "/")
-		return rel, fmt.Sprintf("(%s is taken as %s, the one name that matches it ignoring case, accents and .md.)\n\n", given, names[0]), nil
+		return rel, takenAs(given, names[0]), nil
 	}
 	msg := "Not found: " + given + " is neither in the vault nor in its history"
 	if len(names) > 1 {
@@ -119,6 +119,12 @@ func (d Deps) historyPath(ctx context.Context, given string, folder bool) (rel, 
 		return "", "", &vault.Error{Kind: vault.ErrNotFound, Msg: msg + "; it was renamed: did you mean " + now + "?"}
 	}
 	return "", "", &vault.Error{Kind: vault.ErrNotFound, Path: given, Msg: msg}
+}
+
+// takenAs is the first line of an answer about name, given as given:
+// the one name that matches it but for case, accents or a left-out ".md".
+func takenAs(given, name string) string {
+	return fmt.Sprintf("(%s is taken as %s, the one name that matches it ignoring case, accents and .md.)\n\n", given, name)
 }
 
 // historyNames returns the files (and, with folder, folders, ending in

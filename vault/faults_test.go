@@ -86,18 +86,7 @@ func TestFullDiskLeavesNothingHalfWritten(t *testing.T) {
 		// The same with a batch large enough for one flush barrier
 		// (minBarrierBatch), failing in its middle.
 		{"rename with a large batch of link rewrites", minBarrierBatch / 2, func(v *Vault) error {
-			_, err := v.RenameFile(t.Context(), "notes/a.md", "moved/a.md", func(tx *Tx, from, to Path) error {
-				var batch []FileWrite
-				for i := range minBarrierBatch + 4 {
-					p, err := v.Resolve(fmt.Sprintf("bulk/b%02d.md", i))
-					if err != nil {
-						return err
-					}
-					batch = append(batch, FileWrite{Path: p, Data: []byte("[[moved/a]]")})
-				}
-				return discardInfos(tx.WriteFiles(batch))
-			})
-			return err
+			return renameRewritingBulk(t.Context(), v, "[[moved/a]]")
 		}},
 		{"delete then write", 0, func(v *Vault) error {
 			_, err := v.Update(t.Context(), func(tx *Tx) error {

@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -174,3 +175,21 @@ func (f recorderFunc) Record(_ context.Context, summary string, paths []string) 
 }
 
 var _ Recorder = recorderFunc(nil)
+
+// renameRewritingBulk renames notes/a.md to moved/a.md and, in the same
+// change, writes data to bulk/b00.md… in one batch large enough for one
+// flush barrier (minBarrierBatch), as a rename relinking many notes does.
+func renameRewritingBulk(ctx context.Context, v *Vault, data string) error {
+	_, err := v.RenameFile(ctx, "notes/a.md", "moved/a.md", func(tx *Tx, from, to Path) error {
+		var batch []FileWrite
+		for i := range minBarrierBatch + 4 {
+			p, err := v.Resolve(fmt.Sprintf("bulk/b%02d.md", i))
+			if err != nil {
+				return err
+			}
+			batch = append(batch, FileWrite{Path: p, Data: []byte(data)})
+		}
+		return discardInfos(tx.WriteFiles(batch))
+	})
+	return err
+}

@@ -442,18 +442,7 @@ func TestRollbackOnRecordFailure(t *testing.T) {
 		// Large enough for one flush barrier (minBarrierBatch) and for
 		// its backups to be removed in the background once recorded.
 		{"rename with a large batch of writes", func(v *Vault) error {
-			_, err := v.RenameFile(t.Context(), "notes/a.md", "moved/a.md", func(tx *Tx, from, to Path) error {
-				var batch []FileWrite
-				for i := range minBarrierBatch + 4 {
-					p, err := v.Resolve(fmt.Sprintf("bulk/b%02d.md", i))
-					if err != nil {
-						return err
-					}
-					batch = append(batch, FileWrite{Path: p, Data: []byte("links rewritten")})
-				}
-				return discardInfos(tx.WriteFiles(batch))
-			})
-			return err
+			return renameRewritingBulk(t.Context(), v, "links rewritten")
 		}},
 	}
 	for _, tt := range tests {
