@@ -167,14 +167,14 @@ func (r *Repo) commitLocked(message string, paths []string) (Result, error) {
 	r.obj.pinTrees() // the trees read and written stay for the history's diff
 	defer r.obj.unpinTrees()
 	ig := newIgnorer(r.dir)
-	r.obj.beginBlobs() // many new blobs go into one pack (pack.go)
+	r.obj.beginBlobs() // many new blobs, their trees and the commit go into one pack (pack.go)
 	defer r.obj.dropBlobs()
 	for _, p := range paths {
 		if err := r.stagePath(&s, idx, baseTree, ig, p); err != nil {
 			return Result{}, err
 		}
 	}
-	if err := r.obj.endBlobs(); err != nil {
+	if err := r.obj.keepLargeBatch(); err != nil {
 		return Result{}, err
 	}
 	s.paths = paths
@@ -222,6 +222,9 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 	}
 	h, err := r.obj.writeCommit(c)
 	if err != nil {
+		return Result{}, err
+	}
+	if err := r.obj.endBlobs(); err != nil { // a large commit's pack
 		return Result{}, err
 	}
 	if err := r.moveBranch(idx, s.index, h, head, "commit: "+firstLine(message), r.worktreeDirs(s.paths)); err != nil {

@@ -20,10 +20,12 @@ import (
 
 // Packs. A commit that adds many blobs at once (a rename that relinks a
 // thousand notes, an outside change to many files) writes them as one
-// pack rather than one loose object each: two files to write and flush
-// instead of a thousand files and their folders. A commit of a few files
-// keeps writing loose objects, which cost less for one or two and do not
-// pile up packs that every object lookup has to search.
+// pack rather than one loose object each, together with the trees and
+// the commit that go with them: a couple of files to write and flush
+// instead of a thousand blobs and the few hundred trees of the folders
+// they sit in, each with its folder. A commit of a few files keeps
+// writing loose objects, which cost less for one or two and do not pile
+// up packs that every object lookup has to search.
 //
 // The pack and its index are written under temporary names in
 // objects/pack, flushed, and renamed into place pack first, index last, as
@@ -36,25 +38,72 @@ import (
 // default level takes about twice as long, for entries 3 % smaller, and a
 // gc recompresses them anyway. Every zlib level reads back the same.
 
-// packMinBlobs is the number of new blobs from which a commit writes them
-// as one pack.
+// packMinBlobs is the number of new blobs from which a commit writes them,
+// with its trees and itself, as one pack.
 const packMinBlobs = 32
 
-// blobBatch holds the new blobs of one commit until endBlobs writes them.
-type blobBatch struct {
+// objectBatch holds the new objects of one commit until endBlobs writes
+// them.
+type objectBatch struct {
 	order []plumbing.Hash
 	data  map[plumbing.Hash][]byte
+	types map[plumbing.Hash]plumbing.ObjectType
+	blobs int
+	// open: trees and commits join the batch too (see keepLargeBatch).
+	open bool
+}
+
+// add collects an object once.
+func (b *objectBatch) add(t plumbing.ObjectType, h plumbing.Hash, content []byte) {
+	if _, ok := b.data[h]; ok {
+		return
+	}
+	b.data[h] = content
+	b.types[h] = t
+	b.order = append(b.order, h)
+	if t == plumbing.BlobObject {
+		b.blobs++
+	}
 }
 
 // beginBlobs makes writeBlob collect blobs instead of writing them, until
 // endBlobs or dropBlobs.
 func (o *objects) beginBlobs() {
-	o.batch = &blobBatch{data: map[plumbing.Hash][]byte{}}
+	o.batch = &objectBatch{data: map[plumbing.Hash][]byte{}, types: map[plumbing.Hash]plumbing.ObjectType{}}
 }
 
-// dropBlobs forgets the blobs collected and not written (a commit that
-// failed while staging).
-func (o *objects) dropBlobs() { o.batch = nil }
+// dropBlobs forgets the objects collected and not written (a commit that
+// failed, or that found nothing to commit). The trees among them leave
+// the tree cache too: a later commit must not take one for written.
+func (o *objects) dropBlobs() {
+	b := o.batch
+	o.batch = nil
+	if b == nil {
+		return
+	}
+	for h, t := range b.types {
+		if t == plumbing.TreeObject {
+			delete(o.trees, h)
+			delete(o.pinned, h)
+		}
+	}
+}
+
+// keepLargeBatch ends the batch when it holds fewer than packMinBlobs
+// blobs, writing them as loose objects; a larger one stays open, so the
+// commit's trees and the commit itself go into its pack (see
+// objects.batchObject), and the commit writes it with endBlobs before its
+// ref may point at it.
+func (o *objects) keepLargeBatch() error {
+	if o.batch == nil {
+		return nil
+	}
+	if o.batch.blobs < packMinBlobs {
+		return o.endBlobs()
+	}
+	o.batch.open = true
+	return nil
+}
 
 // batchBlob collects content when a batch is open and reports whether it
 // did.
@@ -63,11 +112,18 @@ func (o *objects) batchBlob(content []byte) (plumbing.Hash, bool) {
 		return plumbing.ZeroHash, false
 	}
 	h := plumbing.ComputeHash(plumbing.BlobObject, content)
-	if _, ok := o.batch.data[h]; !ok {
-		o.batch.data[h] = content
-		o.batch.order = append(o.batch.order, h)
-	}
+	o.batch.add(plumbing.BlobObject, h, content)
 	return h, true
+}
+
+// batchObject collects a tree or a commit, already hashed as h, when a
+// large batch is open (see keepLargeBatch), and reports whether it did.
+func (o *objects) batchObject(t plumbing.ObjectType, h plumbing.Hash, content []byte) bool {
+	if o.batch == nil || !o.batch.open {
+		return false
+	}
+	o.batch.add(t, h, content)
+	return true
 }
 
 // writeBlobHashed is writeBlob for content whose hash h the caller
@@ -77,39 +133,45 @@ func (o *objects) writeBlobHashed(h plumbing.Hash, content []byte) error {
 		_, err := o.writeBlob(content)
 		return err
 	}
-	if _, ok := o.batch.data[h]; !ok {
-		o.batch.data[h] = content
-		o.batch.order = append(o.batch.order, h)
-	}
+	o.batch.add(plumbing.BlobObject, h, content)
 	return nil
 }
 
-// endBlobs writes the blobs collected since beginBlobs: as one pack when
-// there are at least packMinBlobs of them, else as loose objects. Either
-// way the files written are listed for the commit's flush (takeWritten).
+// endBlobs writes the objects collected since beginBlobs: as one pack when
+// there are at least packMinBlobs blobs among them, else as loose objects.
+// Either way the files written are listed for the commit's flush
+// (takeWritten).
 func (o *objects) endBlobs() error {
 	b := o.batch
 	o.batch = nil
 	if b == nil || len(b.order) == 0 {
 		return nil
 	}
-	if len(b.order) < packMinBlobs {
+	if b.blobs < packMinBlobs {
 		for _, h := range b.order {
-			if _, err := o.writeLoose(plumbing.BlobObject, b.data[h]); err != nil {
-				return fmt.Errorf("write blob: %w", err)
+			if _, err := o.writeLoose(b.types[h], b.data[h]); err != nil {
+				return fmt.Errorf("write %s: %w", b.types[h], err)
 			}
 		}
 		return nil
 	}
-	if err := o.writePack(b.order, b.data); err != nil {
-		return fmt.Errorf("write a pack of %d blobs: %w", len(b.order), err)
+	if err := o.writeObjects(b.order, b.data, b.types); err != nil {
+		o.batch = b
+		o.dropBlobs()
+		return fmt.Errorf("write a pack of %d objects: %w", len(b.order), err)
 	}
 	return nil
 }
 
-// writePack writes the blobs in order as one pack (version 2, no deltas)
-// with its index (version 2), and makes the storage see it.
-func (o *objects) writePack(order []plumbing.Hash, data map[plumbing.Hash][]byte) (err error) {
+// writePack writes the blobs in order as one pack; see writeObjects.
+func (o *objects) writePack(order []plumbing.Hash, data map[plumbing.Hash][]byte) error {
+	return o.writeObjects(order, data, nil)
+}
+
+// writeObjects writes the objects in order as one pack (version 2, no
+// deltas) with its index (version 2), and makes the storage see it. types
+// gives each object's type; an object it does not name is a blob.
+func (o *objects) writeObjects(order []plumbing.Hash, data map[plumbing.Hash][]byte, types map[plumbing.Hash]plumbing.ObjectType) (err error) {
 	if o.writeFault != nil {
 		return o.writeFault
 	}
@@ -128,7 +190,7 @@ func (o *objects) writePack(order []plumbing.Hash, data map[plumbing.Hash][]byte
 	var sum plumbing.Hash
 	var idx *idxfile.MemoryIndex
 	err = writeSynced(dir, "tmp_pack_", &temps, func(f *os.File) (err error) {
-		sum, idx, err = o.encodePack(f, order, data)
+		sum, idx, err = o.encodePack(f, order, data, types)
 		return err
 	})
 	if err != nil {
@@ -178,7 +240,7 @@ func writeSynced(dir, pattern string, temps *[]string, write func(*os.File) erro
 }
 
 // encodePack writes the pack to w and returns its checksum and index.
-func (o *objects) encodePack(w *os.File, order []plumbing.Hash, data map[plumbing.Hash][]byte) (plumbing.Hash, *idxfile.MemoryIndex, error) {
+func (o *objects) encodePack(w *os.File, order []plumbing.Hash, data map[plumbing.Hash][]byte, types map[plumbing.Hash]plumbing.ObjectType) (plumbing.Hash, *idxfile.MemoryIndex, error) {
 	sha := sha1.New()
 	bw := bufio.NewWriterSize(w, 64<<10)
 	out := func(b []byte) error {
@@ -196,7 +258,7 @@ func (o *objects) encodePack(w *os.File, order []plumbing.Hash, data map[plumbin
 	iw := &idxfile.Writer{}
 	iw.OnHeader(uint32(len(order)))
 	pos := uint64(len(head))
-	entries, err := packEntries(order, data)
+	entries, err := packEntries(order, data, types)
 	if err != nil {
 		return plumbing.ZeroHash, nil, err
 	}
@@ -222,9 +284,10 @@ func (o *objects) encodePack(w *os.File, order []plumbing.Hash, data map[plumbin
 	return sum, idx, err
 }
 
-// packEntries returns the pack entry of each blob in order (header and
-// compressed content), compressed on every core.
-func packEntries(order []plumbing.Hash, data map[plumbing.Hash][]byte) ([][]byte, error) {
+// packEntries returns the pack entry of each object in order (header and
+// compressed content), compressed on every core. An object types does
+// not name is a blob.
+func packEntries(order []plumbing.Hash, data map[plumbing.Hash][]byte, types map[plumbing.Hash]plumbing.ObjectType) ([][]byte, error) {
 	entries := make([][]byte, len(order))
 	workers := min(runtime.GOMAXPROCS(0), len(order))
 	errs := make([]error, workers)
@@ -241,8 +304,12 @@ func packEntries(order []plumbing.Hash, data map[plumbing.Hash][]byte) ([][]byte
 			}
 			for i := w; i < len(order); i += workers {
 				content := data[order[i]]
+				t, ok := types[order[i]]
+				if !ok {
+					t = plumbing.BlobObject
+				}
 				buf.Reset()
-				buf.Write(packEntryHeader(plumbing.BlobObject, int64(len(content))))
+				buf.Write(packEntryHeader(t, int64(len(content))))
 				zw.Reset(&buf)
 				zw.Write(content)
 				if err := zw.Close(); err != nil {

@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// A commit of many new files writes their blobs as one pack with its
-// index, which git reads and fsck accepts; a commit of a few files
-// writes loose objects as before. Blobs big enough to need several
+// A commit of many new files writes their blobs, its trees and itself as
+// one pack with its index, which git reads and fsck accepts; a commit of
+// a few files writes loose objects as before. Blobs big enough to need several
 // size bytes in the pack entry header, an empty one and two files of
 // equal content are among them.
 func TestManyBlobsGoIntoOnePack(t *testing.T) {
@@ -46,12 +46,18 @@ func TestManyBlobsGoIntoOnePack(t *testing.T) {
 	if temps, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "tmp_*")); len(temps) != 0 {
 		t.Errorf("temporary files left: %v", temps)
 	}
-	// The tree and the commit are loose; no blob is.
-	if n := looseObjects(t, dir) - loose; n > 10 {
+	// Nothing is loose: the trees and the commit are in the pack too.
+	if n := looseObjects(t, dir) - loose; n != 0 {
 		t.Errorf("%d new loose objects beside the pack", n)
 	}
 	assertClean(t, dir)
-	git(t, dir, "verify-pack", packs[0])
+	verify := git(t, dir, "verify-pack", "-v", packs[0])
+	head := git(t, dir, "rev-parse", "HEAD")
+	for _, want := range []string{head + " commit ", git(t, dir, "rev-parse", "HEAD^{tree}") + " tree ", git(t, dir, "rev-parse", "HEAD:notes") + " tree "} {
+		if !strings.Contains(verify, want) {
+			t.Errorf("the pack lacks %q:\n%s", want, verify)
+		}
+	}
 	for rel, c := range contents {
 		if got := git(t, dir, "show", "HEAD:"+rel); got != strings.TrimSpace(c) {
 			t.Errorf("git show HEAD:%s = %.40q, want %.40q", rel, got, c)
@@ -79,7 +85,9 @@ func TestPackWriteFailureLeavesNothing(t *testing.T) {
 	head := git(t, dir, "rev-parse", "HEAD")
 	var paths []string
 	for i := range packMinBlobs {
-		rel := fmt.Sprintf("n%d.md", i)
+		// In folders: their trees go into the pack that fails, and must
+		// not pass for written when the commit is made again.
+		rel := fmt.Sprintf("d%d/n%d.md", i%3, i)
 		writeFile(t, dir, rel, rel)
 		paths = append(paths, rel)
 	}

@@ -39,8 +39,9 @@ type objects struct {
 	// the last takeWritten, for flushing them before a ref points at them.
 	written []string
 	// batch, while a commit stages many files, collects its new blobs
-	// to be written together (see pack.go).
-	batch *blobBatch
+	// (and, once it is large, its trees and commit) to be written
+	// together (see pack.go).
+	batch *objectBatch
 	// packed, when set, is told of each pack written, so the other
 	// storages on the folder can re-read their pack lists.
 	packed func()
@@ -276,7 +277,8 @@ func (o *objects) writeBlob(content []byte) (plumbing.Hash, error) {
 	return h, nil
 }
 
-// writeTree stores a tree whose entries are already sorted.
+// writeTree stores a tree whose entries are already sorted (in the
+// commit's pack when it writes one: see keepLargeBatch).
 func (o *objects) writeTree(es []object.TreeEntry) (plumbing.Hash, error) {
 	n := 0
 	for _, e := range es {
@@ -291,7 +293,7 @@ func (o *objects) writeTree(es []object.TreeEntry) (plumbing.Hash, error) {
 		buf = append(buf, e.Hash[:]...)
 	}
 	h := plumbing.ComputeHash(plumbing.TreeObject, buf)
-	if _, ok := o.trees[h]; !ok {
+	if _, ok := o.trees[h]; !ok && !o.batchObject(plumbing.TreeObject, h, buf) {
 		if _, err := o.writeLoose(plumbing.TreeObject, buf); err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("write tree: %w", err)
 		}
@@ -300,7 +302,8 @@ func (o *objects) writeTree(es []object.TreeEntry) (plumbing.Hash, error) {
 	return h, nil
 }
 
-// writeCommit stores a commit.
+// writeCommit stores a commit (in the commit's pack when it writes one:
+// see keepLargeBatch).
 func (o *objects) writeCommit(c *object.Commit) (plumbing.Hash, error) {
 	obj := &plumbing.MemoryObject{}
 	if err := c.Encode(obj); err != nil {
@@ -313,6 +316,9 @@ func (o *objects) writeCommit(c *object.Commit) (plumbing.Hash, error) {
 	data, err := io.ReadAll(rd)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
+	}
+	if h := plumbing.ComputeHash(plumbing.CommitObject, data); o.batchObject(plumbing.CommitObject, h, data) {
+		return h, nil
 	}
 	h, err := o.writeLoose(plumbing.CommitObject, data)
 	if err != nil {
