@@ -1,8 +1,12 @@
 package index
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,5 +108,55 @@ func TestRenameRefreshTakesTheTextsItWrote(t *testing.T) {
 	ix.ownMu.Unlock()
 	if left != 0 {
 		t.Errorf("%d written texts still kept after the refresh", left)
+	}
+}
+
+// The notes of a large rename are parsed beside its writing and commit;
+// the index then holds for each exactly what parsing its text at its path
+// gives, and a note changed after the write is parsed from disk instead.
+func TestRenameParsedAheadMatchesAParseOfTheText(t *testing.T) {
+	files := map[string]string{"Hub.md": "hub"}
+	for i := range minParseAhead + 8 {
+		files[fmt.Sprintf("d%d/n%02d.md", i%3, i)] = fmt.Sprintf("# N%d\n\nSee [[Hub|the hub]] and [[Hub#Part]]. #tag%d\n", i, i%4)
+	}
+	files["c/Concept.md"] = "---\nprefLabel: Concept\nbroader: \"[[Hub]]\"\n---\nA concept, under [[Hub]].\n"
+	v, ix := newVault(t, files)
+	if _, err := v.RenameFile(ctx, "Hub.md", "h/New Hub.md", func(tx *vault.Tx, from, to vault.Path) error {
+		_, notes, err := ix.FollowRename(ctx, tx, from.Rel, to.Rel)
+		if err != nil {
+			return err
+		}
+		if notes < minParseAhead {
+			t.Fatalf("%d notes relinked, want at least %d", notes, minParseAhead)
+		}
+		p := filepath.Join(v.Root(), "d0/n00.md")
+		if err := os.WriteFile(p, []byte("# changed\n\nSee [[New Hub]] and [[Other]]."), 0o644); err != nil {
+			return err
+		}
+		later := time.Now().Add(time.Minute)
+		return os.Chtimes(p, later, later)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	for rel := range files {
+		if rel == "Hub.md" {
+			continue
+		}
+		n := ix.notes[rel]
+		if n == nil {
+			t.Fatalf("%s not indexed", rel)
+		}
+		if rel != "d0/n00.md" && !bytes.Contains(n.content, []byte("[[h/New Hub")) && !bytes.Contains(n.content, []byte("[[New Hub")) {
+			t.Errorf("%s not relinked: %q", rel, n.content)
+		}
+		want, bad := parse(rel, n.content, nil, nil)
+		if !reflect.DeepEqual(n.doc, want) || n.badFrontmatter != bad {
+			t.Errorf("%s: indexed document\n%+v\nwant a parse of its text\n%+v", rel, n.doc, want)
+		}
+	}
+	if got := string(ix.notes["d0/n00.md"].content); !strings.Contains(got, "[[Other]]") {
+		t.Errorf("d0/n00.md changed after the write is indexed as %q", got)
 	}
 }

@@ -31,7 +31,8 @@ type Rewrite struct {
 // vault.Tx.WriteFiles): a rename that relinks a thousand notes flushes
 // them together, not one by one. The index keeps the texts it wrote, so
 // when the change is recorded and reported it takes them in without
-// reading the notes back (see keepWritten).
+// reading the notes back (see keepWritten), and parses them while they
+// are written and committed (see parseAhead).
 func (ix *Index) FollowRename(ctx context.Context, tx *vault.Tx, from, to string) (links, notes int, err error) {
 	rewrites, err := ix.PlanRename(ctx, from, to)
 	if err != nil {
@@ -43,13 +44,22 @@ func (ix *Index) FollowRename(ctx context.Context, tx *vault.Tx, from, to string
 		links += rw.Links
 		notes++
 	}
+	var ahead *parsedAhead
+	if len(rewrites) >= minParseAhead {
+		ahead = ix.parseAhead(rewrites)
+	}
 	infos, err := tx.WriteFiles(batch)
 	if err != nil {
 		return 0, 0, err
 	}
-	ix.keepWritten(batch, infos)
+	ix.keepWritten(batch, infos, ahead)
 	return links, notes, nil
 }
+
+// minParseAhead is the smallest number of relinked notes parsed beside
+// the writing (see parseAhead): for a few, a goroutine of their own is
+// not worth it.
+const minParseAhead = 32
 
 // PlanRename works out, before a file moves from from to to, how every note
 // linking to it must change so its links still resolve to it. Each link
