@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -178,31 +178,27 @@ func (tx *Tx) WriteFiles(files []FileWrite) ([]fs.FileInfo, error) {
 		defer bar.close()
 	}
 	for i, fw := range files {
-		f, err := tx.v.createTemp(fw.Path.Abs, fw.Data, perms[i])
+		f, fi, err := tx.v.createTempStat(fw.Path.Abs, fw.Data, perms[i])
 		if err != nil {
 			fail(i, err)
 			break
 		}
 		temps[i] = f.Name()
-		if bar != nil {
-			fi, err := f.Stat()
-			if err == nil && bar.covers(fi) {
-				infos[i] = fi
-				if err := f.Close(); err != nil {
-					fail(i, err)
-					break
-				}
-				continue
+		if bar.covers(fi) {
+			infos[i] = fi
+			if err := f.Close(); err != nil {
+				fail(i, err)
+				break
 			}
+			continue
 		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			err := f.Sync()
-			fi, serr := f.Stat()
 			if cerr := f.Close(); err == nil {
-				err = cmp.Or(serr, cerr)
+				err = cerr
 			}
 			if err != nil {
 				fail(i, err)
@@ -226,7 +222,7 @@ func (tx *Tx) WriteFiles(files []FileWrite) ([]fs.FileInfo, error) {
 		tx.written = make(map[string]writtenFile, len(files))
 	}
 	for i, fw := range files {
-		if err := os.Rename(temps[i], fw.Path.Abs); err != nil {
+		if err := renameOver(temps[i], fw.Path.Abs); err != nil {
 			removeTemps(i)
 			return nil, osError(fw.Path.Given, err)
 		}
@@ -579,6 +575,56 @@ func (v *Vault) writeTemp(abs string, data []byte, perm fs.FileMode) (string, er
 		return "", err
 	}
 	return tmp, nil
+}
+
+// createTempStat is createTemp for a batch: the file is created with
+// mode perm rather than changed to it after (one system call less per
+// file, and none when the umask leaves perm as it is), and comes back
+// with its stat data as written, taken before anything else could change
+// it. On failure nothing is left behind.
+func (v *Vault) createTempStat(abs string, data []byte, perm fs.FileMode) (_ *os.File, _ fs.FileInfo, err error) {
+	dir, base := filepath.Split(abs)
+	pattern := tempName(base)
+	prefix, suffix, _ := strings.Cut(pattern, "*")
+	var f *os.File
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10)+suffix)
+		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || try == 100 {
+			return nil, nil, err
+		}
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if v.writeFault != nil {
+		err = v.writeFault(f, data)
+	} else {
+		_, err = f.Write(data)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi.Mode().Perm() != perm {
+		// A umask took bits off (or a default ACL added some).
+		if err = f.Chmod(perm); err != nil {
+			return nil, nil, err
+		}
+		if fi, err = f.Stat(); err != nil {
+			return nil, nil, err
+		}
+	}
+	return f, fi, nil
 }
 
 // createTemp writes data, with mode perm, to a new temporary file beside

@@ -25,6 +25,10 @@ func TestWriteFilesBatch(t *testing.T) {
 	if err := os.Chmod(filepath.Join(root, "notes/n07.md"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// Bits a usual umask (022) takes off a new file are put back.
+	if err := os.Chmod(filepath.Join(root, "notes/n08.md"), 0o666); err != nil {
+		t.Fatal(err)
+	}
 	want = append(want, "new/deep/fresh.md")
 	var recorded []string
 	var infos []fs.FileInfo
@@ -64,6 +68,12 @@ func TestWriteFilesBatch(t *testing.T) {
 	}
 	if fi, _ := os.Stat(filepath.Join(root, "notes/n07.md")); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode of n07 = %v, want 0600 kept", fi.Mode().Perm())
+	}
+	if fi, _ := os.Stat(filepath.Join(root, "notes/n08.md")); fi.Mode().Perm() != 0o666 {
+		t.Errorf("mode of n08 = %v, want 0666 kept", fi.Mode().Perm())
+	}
+	if fi, _ := os.Stat(filepath.Join(root, "new/deep/fresh.md")); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode of a new file = %v, want 0644", fi.Mode().Perm())
 	}
 	slices.Sort(recorded)
 	slices.Sort(want)
