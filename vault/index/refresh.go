@@ -20,6 +20,11 @@ type written struct {
 	// writing and commit; its result i is the note's document.
 	ahead *parsedAhead
 	i     int
+	// taken: the refresh after the commit took the text in. The entry
+	// stays for the watcher's report of the same write, which then
+	// finds the file where it was written (see writtenPath) but reads
+	// and compares its bytes as for any report.
+	taken bool
 }
 
 // parsedAhead is the parse of the texts a batch will write, run on a
@@ -64,9 +69,11 @@ func (w written) document() (document, bool, bool) {
 // follows the change's commit takes each text from here rather than from
 // disk, as long as the file is still the one written (same identity, size
 // and modification time): a rename relinking 1,800 notes so neither reads
-// them back nor resolves their paths again. Texts of a change that was
-// rolled back instead are dropped with the next batch; the refresh of one
-// would not find its file matching anyway.
+// them back nor resolves their paths again; the watcher's report of the
+// same files a moment later finds them at the paths written too, and
+// only reads and compares their bytes. Texts of a change that was rolled
+// back instead are dropped with the next batch; the refresh of one would
+// not find its file matching anyway.
 //
 // ahead, when not nil, is parsing the batch's texts in order (see
 // parseAhead): the refresh takes each note's document from there too.
@@ -79,9 +86,9 @@ func (ix *Index) keepWritten(batch []vault.FileWrite, fis []fs.FileInfo, ahead *
 	}
 }
 
-// writtenPath returns where the index wrote the note rel in the change
-// being reported, when the file there is still the one written (same
-// identity, size and modification time) and the note is indexed. The
+// writtenPath returns where the index wrote the note rel in its last
+// batch, when the file there is still the one written (same identity,
+// size and modification time) and the note is indexed. The
 // path was resolved for the write, under the vault's write lock: a
 // refresh taking it from here spares resolving each of a large rename's
 // relinked notes again, one lookup per folder of its path.
@@ -106,13 +113,19 @@ func (ix *Index) writtenPath(rel string) (string, bool) {
 }
 
 // takeWritten returns what the index wrote to rel, if the file at abs
-// is still the one written, and forgets it either way.
+// is still the one written, the first time it is asked; it then marks it
+// taken (see written.taken), ok or not.
 func (ix *Index) takeWritten(rel, abs string) (w written, fi fs.FileInfo, ok bool) {
 	ix.ownMu.Lock()
 	w, found := ix.own[rel]
-	delete(ix.own, rel)
+	if found && !w.taken {
+		taken := w
+		// Only the path and stat data stay: the text is the note's now.
+		taken.taken, taken.ahead, taken.content = true, nil, nil
+		ix.own[rel] = taken
+	}
 	ix.ownMu.Unlock()
-	if !found || int64(len(w.content)) > ix.maxNote {
+	if !found || w.taken || int64(len(w.content)) > ix.maxNote {
 		return written{}, nil, false
 	}
 	fi, err := os.Stat(abs)
