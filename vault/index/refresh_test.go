@@ -141,12 +141,13 @@ func TestRenameRefreshTakesTheTextsItWrote(t *testing.T) {
 	}
 }
 
-// The notes of a large rename are parsed beside its writing and commit;
-// the index then holds for each exactly what parsing its text at its path
-// gives, and a note changed after the write is parsed from disk instead.
+// The notes of a large rename are planned on every core and parsed
+// beside its writing and commit; the index then holds for each exactly
+// what parsing its text at its path gives, and a note changed after the
+// write is parsed from disk instead.
 func TestRenameParsedAheadMatchesAParseOfTheText(t *testing.T) {
 	files := map[string]string{"Hub.md": "hub"}
-	for i := range minParseAhead + 8 {
+	for i := range max(minParseAhead, minParallelPlan) + 8 {
 		files[fmt.Sprintf("d%d/n%02d.md", i%3, i)] = fmt.Sprintf("# N%d\n\nSee [[Hub|the hub]] and [[Hub#Part]]. #tag%d\n", i, i%4)
 	}
 	files["c/Concept.md"] = "---\nprefLabel: Concept\nbroader: \"[[Hub]]\"\n---\nA concept, under [[Hub]].\n"

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"vaultmcp/vault"
 	"vaultmcp/vault/markdown"
@@ -85,28 +87,60 @@ func (ix *Index) PlanRename(ctx context.Context, from, to string) ([]Rewrite, er
 	if _, ok := ix.notes[from]; ok {
 		sources = append(sources, from) // the note may name itself, or link relatively
 	}
-	var out []Rewrite
-	dirs := map[string]vault.Path{} // folders resolved, for statNote
-	for _, src := range sources {
-		n := ix.notes[src]
-		if n == nil {
-			continue
+	// Each note is planned on its own: a popular note's 1,800 are
+	// shared among the cores (a stat and a parse each), every worker with
+	// its own folders resolved. The read lock held here keeps the index
+	// still for all of them.
+	planned := make([]Rewrite, len(sources))
+	workers := 1
+	if len(sources) >= minParallelPlan {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dirs := map[string]vault.Path{} // folders resolved, for statNote
+			for i := w; i < len(sources); i += workers {
+				planned[i] = ix.planNote(sources[i], from, to, &after, dirs)
+			}
+		}()
+	}
+	wg.Wait()
+	out := planned[:0]
+	for _, rw := range planned {
+		if rw.Links > 0 {
+			out = append(out, rw)
 		}
-		newSrc := src
-		if src == from {
-			newSrc = to
-		}
-		p, text, ok := ix.currentText(n, from, to, dirs)
-		if !ok {
-			continue
-		}
-		content, count := ix.rewriteNote(n, text, from, to, newSrc, &after)
-		if count == 0 {
-			continue
-		}
-		out = append(out, Rewrite{Rel: newSrc, Content: content, Links: count, path: p})
 	}
 	return out, nil
+}
+
+// minParallelPlan is the number of linking notes from which PlanRename
+// shares them among the cores.
+const minParallelPlan = 128
+
+// planNote is PlanRename's work for the note src: its rewrite, or one
+// with no links when it has nothing to change. Caller holds mu.
+func (ix *Index) planNote(src, from, to string, after *names, dirs map[string]vault.Path) Rewrite {
+	n := ix.notes[src]
+	if n == nil {
+		return Rewrite{}
+	}
+	newSrc := src
+	if src == from {
+		newSrc = to
+	}
+	p, text, ok := ix.currentText(n, from, to, dirs)
+	if !ok {
+		return Rewrite{}
+	}
+	content, count := ix.rewriteNote(n, text, from, to, newSrc, after)
+	if count == 0 {
+		return Rewrite{}
+	}
+	return Rewrite{Rel: newSrc, Content: content, Links: count, path: p}
 }
 
 // currentText returns the note's path resolved for writing and its text
