@@ -187,28 +187,53 @@ func (o *objects) writeObjects(order []plumbing.Hash, data map[plumbing.Hash][]b
 			}
 		}
 	}()
-	var sum plumbing.Hash
-	var idx *idxfile.MemoryIndex
-	err = writeSynced(dir, "tmp_pack_", &temps, func(f *os.File) (err error) {
-		sum, idx, err = o.encodePack(f, order, data, types)
-		return err
-	})
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+	}()
+	create := func(pattern string) (*os.File, error) {
+		f, err := os.CreateTemp(dir, pattern)
+		if err != nil {
+			return nil, err
+		}
+		temps = append(temps, f.Name())
+		files = append(files, f)
+		return f, nil
+	}
+	pack, err := create("tmp_pack_")
 	if err != nil {
 		return err
 	}
-	err = writeSynced(dir, "tmp_idx_", &temps, func(f *os.File) error {
-		_, err := idxfile.NewEncoder(f).Encode(idx)
+	sum, idx, err := o.encodePack(pack, order, data, types)
+	if err != nil {
 		return err
-	})
+	}
+	idxFile, err := create("tmp_idx_")
+	if err != nil {
+		return err
+	}
+	if _, err := idxfile.NewEncoder(idxFile).Encode(idx); err != nil {
+		return err
+	}
+	// Both are flushed at once, before either is renamed into place: the
+	// file system folds the two flushes into one journal commit.
+	if err := syncFiles(pack, idxFile); err != nil {
+		return err
+	}
+	for _, f := range files {
+		err = errors.Join(err, f.Chmod(0o444), f.Close())
+	}
+	files = nil
 	if err != nil {
 		return err
 	}
 	base := filepath.Join(dir, "pack-"+sum.String())
 	for i, ext := range []string{".pack", ".idx"} {
-		if err := os.Chmod(temps[i], 0o444); err != nil {
-			return err
-		}
-		if err := os.Rename(temps[i], base+ext); err != nil {
+		if err := renameFile(temps[i], base+ext); err != nil {
 			return err
 		}
 	}
@@ -220,23 +245,19 @@ func (o *objects) writeObjects(order []plumbing.Hash, data map[plumbing.Hash][]b
 	return nil
 }
 
-// writeSynced writes a new temporary file in dir with write, flushes and
-// closes it, and appends its name to temps (whatever happens, so the
-// caller can remove it).
-func writeSynced(dir, pattern string, temps *[]string, write func(*os.File) error) error {
-	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return err
+// syncFiles flushes the files, side by side.
+func syncFiles(files ...*os.File) error {
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f.Sync()
+		}()
 	}
-	*temps = append(*temps, f.Name())
-	err = write(f)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // encodePack writes the pack to w and returns its checksum and index.
