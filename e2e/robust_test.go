@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -343,11 +344,37 @@ func TestRenameAtStart(t *testing.T) {
 		if stale := filesContaining(t, v, "[[Hub]]"); len(stale) > 0 {
 			t.Errorf("run %d: %d note(s) still link to the old name, e.g. %s", run, len(stale), stale[0])
 		}
+		// The backups of the notes' old texts are removed in the
+		// background once the change is recorded: wait for them to go.
+		until(t, "the rename's backups to be removed", func() bool { return len(serverTemps(t, v)) == 0 })
 		if st := v.gitRun(t, "status", "--porcelain"); st != "" {
 			t.Errorf("run %d: git status not clean:\n%.300s", run, st)
 		}
 		t.Logf("run %d took %s", run, time.Since(start).Round(time.Millisecond))
 	}
+}
+
+// serverTemps lists the server's temporary files (".vaultmcp-…") in the
+// vault, outside .git.
+func serverTemps(t *testing.T, v *testVault) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(v.Root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if strings.HasPrefix(d.Name(), ".vaultmcp-") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // filesContaining lists the vault's files (outside .git) holding s. The
