@@ -27,6 +27,24 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
+// Encoded is JSON text as an encoding/json Encoder writes a value:
+// compact and valid, its strings escaped as encoding/json escapes them,
+// except that <, > and & may be left as they are (SetEscapeHTML(false)).
+// As a result's structured content it encodes as a json.RawMessage does
+// (json.Marshal compacts it with those three escaped), but here it is
+// only escaped, not scanned and compacted again, which for a large answer
+// was the most expensive step of its encoding. Only bytes that encoding/json
+// wrote may be Encoded: anything else would be written as it is.
+type Encoded []byte
+
+// MarshalJSON returns e, as json.RawMessage's does.
+func (e Encoded) MarshalJSON() ([]byte, error) {
+	if e == nil {
+		return []byte("null"), nil
+	}
+	return e, nil
+}
+
 // maxKept bounds the buffer a recycled encoder keeps, so one huge answer
 // does not stay allocated.
 const maxKept = 1 << 20
@@ -154,6 +172,10 @@ func (e *encoder) response(resp mcp.JSONRPCResponse, r *mcp.CallToolResult) erro
 		}
 	case r.StructuredContent != nil:
 		e.buf.WriteString(`,"structuredContent":`)
+		if enc, ok := r.StructuredContent.(Encoded); ok && enc != nil {
+			json.HTMLEscape(&e.buf, enc)
+			break
+		}
 		if err := e.value(r.StructuredContent); err != nil {
 			return err
 		}

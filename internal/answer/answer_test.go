@@ -48,6 +48,9 @@ func TestMatchesMarshal(t *testing.T) {
 			mcp.NewToolResultStructured(json.RawMessage("{ \"a\" :\n [ 1 , 2 ] }"), "x"))},
 		{"structured map", mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(2)),
 			mcp.NewToolResultStructured(map[string]any{"z": 1, "a": "<&>"}, "x"))},
+		{"encoded structured", mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(2)),
+			mcp.NewToolResultStructured(encoded(t, map[string]any{"s": "<a> & \u2028 \"q\" \xff é", "n": []int{1, 2}}), "x"))},
+		{"encoded empty object", mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(2)), mcp.NewToolResultStructured(Encoded("{}"), "{}"))},
 		{"raw structured", mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(2)),
 			&mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("t")}, RawStructuredContent: json.RawMessage(structured)})},
 		{"error", mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(3)), &mcp.CallToolResult{
@@ -84,6 +87,19 @@ func TestMatchesMarshal(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// encoded is v as the tools encode their results: without escaping <, >
+// and &.
+func encoded(t testing.TB, v any) Encoded {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return Encoded(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
 
 // A result mcp-go cannot encode is an error here too, and nothing is
 // written.
@@ -136,8 +152,12 @@ func FuzzMatches(f *testing.F) {
 	f.Add("", `[ 1 ,2 ]`, int64(0), false)
 	f.Fuzz(func(t *testing.T, text, structured string, id int64, isError bool) {
 		r := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}, IsError: isError}
-		if json.Valid([]byte(structured)) {
+		switch {
+		case json.Valid([]byte(structured)):
 			r.StructuredContent = json.RawMessage(structured)
+		case len(structured)%2 == 0:
+			// As the tools encode their results: answer.Encoded.
+			r.StructuredContent = encoded(t, map[string]any{"s": structured, "t": text, "n": len(structured)})
 		}
 		msg := mcp.NewJSONRPCResultResponse(mcp.NewRequestId(id), r)
 		want, err := json.Marshal(msg)
