@@ -19,9 +19,9 @@ import (
 func TestToolCallAnswersAsMCPGo(t *testing.T) {
 	t.Parallel()
 	files := map[string]string{
-		"Home.md": "# Home <b>bold</b> & \"quotes\" \\ back\n\nSee [[Other]] and [x](<Other.md>).\u2028Tab\tend. 雪 é\n",
-		"Other.md": "---\ntags: [a]\n---\n# Other\n\nBack to [[Home]].\n",
-		"concepts/machine_learning.md": "---\nprefLabel: Machine Learning\ndefinition: Learning <from> data & more\n---\n# Machine Learning\n\nText with <tags> & ampersands.\n",
+		"Home.md":                         "# Home <b>bold</b> & \"quotes\" \\ back\n\nSee [[Other]] and [x](<Other.md>).\u2028Tab\tend. 雪 é\n",
+		"Other.md":                        "---\ntags: [a]\n---\n# Other\n\nBack to [[Home]].\n",
+		"concepts/machine_learning.md":    "---\nprefLabel: Machine Learning\ndefinition: Learning <from> data & more\n---\n# Machine Learning\n\nText with <tags> & ampersands.\n",
 		"concepts/supervised_learning.md": "---\nprefLabel: Supervised Learning\nbroader: [[Machine Learning]]\n---\n# Supervised Learning\n\nLabels \"quoted\".\n",
 	}
 	viaStdio, viaHTTP := newVault(t, files), newVault(t, files)
