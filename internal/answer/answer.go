@@ -80,21 +80,6 @@ func WriteLine(w io.Writer, msg any) error {
 	return err
 }
 
-// Append appends msg's encoding, as json.Marshal's, to dst.
-func Append(dst []byte, msg any) ([]byte, error) {
-	e := encoders.Get().(*encoder)
-	defer func() {
-		if e.buf.Cap() <= maxKept {
-			e.buf.Reset()
-			encoders.Put(e)
-		}
-	}()
-	if err := e.message(msg); err != nil {
-		return dst, err
-	}
-	return append(dst, e.buf.Bytes()...), nil
-}
-
 // message encodes msg into e.buf: a response carrying a tool call's
 // result field by field, anything else through encoding/json whole.
 func (e *encoder) message(msg any) error {

@@ -78,10 +78,6 @@ func TestMatchesMarshal(t *testing.T) {
 			if got := written(t, tt.msg); !bytes.Equal(got, want) {
 				t.Errorf("WriteLine:\n got %s\nwant %s", got, want)
 			}
-			got, err := Append([]byte("x"), tt.msg)
-			if err != nil || !bytes.Equal(got, append([]byte("x"), bytes.TrimSuffix(want, []byte("\n"))...)) {
-				t.Errorf("Append: %s, %v", got, err)
-			}
 		})
 	}
 }
