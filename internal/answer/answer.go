@@ -157,7 +157,7 @@ func (e *encoder) response(resp mcp.JSONRPCResponse, r *mcp.CallToolResult) erro
 		}
 	case r.StructuredContent != nil:
 		e.buf.WriteString(`,"structuredContent":`)
-		if enc, ok := r.StructuredContent.(Encoded); ok && enc != nil {
+		if enc, ok := r.StructuredContent.(Encoded); ok && len(enc) > 0 {
 			json.HTMLEscape(&e.buf, enc)
 			break
 		}

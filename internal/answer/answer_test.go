@@ -101,12 +101,15 @@ func encoded(t testing.TB, v any) Encoded {
 // written.
 func TestInvalidStructuredContent(t *testing.T) {
 	msg := mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(1)), mcp.NewToolResultStructured(json.RawMessage(`{"a":`), "x"))
-	if _, err := json.Marshal(msg); err == nil {
-		t.Fatal("json.Marshal took invalid JSON")
-	}
-	var b bytes.Buffer
-	if err := WriteLine(&b, msg); err == nil || b.Len() > 0 {
-		t.Fatalf("WriteLine: %v, wrote %q", err, b.String())
+	empty := mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(1)), mcp.NewToolResultStructured(Encoded{}, "x"))
+	for _, msg := range []any{msg, empty} {
+		if _, err := json.Marshal(msg); err == nil {
+			t.Fatal("json.Marshal took invalid JSON")
+		}
+		var b bytes.Buffer
+		if err := WriteLine(&b, msg); err == nil || b.Len() > 0 {
+			t.Fatalf("WriteLine: %v, wrote %q", err, b.String())
+		}
 	}
 	// The encoder is reused afterwards without what was left of it.
 	ok := mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(2)), mcp.NewToolResultText("fine"))
