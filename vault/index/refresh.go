@@ -34,16 +34,14 @@ func (ix *Index) keepWritten(batch []vault.FileWrite, fis []fs.FileInfo) {
 	}
 }
 
-// writtenPath returns where the index wrote the note rel in the change
-// being reported, when the file there is still the one written (same
+// writtenPath returns where the index (or the change: see ownText) wrote
+// the note rel in the change being reported, when the file there is still the one written (same
 // identity, size and modification time) and the note is indexed. The
 // path was resolved for the write, under the vault's write lock: a
 // refresh taking it from here spares resolving each of a large rename's
 // relinked notes again, one lookup per folder of its path.
 func (ix *Index) writtenPath(rel string) (string, bool) {
-	ix.ownMu.Lock()
-	w, found := ix.own[rel]
-	ix.ownMu.Unlock()
+	w, found := ix.ownText(rel, false)
 	if !found {
 		return "", false
 	}
@@ -63,10 +61,7 @@ func (ix *Index) writtenPath(rel string) (string, bool) {
 // takeWritten returns the text the index wrote to rel, if the file at abs
 // is still the one written, and forgets it either way.
 func (ix *Index) takeWritten(rel, abs string) (content []byte, fi fs.FileInfo, ok bool) {
-	ix.ownMu.Lock()
-	w, found := ix.own[rel]
-	delete(ix.own, rel)
-	ix.ownMu.Unlock()
+	w, found := ix.ownText(rel, true)
 	if !found || int64(len(w.content)) > ix.maxNote {
 		return nil, nil, false
 	}
@@ -75,6 +70,28 @@ func (ix *Index) takeWritten(rel, abs string) (content []byte, fi fs.FileInfo, o
 		return nil, nil, false
 	}
 	return w.content, fi, true
+}
+
+// ownText returns the text the change being reported wrote to rel: the
+// index's own (a relinked note of a rename), forgotten when take is set,
+// else what the vault says the change wrote (a write_file, a patch_note:
+// see vault.Vault.Written). The caller checks the file is still the one
+// written before taking it.
+func (ix *Index) ownText(rel string, take bool) (written, bool) {
+	ix.ownMu.Lock()
+	w, found := ix.own[rel]
+	if take {
+		delete(ix.own, rel)
+	}
+	ix.ownMu.Unlock()
+	if found {
+		return w, true
+	}
+	content, abs, fi, ok := ix.v.Written(rel)
+	if !ok {
+		return written{}, false
+	}
+	return written{content: content, fi: fi, abs: abs}, true
 }
 
 // reload reads the note rel again for a refresh, from abs when the caller
