@@ -40,30 +40,55 @@ func ReadFile(d Deps) server.ServerTool {
 		annotate("Read file", true, false, true),
 	)
 	return withVersion(d, server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a ReadArgs) (*mcp.CallToolResult, error) {
-		f, info, err := d.Vault.OpenFile(ctx, a.Path)
-		taken := ""
-		if errors.Is(err, vault.ErrNotFound) {
-			// A path that differs only in case, accents or a left-out
-			// ".md" from one file is read as that file, saying so, as
-			// the history tools do: the agent saves a call.
-			if names := d.sameName(ctx, a.Path); len(names) == 1 && !strings.HasSuffix(names[0], "/") {
-				if f2, info2, err2 := d.Vault.OpenFile(ctx, names[0]); err2 == nil {
-					f, info, err = f2, info2, nil
-					taken = takenAs(a.Path, names[0])
-				}
-			}
-		}
+		res, err := Read(ctx, d, a)
 		if err != nil {
 			return nil, err
 		}
-		defer f.Close()
-		pg, err := readLines(f, info.Size, a.LineRange, d.readBytes())
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", a.Path, err)
-		}
-		return textResult(taken + renderPage(info.Path.Rel, pg)), nil
+		return textResult(res.Text()), nil
 	})})
 }
+
+// ReadResult is a page of a file as it is now.
+type ReadResult struct {
+	// Path is the file read, relative to the vault root.
+	Path string
+	// Page is the part of the content asked for.
+	Page linePage
+	// Resolved says which file was read when the path given differs from
+	// it (in case, accents or a left-out ".md"); empty otherwise.
+	Resolved string
+}
+
+// Read is read_file's work: a page of lines of one file. A path that
+// differs only in case, accents or a left-out ".md" from exactly one file
+// is read as that file, saying so (Resolved), as the history tools do:
+// the agent saves a call.
+func Read(ctx context.Context, d Deps, a ReadArgs) (ReadResult, error) {
+	f, info, err := d.Vault.OpenFile(ctx, a.Path)
+	var res ReadResult
+	if errors.Is(err, vault.ErrNotFound) {
+		if names := d.sameName(ctx, a.Path); len(names) == 1 && !strings.HasSuffix(names[0], "/") {
+			if f2, info2, err2 := d.Vault.OpenFile(ctx, names[0]); err2 == nil {
+				f, info, err = f2, info2, nil
+				res.Resolved = takenAs(a.Path, names[0])
+			}
+		}
+	}
+	if err != nil {
+		return ReadResult{}, err
+	}
+	defer f.Close()
+	res.Path = info.Path.Rel
+	res.Page, err = readLines(f, info.Size, a.LineRange, d.readBytes())
+	if err != nil {
+		return ReadResult{}, fmt.Errorf("read %s: %w", a.Path, err)
+	}
+	return res, nil
+}
+
+// Text is read_file's answer: the page, after the line saying which file
+// was read when the path given was taken for another.
+func (r ReadResult) Text() string { return r.Resolved + renderPage(r.Path, r.Page) }
 
 // renderPage is read_file's text for one page.
 func renderPage(rel string, pg linePage) string {

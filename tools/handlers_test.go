@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -464,5 +465,46 @@ func TestConcurrentToolCalls(t *testing.T) {
 				t.Errorf("w%d-r%d lost", w, r)
 			}
 		}
+	}
+}
+
+// read_file's work is a typed function (as the REST API would call it):
+// the page, the file read, and which file a loosely given path was taken
+// for; the tool's text is the result's Text.
+func TestRead(t *testing.T) {
+	h := newHarness(t, 0)
+	h.file("Notes/Café.md", "one\ntwo\nthree\n")
+	d := tools.Deps{Vault: h.v, Logger: slog.New(slog.DiscardHandler)}
+	ctx := context.Background()
+	one := 1
+	tests := []struct {
+		name     string
+		args     tools.ReadArgs
+		call     string // the same arguments, as read_file takes them
+		path     string
+		text     string
+		resolved bool
+	}{
+		{"exact", tools.ReadArgs{Path: "Notes/Café.md"}, `{"path":"Notes/Café.md"}`, "Notes/Café.md", "one\ntwo\nthree\n", false},
+		{"a page", tools.ReadArgs{Path: "Notes/Café.md", LineRange: tools.LineRange{Offset: 1, Limit: &one}}, `{"path":"Notes/Café.md","offset":1,"limit":1}`,
+			"Notes/Café.md", "two\n", false},
+		{"another case, no .md", tools.ReadArgs{Path: "notes/café"}, `{"path":"notes/café"}`, "Notes/Café.md", "one\ntwo\nthree\n", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := tools.Read(ctx, d, tt.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Path != tt.path || string(res.Page.Text) != tt.text || (res.Resolved != "") != tt.resolved {
+				t.Errorf("Read = %q %q, resolved %q", res.Path, res.Page.Text, res.Resolved)
+			}
+			if got := h.ok("read_file", tt.call); got != res.Text() {
+				t.Errorf("read_file says %q, Text %q", got, res.Text())
+			}
+		})
+	}
+	if _, err := tools.Read(ctx, d, tools.ReadArgs{Path: "Missing.md"}); !errors.Is(err, vault.ErrNotFound) {
+		t.Errorf("missing file: %v", err)
 	}
 }

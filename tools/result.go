@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vaultmcp/internal/answer"
 	"vaultmcp/vault"
 )
 
@@ -94,8 +95,9 @@ func textResult(text string) *mcp.CallToolResult {
 
 // jsonResult returns v both as structuredContent and as its JSON text, as
 // tools with an outputSchema must. Both come from one marshal and share
-// its bytes: the structured content is the encoded text, which the
-// transport copies as it is instead of encoding v a second time.
+// its bytes: the structured content is the encoded text (answer.Encoded),
+// which the transport copies as it is instead of encoding v a second
+// time or compacting it again.
 func jsonResult(v any) (*mcp.CallToolResult, error) {
 	text, err := encodeJSON(v)
 	if err != nil {
@@ -142,12 +144,12 @@ func encodeJSON(v any) (string, error) {
 	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
 }
 
-// rawJSON is encoded JSON as a json.RawMessage sharing the string's
-// bytes. No one writes to a result's structured content (the ceiling
+// rawJSON is JSON text encodeJSON wrote, as answer.Encoded sharing the
+// string's bytes. No one writes to a result's structured content (the ceiling
 // measures it, the transport copies it out), so the bytes stay as
 // immutable as the string they belong to.
-func rawJSON(text string) json.RawMessage {
-	return json.RawMessage(unsafe.Slice(unsafe.StringData(text), len(text)))
+func rawJSON(text string) answer.Encoded {
+	return answer.Encoded(unsafe.Slice(unsafe.StringData(text), len(text)))
 }
 
 // annotate sets all four behaviour hints on purpose: mcp-go's defaults

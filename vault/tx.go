@@ -30,20 +30,21 @@ type Tx struct {
 	touchedSet map[string]bool
 	undo       []func() error
 	backups    []string // copies kept for undo, removed when the change is done
-	// written holds the content of the files a batch wrote, for a
-	// WrittenRecorder.
+	// written holds the content of the files the change wrote, for a
+	// WrittenRecorder and the change's observers (Vault.Written).
 	written map[string]writtenFile
 }
 
-// writtenFile is a file's content as a batch wrote it and its stat data
-// then.
+// writtenFile is a file's content as the change wrote it, where, and its
+// stat data then.
 type writtenFile struct {
 	data []byte
 	fi   fs.FileInfo
+	abs  string
 }
 
 // record makes the change durable with rec, handing it the content of
-// the files the change wrote in batches when it can take them.
+// the files the change wrote when it can take them.
 func (tx *Tx) record(ctx context.Context, rec Recorder) (string, error) {
 	if wr, ok := rec.(WrittenRecorder); ok && len(tx.written) > 0 {
 		return wr.RecordWritten(ctx, tx.summary, tx.touched, func(rel string) ([]byte, fs.FileInfo, bool) {
@@ -91,11 +92,23 @@ func (tx *Tx) WriteFile(p Path, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := tx.v.writeAtomic(p.Abs, data, perm); err != nil {
+	fi, err := tx.v.writeAtomicInfo(p.Abs, data, perm)
+	if err != nil {
 		return osError(p.Given, err)
 	}
 	tx.touch(p.Rel)
+	tx.wrote(p, data, fi)
 	return nil
+}
+
+// wrote keeps what the change wrote to rel, for the recorder and the
+// listeners of the change (see Vault.Written), which so take the bytes
+// instead of reading the file back.
+func (tx *Tx) wrote(p Path, data []byte, fi fs.FileInfo) {
+	if tx.written == nil {
+		tx.written = make(map[string]writtenFile, 1)
+	}
+	tx.written[p.Rel] = writtenFile{data: data, fi: fi, abs: p.Abs}
 }
 
 // FileWrite is one file of a WriteFiles batch: its new content.
@@ -227,7 +240,7 @@ func (tx *Tx) WriteFiles(files []FileWrite) ([]fs.FileInfo, error) {
 			return nil, osError(fw.Path.Given, err)
 		}
 		tx.touch(fw.Path.Rel)
-		tx.written[fw.Path.Rel] = writtenFile{data: fw.Data, fi: infos[i]}
+		tx.wrote(fw.Path, fw.Data, infos[i])
 	}
 	return infos, nil
 }
@@ -546,35 +559,46 @@ func tempName(base string) string {
 // synced and renamed over the target. On any failure (a full disk, say)
 // the temporary file is removed and abs is untouched.
 func (v *Vault) writeAtomic(abs string, data []byte, perm fs.FileMode) error {
-	tmp, err := v.writeTemp(abs, data, perm)
+	_, err := v.writeAtomicInfo(abs, data, perm)
+	return err
+}
+
+// writeAtomicInfo is writeAtomic, returning the file's stat data as
+// written (renaming keeps them).
+func (v *Vault) writeAtomicInfo(abs string, data []byte, perm fs.FileMode) (fs.FileInfo, error) {
+	tmp, fi, err := v.writeTemp(abs, data, perm)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.Rename(tmp, abs); err != nil {
 		os.Remove(tmp)
-		return err
+		return nil, err
 	}
-	return nil
+	return fi, nil
 }
 
 // writeTemp writes data, with mode perm, to a new temporary file beside
-// abs and flushes it, ready to be renamed over abs. On failure nothing
-// is left behind.
-func (v *Vault) writeTemp(abs string, data []byte, perm fs.FileMode) (string, error) {
+// abs and flushes it, ready to be renamed over abs, with its stat data
+// once flushed. On failure nothing is left behind.
+func (v *Vault) writeTemp(abs string, data []byte, perm fs.FileMode) (string, fs.FileInfo, error) {
 	f, err := v.createTemp(abs, data, perm)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	tmp := f.Name()
 	err = f.Sync()
+	var fi fs.FileInfo
+	if err == nil {
+		fi, err = f.Stat()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return "", err
+		return "", nil, err
 	}
-	return tmp, nil
+	return tmp, fi, nil
 }
 
 // createTempStat is createTemp for a batch: the file is created with

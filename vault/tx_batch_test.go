@@ -126,10 +126,10 @@ func (w *writtenRecorder) RecordWritten(_ context.Context, summary string, paths
 
 var _ WrittenRecorder = (*writtenRecorder)(nil)
 
-// A recorder that can take the content of a batch's files is handed it,
-// with each file's stat data as it now stands in place, so it need not
-// read them back; a file written on its own in the same change is not
-// among them (it is read as before). A recorder that cannot gets Record.
+// A recorder that can take the content of the files a change wrote is
+// handed it, with each file's stat data as it now stands in place, so it
+// need not read them back: a batch's files and a file written on its own
+// alike. A recorder that cannot gets Record.
 func TestBatchContentGoesToTheRecorder(t *testing.T) {
 	v, root := newTestVault(t, Options{})
 	batch := []string{"a.md", "sub/b.md"}
@@ -162,9 +162,13 @@ func TestBatchContentGoesToTheRecorder(t *testing.T) {
 	if rec.known == nil {
 		t.Fatal("RecordWritten was not called")
 	}
+	want := map[string]string{"single.md": "alone"}
 	for _, rel := range batch {
+		want[rel] = "new " + rel
+	}
+	for rel, content := range want {
 		data, was, ok := rec.known(rel)
-		if !ok || string(data) != "new "+rel {
+		if !ok || string(data) != content {
 			t.Errorf("known(%s) = %q, %v", rel, data, ok)
 			continue
 		}
@@ -176,7 +180,42 @@ func TestBatchContentGoesToTheRecorder(t *testing.T) {
 			t.Errorf("known(%s) stat data is not the file in place", rel)
 		}
 	}
-	if _, _, ok := rec.known("single.md"); ok {
-		t.Error("known answers for a file not written in a batch")
+	if _, _, ok := rec.known("other.md"); ok {
+		t.Error("known answers for a file the change did not write")
+	}
+}
+
+// The observers of a change can take what it wrote (Vault.Written): the
+// bytes, where, and the file's stat data as it stands in place; a path
+// the change did not write, and any path once the change is announced,
+// has nothing.
+func TestObserversSeeWhatTheChangeWrote(t *testing.T) {
+	v, root := newTestVault(t, Options{})
+	mkfile(t, root, "notes/a.md", "old")
+	type seen struct {
+		content, abs string
+		same, ok     bool
+	}
+	var got []seen
+	v.Observe(func(paths []string) {
+		for _, rel := range append(paths, "other.md") {
+			content, abs, fi, ok := v.Written(rel)
+			s := seen{content: string(content), abs: abs, ok: ok}
+			if ok {
+				now, err := os.Lstat(abs)
+				s.same = err == nil && os.SameFile(now, fi) && now.Size() == fi.Size() && now.ModTime().Equal(fi.ModTime())
+			}
+			got = append(got, s)
+		}
+	})
+	if _, err := v.WriteFile(t.Context(), "notes/a.md", []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	want := []seen{{content: "new", abs: filepath.Join(root, "notes", "a.md"), same: true, ok: true}, {}}
+	if !slices.Equal(got, want) {
+		t.Errorf("observer saw %+v, want %+v", got, want)
+	}
+	if _, _, _, ok := v.Written("notes/a.md"); ok {
+		t.Error("Written answers after the change was announced")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"vaultmcp/vault/access"
@@ -42,8 +43,9 @@ type Recorder interface {
 
 // WrittenRecorder is a Recorder that can take the content of files the
 // change wrote instead of reading them back: known(rel) returns the bytes
-// written to rel and the file's stat data right after the write, for the
-// files of a batch (Tx.WriteFiles). The recorder uses them only while the
+// written to rel and the file's stat data right after the write, for
+// every file the change wrote (Tx.WriteFile, Tx.WriteFiles): a write_file
+// is committed without reading its note back. The recorder uses them only while the
 // file is still the one written (same identity, size and modification
 // time). A rename relinking 1,800 notes so neither reads them again nor
 // holds a second copy of their text.
@@ -81,6 +83,9 @@ type Vault struct {
 	mu        sync.Mutex // the write lock
 	recorder  Recorder
 	observers []func(paths []string)
+	// announced holds what the change being told to the observers
+	// wrote (see Written); nil between changes.
+	announced atomic.Pointer[map[string]writtenFile]
 
 	// dropping counts the backup removals running in the background
 	// (see dropLater); Close waits for them.
@@ -280,10 +285,34 @@ func (v *Vault) Update(ctx context.Context, fn func(tx *Tx) error) (commit strin
 		}
 	}
 	tx.finish()
+	if len(tx.written) > 0 {
+		v.announced.Store(&tx.written)
+		defer v.announced.Store(nil)
+	}
 	for _, fn := range v.observers {
 		fn(tx.touched)
 	}
 	return commit, nil
+}
+
+// Written returns, while the observers are told of a change (see
+// Observe), the content that change wrote to the file rel, where it wrote
+// it and the file's stat data right after, so an observer need not read
+// the file back nor resolve its path again. The caller must check the
+// file is still the one written (same identity, size and modification
+// time) before taking the content, which it must not modify. ok is false
+// for a file the change did not write, and outside a change's
+// announcement.
+func (v *Vault) Written(rel string) (content []byte, abs string, fi fs.FileInfo, ok bool) {
+	m := v.announced.Load()
+	if m == nil {
+		return nil, "", nil, false
+	}
+	w, ok := (*m)[rel]
+	if !ok {
+		return nil, "", nil, false
+	}
+	return w.data, w.abs, w.fi, true
 }
 
 func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }

@@ -107,16 +107,21 @@ func benchConcepts(ctx context.Context, e *env) ([]figure, error) {
 			return figs, err
 		}
 		cpu, cpuErr := s.cpuTime()
+		client := cpuTime()
 		d, err := timeIt(calls, func() error { _, err := s.call(ctx, tc.tool, tc.args); return err })
 		if err != nil {
 			return figs, err
 		}
+		client = cpuTime() - client
 		// The server's CPU time per call tells on a loaded machine, where
-		// the wall time also holds waits for a core.
+		// the wall time also holds waits for a core. The client's (mcp-go's,
+		// in this process) is the rest of the wall time: it decodes a large
+		// answer several times over.
 		note := fmt.Sprintf("text %.1f KB", float64(len(answer))/1024)
 		if after, err := s.cpuTime(); err == nil && cpuErr == nil {
 			note += fmt.Sprintf("; server CPU %s per call", fmtDuration((after-cpu)/calls))
 		}
+		note += fmt.Sprintf("; client CPU %s", fmtDuration(client/calls))
 		figs = append(figs, figure{name: tc.name, got: d, budget: conceptBudget, note: note})
 	}
 	return figs, nil

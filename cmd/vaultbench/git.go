@@ -41,6 +41,7 @@ func benchGit(ctx context.Context, e *env) ([]figure, error) {
 	if err != nil {
 		return nil, err
 	}
+	waitIdle(quick)
 	quickDurs, err := benchWrites(ctx, e, quick, quickWrites, 0)
 	quick.close()
 	if err != nil {
@@ -52,6 +53,7 @@ func benchGit(ctx context.Context, e *env) ([]figure, error) {
 	}
 	defer s.close()
 	const writes = 1000
+	waitIdle(s)
 	cpu0, _ := s.cpuTime()
 	durs, err := benchWrites(ctx, e, s, writes, quickWrites)
 	if err != nil {
@@ -112,6 +114,26 @@ func benchGit(ctx context.Context, e *env) ([]figure, error) {
 		figure{name: "get_recent_changes(10, path)", got: filtered,
 			budget: 100 * time.Millisecond, baseName: "git log -p -10 -- path", base: logpPath},
 	), nil
+}
+
+// waitIdle returns once the server has used less than 2% of a core over
+// half a second, or after a minute: start-up work still running (the
+// history warm-up, the first sync, collections of the build's garbage)
+// would otherwise be counted in the CPU time of the calls timed next,
+// more in the longer ones.
+func waitIdle(s *server) {
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		c0, err := s.cpuTime()
+		if err != nil {
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+		c1, err := s.cpuTime()
+		if err != nil || c1-c0 < 10*time.Millisecond {
+			return
+		}
+	}
 }
 
 // benchWrites times n write_file calls (each must commit), numbering the

@@ -199,7 +199,7 @@ func benchNotes(ctx context.Context, e *env) ([]figure, error) {
 	// the same server. The calls alternate, so both see the same machine
 	// (timing all of one tool first gave it the server's start-up work:
 	// the ranked search build, the history warm-up, the first sync), and
-	// they start once that work is done.
+	// they start once that work is done and the server is idle.
 	w, err := startWriteServer(ctx, e)
 	if err != nil {
 		return figs, err
@@ -208,6 +208,7 @@ func benchNotes(ctx context.Context, e *env) ([]figure, error) {
 	if _, err := w.call(ctx, "search_notes", map[string]any{"query": "warm"}); err != nil { // waits for both index builds
 		return figs, err
 	}
+	waitIdle(w)
 	const pairs = 30
 	var patches, writes []time.Duration
 	var patchCPU, writeCPU time.Duration

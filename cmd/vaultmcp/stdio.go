@@ -29,7 +29,8 @@ const beginAfterInitialize = 100 * time.Millisecond
 // initialize, so that on 2 cores it does not compete with those answers.
 // A request that needs the vault starts it at once (the start gate).
 // A plain tools/list is answered from its encoding (mcpserver.ToolList),
-// made in the background while initialize is answered.
+// made in the background while initialize is answered; a tools/call is
+// answered encoded once (stdio.Options.AnswerToolCalls).
 func serveStdio(ctx context.Context, c *core, s *server.MCPServer, cfg *config.Config, stdin io.Reader, stdout io.Writer) error {
 	c.logger.Info("serving over stdio", "vault", c.vault.Root(), "version", version)
 	var timer *time.Timer
@@ -45,6 +46,7 @@ func serveStdio(ctx context.Context, c *core, s *server.MCPServer, cfg *config.C
 		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
 		Logger:          c.logger,
 		ListTools:       list.Result,
+		AnswerToolCalls: true,
 		Answered: func(method string) {
 			switch method {
 			case string(mcp.MethodInitialize):

@@ -8,6 +8,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"vaultmcp/internal/answer"
 )
 
 // resultCeiling returns tool-handler middleware that holds every tool's
@@ -37,15 +39,18 @@ func resultCeiling(limit int) server.ToolHandlerMiddleware {
 
 func fit(req mcp.CallToolRequest, res *mcp.CallToolResult, limit int) *mcp.CallToolResult {
 	structured := 0
-	if res.StructuredContent != nil {
-		raw, ok := res.StructuredContent.(json.RawMessage)
-		if !ok {
-			var err error
-			if raw, err = json.Marshal(res.StructuredContent); err != nil {
-				return errorText(fmt.Sprintf("%s: could not encode its answer: %v", req.Params.Name, err))
-			}
-			res.StructuredContent = json.RawMessage(raw)
+	switch v := res.StructuredContent.(type) {
+	case nil:
+	case answer.Encoded:
+		structured = len(v)
+	case json.RawMessage:
+		structured = len(v)
+	default:
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return errorText(fmt.Sprintf("%s: could not encode its answer: %v", req.Params.Name, err))
 		}
+		res.StructuredContent = answer.Encoded(raw)
 		structured = len(raw)
 	}
 	size := max(structured, contentBytes(res.Content))

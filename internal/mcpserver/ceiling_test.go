@@ -14,6 +14,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"vaultmcp/internal/answer"
+
 	"vaultmcp/tools"
 	"vaultmcp/vault"
 )
@@ -47,9 +49,9 @@ func errorOf(t *testing.T, res *mcp.CallToolResult) string {
 
 func TestResultCeiling(t *testing.T) {
 	// Within the limit: untouched, structured content encoded once and
-	// kept as its bytes.
+	// kept as its bytes, which the transport then copies as they are.
 	res := through(t, 100, nil, mcp.NewToolResultStructured(map[string]int{"n": 1}, `{"n":1}`))
-	if raw, ok := res.StructuredContent.(json.RawMessage); !ok || string(raw) != `{"n":1}` || res.IsError {
+	if raw, ok := res.StructuredContent.(answer.Encoded); !ok || string(raw) != `{"n":1}` || res.IsError {
 		t.Errorf("small structured answer: %#v", res)
 	}
 

@@ -77,6 +77,16 @@ func newTestServer() *testServer {
 	return ts
 }
 
+// bothPaths runs test with tool calls answered through mcp-go and through
+// Options.AnswerToolCalls: with adds the option.
+func bothPaths(t *testing.T, test func(t *testing.T, with func(Options) Options)) {
+	for _, answer := range []bool{false, true} {
+		t.Run(fmt.Sprintf("AnswerToolCalls=%v", answer), func(t *testing.T) {
+			test(t, func(o Options) Options { o.AnswerToolCalls = answer; return o })
+		})
+	}
+}
+
 // client drives Serve through pipes.
 type client struct {
 	in    *io.PipeWriter
@@ -155,143 +165,155 @@ func resultText(m map[string]any) string {
 // Input closed while a request runs: the request finishes undisturbed and
 // is answered before Serve returns.
 func TestEOFDrainsRequests(t *testing.T) {
-	ts := newTestServer()
-	c := startServe(t, context.Background(), ts, Options{})
-	c.call(t, 1, "slow")
-	c.call(t, 2, "slow")
-	<-ts.entered
-	<-ts.entered
-	c.in.Close()
-	select {
-	case err := <-c.done:
-		t.Fatalf("Serve returned (%v) with requests in progress", err)
-	default:
-	}
-	close(ts.release)
-	got := map[float64]string{}
-	for m := range c.lines {
-		if id, ok := m["id"].(float64); ok {
-			got[id] = resultText(m)
+	bothPaths(t, func(t *testing.T, with func(Options) Options) {
+		ts := newTestServer()
+		c := startServe(t, context.Background(), ts, with(Options{}))
+		c.call(t, 1, "slow")
+		c.call(t, 2, "slow")
+		<-ts.entered
+		<-ts.entered
+		c.in.Close()
+		select {
+		case err := <-c.done:
+			t.Fatalf("Serve returned (%v) with requests in progress", err)
+		default:
 		}
-	}
-	if got[1] != "done" || got[2] != "done" {
-		t.Errorf("answers = %v, want both done (not cancelled)", got)
-	}
-	if err := <-c.done; err != nil {
-		t.Errorf("Serve = %v", err)
-	}
+		close(ts.release)
+		got := map[float64]string{}
+		for m := range c.lines {
+			if id, ok := m["id"].(float64); ok {
+				got[id] = resultText(m)
+			}
+		}
+		if got[1] != "done" || got[2] != "done" {
+			t.Errorf("answers = %v, want both done (not cancelled)", got)
+		}
+		if err := <-c.done; err != nil {
+			t.Errorf("Serve = %v", err)
+		}
+	})
 }
 
 // A signal (ctx done) stops the reading; requests already received are
 // answered, uncancelled.
 func TestContextDoneDrainsRequests(t *testing.T) {
-	ts := newTestServer()
-	ctx, cancel := context.WithCancel(context.Background())
-	c := startServe(t, ctx, ts, Options{})
-	c.call(t, 1, "slow")
-	<-ts.entered
-	cancel()
-	close(ts.release)
-	if got := resultText(c.wait(t, 1)); got != "done" {
-		t.Errorf("answer = %q", got)
-	}
-	if err := <-c.done; err != nil {
-		t.Errorf("Serve = %v", err)
-	}
+	bothPaths(t, func(t *testing.T, with func(Options) Options) {
+		ts := newTestServer()
+		ctx, cancel := context.WithCancel(context.Background())
+		c := startServe(t, ctx, ts, with(Options{}))
+		c.call(t, 1, "slow")
+		<-ts.entered
+		cancel()
+		close(ts.release)
+		if got := resultText(c.wait(t, 1)); got != "done" {
+			t.Errorf("answer = %q", got)
+		}
+		if err := <-c.done; err != nil {
+			t.Errorf("Serve = %v", err)
+		}
+	})
 }
 
 // A request still running when the drain times out is cancelled, and
 // Serve returns.
 func TestDrainTimeout(t *testing.T) {
-	ts := newTestServer()
-	c := startServe(t, context.Background(), ts, Options{DrainTimeout: 50 * time.Millisecond})
-	c.call(t, 1, "slow")
-	<-ts.entered
-	c.in.Close()
-	if err := <-c.done; err != nil {
-		t.Errorf("Serve = %v", err)
-	}
+	bothPaths(t, func(t *testing.T, with func(Options) Options) {
+		ts := newTestServer()
+		c := startServe(t, context.Background(), ts, with(Options{DrainTimeout: 50 * time.Millisecond}))
+		c.call(t, 1, "slow")
+		<-ts.entered
+		c.in.Close()
+		if err := <-c.done; err != nil {
+			t.Errorf("Serve = %v", err)
+		}
+	})
 }
 
 // An oversized message gets an error with its id and the session goes on.
 func TestOversizedMessage(t *testing.T) {
-	ts := newTestServer()
-	c := startServe(t, context.Background(), ts, Options{MaxMessageBytes: 1000})
-	pad := strings.Repeat("y", 5000)
-	c.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fast","arguments":{"x":"`+pad+`"}}}`)
-	m := c.wait(t, 3)
-	e, _ := m["error"].(map[string]any)
-	if e == nil || e["code"] != float64(mcp.INVALID_REQUEST) || !strings.Contains(fmt.Sprint(e["message"]), "limits.max_message_bytes") {
-		t.Errorf("oversized: %v", m)
-	}
-	// The id written last, as the TypeScript SDK does.
-	c.send(t, `{"method":"tools/call","params":{"name":"fast","arguments":{"x":"`+pad+`"}},"jsonrpc":"2.0","id":"ts-4"}`)
-	for m := range c.lines {
-		if m["id"] == "ts-4" {
-			if m["error"] == nil {
-				t.Errorf("id last: %v", m)
-			}
-			break
+	bothPaths(t, func(t *testing.T, with func(Options) Options) {
+		ts := newTestServer()
+		c := startServe(t, context.Background(), ts, with(Options{MaxMessageBytes: 1000}))
+		pad := strings.Repeat("y", 5000)
+		c.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fast","arguments":{"x":"`+pad+`"}}}`)
+		m := c.wait(t, 3)
+		e, _ := m["error"].(map[string]any)
+		if e == nil || e["code"] != float64(mcp.INVALID_REQUEST) || !strings.Contains(fmt.Sprint(e["message"]), "limits.max_message_bytes") {
+			t.Errorf("oversized: %v", m)
 		}
-	}
-	c.call(t, 5, "fast")
-	if got := resultText(c.wait(t, 5)); got != "fast" {
-		t.Errorf("after an oversized message: %q", got)
-	}
+		// The id written last, as the TypeScript SDK does.
+		c.send(t, `{"method":"tools/call","params":{"name":"fast","arguments":{"x":"`+pad+`"}},"jsonrpc":"2.0","id":"ts-4"}`)
+		for m := range c.lines {
+			if m["id"] == "ts-4" {
+				if m["error"] == nil {
+					t.Errorf("id last: %v", m)
+				}
+				break
+			}
+		}
+		c.call(t, 5, "fast")
+		if got := resultText(c.wait(t, 5)); got != "fast" {
+			t.Errorf("after an oversized message: %q", got)
+		}
+	})
 }
 
 // Many concurrent requests and the end of input: every one answered.
 func TestManyRequestsThenEOF(t *testing.T) {
-	ts := newTestServer()
-	c := startServe(t, context.Background(), ts, Options{})
-	seen := make(chan map[float64]bool)
-	go func() {
-		ids := map[float64]bool{}
-		for m := range c.lines {
-			if id, ok := m["id"].(float64); ok {
-				ids[id] = true
+	bothPaths(t, func(t *testing.T, with func(Options) Options) {
+		ts := newTestServer()
+		c := startServe(t, context.Background(), ts, with(Options{}))
+		seen := make(chan map[float64]bool)
+		go func() {
+			ids := map[float64]bool{}
+			for m := range c.lines {
+				if id, ok := m["id"].(float64); ok {
+					ids[id] = true
+				}
+			}
+			seen <- ids
+		}()
+		for i := 1; i <= 300; i++ {
+			c.call(t, i, "fast")
+		}
+		c.in.Close()
+		ids := <-seen
+		for i := 1; i <= 300; i++ {
+			if !ids[float64(i)] {
+				t.Errorf("request %d not answered", i)
 			}
 		}
-		seen <- ids
-	}()
-	for i := 1; i <= 300; i++ {
-		c.call(t, i, "fast")
-	}
-	c.in.Close()
-	ids := <-seen
-	for i := 1; i <= 300; i++ {
-		if !ids[float64(i)] {
-			t.Errorf("request %d not answered", i)
-		}
-	}
+	})
 }
 
 // Answered names each request's method once its answer is out, and only
 // then; notifications are not answered.
 func TestAnswered(t *testing.T) {
-	ts := newTestServer()
-	answered := make(chan string, 10)
-	c := startServe(t, context.Background(), ts, Options{Answered: func(m string) { answered <- m }})
-	if got := <-answered; got != "initialize" {
-		t.Fatalf("first answered = %q, want initialize", got)
-	}
-	c.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-	c.wait(t, 1)
-	if got := <-answered; got != "tools/list" {
-		t.Fatalf("answered = %q, want tools/list", got)
-	}
-	c.call(t, 2, "slow")
-	<-ts.entered
-	select {
-	case got := <-answered:
-		t.Fatalf("%q answered while the call still runs", got)
-	default:
-	}
-	close(ts.release)
-	c.wait(t, 2)
-	if got := <-answered; got != "tools/call" {
-		t.Fatalf("answered = %q, want tools/call", got)
-	}
+	bothPaths(t, func(t *testing.T, with func(Options) Options) {
+		ts := newTestServer()
+		answered := make(chan string, 10)
+		c := startServe(t, context.Background(), ts, with(Options{Answered: func(m string) { answered <- m }}))
+		if got := <-answered; got != "initialize" {
+			t.Fatalf("first answered = %q, want initialize", got)
+		}
+		c.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		c.wait(t, 1)
+		if got := <-answered; got != "tools/list" {
+			t.Fatalf("answered = %q, want tools/list", got)
+		}
+		c.call(t, 2, "slow")
+		<-ts.entered
+		select {
+		case got := <-answered:
+			t.Fatalf("%q answered while the call still runs", got)
+		default:
+		}
+		close(ts.release)
+		c.wait(t, 2)
+		if got := <-answered; got != "tools/call" {
+			t.Fatalf("answered = %q, want tools/call", got)
+		}
+	})
 }
 
 // rawSession sends lines to a Serve of s with opts, then ends the input,
@@ -399,4 +421,110 @@ func TestListTools(t *testing.T) {
 			t.Errorf("%d answers came from ListTools, want the %d plain tools/list: %q", n, len(plain), got)
 		}
 	})
+}
+
+// With AnswerToolCalls, every tools/call is answered with the bytes
+// mcp-go answers it with: results large and small, with characters
+// encoding/json escapes, structured content, tool errors, protocol
+// errors (unknown tool, bad arguments), a panic, the ids as mcp-go
+// echoes them; a tools/call without an id (a notification) is left to
+// mcp-go and not answered.
+func TestAnswerToolCalls(t *testing.T) {
+	newServer := func() *server.MCPServer {
+		s := server.NewMCPServer("t", "1", server.WithToolCapabilities(false))
+		big := strings.Repeat("<a href=\"x\">é & 雪</a>\u2028\t\n", 3000)
+		s.AddTool(mcp.NewTool("text"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(big), nil
+		})
+		s.AddTool(mcp.NewTool("structured"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			raw, _ := json.Marshal(map[string]any{"text": big, "n": 3})
+			return mcp.NewToolResultStructured(json.RawMessage(raw), string(raw)), nil
+		})
+		s.AddTool(mcp.NewTool("failing"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultError(`{"error":"no <such> note"}`), nil
+		})
+		s.AddTool(mcp.NewTool("erring"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, fmt.Errorf("broken")
+		})
+		s.AddTool(mcp.NewTool("panicking"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			panic("boom")
+		})
+		s.AddTool(mcp.NewTool("typed", mcp.WithNumber("n", mcp.Required())), func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(fmt.Sprint(req.GetArguments()["n"])), nil
+		})
+		return s
+	}
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"text","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":"s-2","method":"tools/call","params":{"name":"structured"}}`,
+		`{"method":"tools/call","params":{"name":"failing","arguments":{}},"jsonrpc":"2.0","id":3.0}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"erring","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"panicking","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"nosuchtool","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"typed","arguments":{"n":1.5e3}}}`,
+		`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":5}`,
+		`{"jsonrpc":"2.0","id":9e0,"method":"tools/call","params":{"name":"text","arguments":{},"_meta":{"progressToken":"p"}}}`,
+		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"text","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":10,"method":"ping"}`,
+	}
+	want := rawSession(t, newServer(), Options{}, lines...)
+	got := rawSession(t, newServer(), Options{AnswerToolCalls: true}, lines...)
+	slices.Sort(want)
+	slices.Sort(got)
+	if len(want) != len(lines)-1 {
+		t.Fatalf("mcp-go answered %d of %d requests", len(want), len(lines)-1)
+	}
+	if !slices.Equal(got, want) {
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				t.Errorf("answer differs from mcp-go's:\ngot:  %.300s\nwant: %.300s", got[i], want[i])
+			}
+		}
+		t.Fatalf("%d answers, mcp-go %d", len(got), len(want))
+	}
+}
+
+// The caller serves a call in the session's context and writes its
+// answer once, as package answer encodes it.
+func TestCallerWritesOnce(t *testing.T) {
+	s := newTestServer().s
+	var w countingWriter
+	o := &output{w: &w, pending: newPending()}
+	c := newCaller(s, o, slog.New(slog.DiscardHandler))
+	ctx := context.Background()
+	c.contextFunc(ctx)
+	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fast","arguments":{}}}`)
+	want, err := json.Marshal(s.HandleMessage(ctx, line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.call(ctx, line)
+	c.wait()
+	if w.writes != 1 || w.String() != string(want)+"\n" {
+		t.Fatalf("%d writes: %q, want %q", w.writes, w.String(), want)
+	}
+}
+
+// A call still waiting for the session when the requests are cancelled
+// is dropped, and wait returns.
+func TestCallerCancelled(t *testing.T) {
+	var w countingWriter
+	c := newCaller(newTestServer().s, &output{w: &w, pending: newPending()}, slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(context.Background())
+	c.call(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fast","arguments":{}}}`))
+	cancel()
+	c.wait()
+	if w.writes != 0 {
+		t.Fatalf("answered a cancelled call: %q", w.String())
+	}
+}
+
+type countingWriter struct {
+	strings.Builder
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.Builder.Write(p)
 }

@@ -86,16 +86,14 @@ func (ix *Index) keepWritten(batch []vault.FileWrite, fis []fs.FileInfo, ahead *
 	}
 }
 
-// writtenPath returns where the index wrote the note rel in its last
-// batch, when the file there is still the one written (same identity,
-// size and modification time) and the note is indexed. The
+// writtenPath returns where the index (or the change: see ownText) wrote
+// the note rel, when the file there is still the one written (same
+// identity, size and modification time) and the note is indexed. The
 // path was resolved for the write, under the vault's write lock: a
 // refresh taking it from here spares resolving each of a large rename's
 // relinked notes again, one lookup per folder of its path.
 func (ix *Index) writtenPath(rel string) (string, bool) {
-	ix.ownMu.Lock()
-	w, found := ix.own[rel]
-	ix.ownMu.Unlock()
+	w, found := ix.ownText(rel, false)
 	if !found {
 		return "", false
 	}
@@ -112,19 +110,12 @@ func (ix *Index) writtenPath(rel string) (string, bool) {
 	return w.abs, true
 }
 
-// takeWritten returns what the index wrote to rel, if the file at abs
-// is still the one written, the first time it is asked; it then marks it
-// taken (see written.taken), ok or not.
+// takeWritten returns what the change being reported wrote to rel, if
+// the file at abs is still the one written, the first time it is asked:
+// an index's own text is then marked taken (see written.taken), ok or
+// not.
 func (ix *Index) takeWritten(rel, abs string) (w written, fi fs.FileInfo, ok bool) {
-	ix.ownMu.Lock()
-	w, found := ix.own[rel]
-	if found && !w.taken {
-		taken := w
-		// Only the path and stat data stay: the text is the note's now.
-		taken.taken, taken.ahead, taken.content = true, nil, nil
-		ix.own[rel] = taken
-	}
-	ix.ownMu.Unlock()
+	w, found := ix.ownText(rel, true)
 	if !found || w.taken || int64(len(w.content)) > ix.maxNote {
 		return written{}, nil, false
 	}
@@ -133,6 +124,32 @@ func (ix *Index) takeWritten(rel, abs string) (w written, fi fs.FileInfo, ok boo
 		return written{}, nil, false
 	}
 	return w, fi, true
+}
+
+// ownText returns the text the change being reported wrote to rel: the
+// index's own (a relinked note of a rename), marked taken when take is
+// set, else what the vault says the change wrote (a write_file, a
+// patch_note: see vault.Vault.Written), else the index's own entry
+// already taken (its path and stat data, for the watcher's report of
+// the same write). The caller checks the file is still the one written
+// before taking it.
+func (ix *Index) ownText(rel string, take bool) (written, bool) {
+	ix.ownMu.Lock()
+	w, found := ix.own[rel]
+	if found && !w.taken && take {
+		taken := w
+		// Only the path and stat data stay: the text is the note's now.
+		taken.taken, taken.ahead, taken.content = true, nil, nil
+		ix.own[rel] = taken
+	}
+	ix.ownMu.Unlock()
+	if found && !w.taken {
+		return w, true
+	}
+	if content, abs, fi, ok := ix.v.Written(rel); ok {
+		return written{content: content, fi: fi, abs: abs}, true
+	}
+	return w, found
 }
 
 // reload reads the note rel again for a refresh, from abs when the caller

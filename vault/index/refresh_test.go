@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"vaultmcp/vault"
 )
@@ -189,5 +190,48 @@ func TestRenameParsedAheadMatchesAParseOfTheText(t *testing.T) {
 	}
 	if got := string(ix.notes["d0/n00.md"].content); !strings.Contains(got, "[[Other]]") {
 		t.Errorf("d0/n00.md changed after the write is indexed as %q", got)
+	}
+}
+
+// A note the change wrote (write_file, patch_note) is taken into the
+// index from the bytes written, not read back, while the file is still
+// the one written; a file changed again before the refresh is read from
+// disk.
+func TestWriteRefreshTakesTheTextWritten(t *testing.T) {
+	v, ix := newVault(t, map[string]string{"a.md": "old", "b.md": "old", "Hub.md": "hub"})
+	data := []byte("See [[Hub]].")
+	if _, err := v.WriteFile(ctx, "a.md", data); err != nil {
+		t.Fatal(err)
+	}
+	m, ok, err := ix.Note(ctx, "a.md")
+	if err != nil || !ok {
+		t.Fatalf("Note(a.md) = %v, %v", ok, err)
+	}
+	if string(m.Content) != "See [[Hub]]." || unsafe.SliceData(m.Content) != unsafe.SliceData(data) {
+		t.Errorf("index text of a.md = %q, not the bytes written", m.Content)
+	}
+
+	if _, err := v.Update(ctx, func(tx *vault.Tx) error {
+		p, err := v.Resolve("b.md")
+		if err != nil {
+			return err
+		}
+		if err := tx.WriteFile(p, []byte("See [[Hub]].")); err != nil {
+			return err
+		}
+		// An outside edit between the write and the refresh.
+		if err := os.WriteFile(p.Abs, []byte("See [[Hub]] twice."), 0o644); err != nil {
+			return err
+		}
+		later := time.Now().Add(time.Minute)
+		return os.Chtimes(p.Abs, later, later)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if m, _, _ := ix.Note(ctx, "b.md"); string(m.Content) != "See [[Hub]] twice." {
+		t.Errorf("index text of b.md = %q, want the file as it is on disk", m.Content)
+	}
+	if bl, _ := ix.Backlinks(ctx, "Hub.md"); len(bl) != 2 {
+		t.Errorf("backlinks of Hub.md = %v, want a.md and b.md", sources(bl))
 	}
 }
