@@ -609,7 +609,9 @@ func (v *Vault) writeTemp(abs string, data []byte, perm fs.FileMode) (string, fs
 func (v *Vault) createTempStat(abs string, data []byte, perm fs.FileMode) (_ *os.File, _ fs.FileInfo, err error) {
 	dir, base := filepath.Split(abs)
 	pattern := tempName(base)
-	prefix, suffix, _ := strings.Cut(pattern, "*")
+	// os.CreateTemp puts its random part at the last "*": so does this.
+	star := strings.LastIndexByte(pattern, '*')
+	prefix, suffix := pattern[:star], pattern[star+1:]
 	var f *os.File
 	for try := 0; ; try++ {
 		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10)+suffix)

@@ -17,6 +17,14 @@ import (
 // stdio server runs by default.
 const callWorkers = 5
 
+// callQueue is how many tool calls may be read and not yet answered
+// before the reading waits, as mcp-go's stdio server queues 100 beside
+// its workers: a client that sends calls faster than they are served
+// (each up to the message limit) is slowed down instead of held in
+// memory whole. Other messages (a sampling answer a call waits for)
+// are still read while fewer are queued.
+const callQueue = 100 + callWorkers
+
 // caller serves tools/call requests beside mcp-go's stdio server, in the
 // session that server registers, and writes each answer encoded once
 // (package answer) instead of mcp-go's three encodings of it.
@@ -26,11 +34,12 @@ const callWorkers = 5
 // answer to a sampling request, say); a panic is answered as an internal
 // error carrying the request's id.
 type caller struct {
-	s     *server.MCPServer
-	out   *output
-	log   *slog.Logger
-	slots chan struct{}
-	wg    sync.WaitGroup
+	s      *server.MCPServer
+	out    *output
+	log    *slog.Logger
+	slots  chan struct{}
+	queued chan struct{}
+	wg     sync.WaitGroup
 
 	once    sync.Once
 	ready   chan struct{} // closed once session holds the session's context
@@ -38,7 +47,7 @@ type caller struct {
 }
 
 func newCaller(s *server.MCPServer, out *output, log *slog.Logger) *caller {
-	return &caller{s: s, out: out, log: log, slots: make(chan struct{}, callWorkers), ready: make(chan struct{})}
+	return &caller{s: s, out: out, log: log, slots: make(chan struct{}, callWorkers), queued: make(chan struct{}, callQueue), ready: make(chan struct{})}
 }
 
 // contextFunc is mcp-go's StdioContextFunc: it is handed the context
@@ -53,11 +62,18 @@ func (c *caller) contextFunc(ctx context.Context) context.Context {
 }
 
 // call serves one tools/call request (line is its own copy) once the
-// session is registered and a worker is free. ctx ends the wait: a
+// session is registered and a worker is free; it waits while callQueue
+// calls are still unanswered. ctx ends the wait: a
 // request still waiting when the requests are cancelled is not served,
 // as mcp-go drops the calls still queued when its input ends.
 func (c *caller) call(ctx context.Context, line []byte) {
+	select {
+	case c.queued <- struct{}{}:
+	case <-ctx.Done():
+		return
+	}
 	c.wg.Go(func() {
+		defer func() { <-c.queued }()
 		select {
 		case <-c.ready:
 		case <-ctx.Done():

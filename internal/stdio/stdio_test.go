@@ -519,6 +519,37 @@ func TestCallerCancelled(t *testing.T) {
 	}
 }
 
+// Once callQueue calls are unanswered, the next waits before it is
+// taken (the reading waits with it); cancelled while it waits, it is
+// dropped, and the calls queued before it are still served.
+func TestCallerQueueBounded(t *testing.T) {
+	var w countingWriter
+	c := newCaller(newTestServer().s, &output{w: &w, pending: newPending()}, slog.New(slog.DiscardHandler))
+	line := func(id int) []byte {
+		return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"fast","arguments":{}}}`, id))
+	}
+	ctx := context.Background()
+	for i := range callQueue {
+		c.call(ctx, line(i)) // the session is not ready: none is answered yet
+	}
+	waiting, cancel := context.WithCancel(ctx)
+	returned := make(chan struct{})
+	go func() {
+		c.call(waiting, line(callQueue))
+		close(returned)
+	}()
+	cancel()
+	<-returned
+	c.contextFunc(ctx)
+	c.wait()
+	if w.writes != callQueue {
+		t.Fatalf("%d answers, want the %d calls queued before the queue was full", w.writes, callQueue)
+	}
+	if strings.Contains(w.String(), fmt.Sprintf(`"id":%d,`, callQueue)) {
+		t.Fatalf("answered the call dropped while it waited")
+	}
+}
+
 type countingWriter struct {
 	strings.Builder
 	writes int

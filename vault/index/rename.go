@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"vaultmcp/vault"
 	"vaultmcp/vault/markdown"
@@ -97,10 +98,19 @@ func (ix *Index) PlanRename(ctx context.Context, from, to string) ([]Rewrite, er
 		workers = runtime.GOMAXPROCS(0)
 	}
 	var wg sync.WaitGroup
+	var panicked atomic.Pointer[any]
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// A panic on a worker would end the process; it is raised
+			// again below, on the caller's goroutine, where the tool
+			// call's recover turns it into an error as before.
+			defer func() {
+				if p := recover(); p != nil {
+					panicked.CompareAndSwap(nil, &p)
+				}
+			}()
 			dirs := map[string]vault.Path{} // folders resolved, for statNote
 			for i := w; i < len(sources); i += workers {
 				planned[i] = ix.planNote(sources[i], from, to, &after, dirs)
@@ -108,6 +118,9 @@ func (ix *Index) PlanRename(ctx context.Context, from, to string) ([]Rewrite, er
 		}()
 	}
 	wg.Wait()
+	if p := panicked.Load(); p != nil {
+		panic(*p)
+	}
 	out := planned[:0]
 	for _, rw := range planned {
 		if rw.Links > 0 {
