@@ -656,28 +656,7 @@ func (v *Vault) createTempStat(abs string, data []byte, perm fs.FileMode) (_ *os
 // createTemp writes data, with mode perm, to a new temporary file beside
 // abs and returns it open and not yet flushed. On failure nothing is
 // left behind.
-func (v *Vault) createTemp(abs string, data []byte, perm fs.FileMode) (_ *os.File, err error) {
-	dir, base := filepath.Split(abs)
-	f, err := os.CreateTemp(dir, tempName(base))
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if v.writeFault != nil {
-		err = v.writeFault(f, data)
-	} else {
-		_, err = f.Write(data)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err = f.Chmod(perm); err != nil {
-		return nil, err
-	}
-	return f, nil
+func (v *Vault) createTemp(abs string, data []byte, perm fs.FileMode) (*os.File, error) {
+	f, _, err := v.createTempStat(abs, data, perm)
+	return f, err
 }
