@@ -359,21 +359,12 @@ func TestRenameAtStart(t *testing.T) {
 func serverTemps(t *testing.T, v *testVault) []string {
 	t.Helper()
 	var out []string
-	err := filepath.WalkDir(v.Root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
+	walkVault(t, v, func(p string, d fs.DirEntry) error {
 		if strings.HasPrefix(d.Name(), ".vaultmcp-") {
 			out = append(out, p)
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		t.Fatal(err)
-	}
 	return out
 }
 
@@ -384,13 +375,7 @@ func serverTemps(t *testing.T, v *testVault) []string {
 func filesContaining(t *testing.T, v *testVault, s string) []string {
 	t.Helper()
 	var out []string
-	err := filepath.WalkDir(v.Root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return filepath.SkipDir
-		}
+	walkVault(t, v, func(p string, d fs.DirEntry) error {
 		if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".vaultmcp-") {
 			return nil
 		}
@@ -404,10 +389,29 @@ func filesContaining(t *testing.T, v *testVault, s string) []string {
 		}
 		return nil
 	})
+	return out
+}
+
+// walkVault calls visit for every file and folder of the vault outside
+// .git. A file removed while the walk goes on (a backup the server drops
+// in the background) is passed over; any other error fails the test.
+func walkVault(t *testing.T, v *testVault, visit func(p string, d fs.DirEntry) error) {
+	t.Helper()
+	err := filepath.WalkDir(v.Root, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		return visit(p, d)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
 }
 
 // SIGTERM and SIGINT stop the server gracefully: a request already

@@ -103,11 +103,16 @@ func (ix *Index) writtenPath(rel string) (string, bool) {
 	if !known {
 		return "", false
 	}
-	fi, err := os.Lstat(w.abs)
-	if err != nil || !fi.Mode().IsRegular() || !os.SameFile(fi, w.fi) || fi.Size() != w.fi.Size() || !fi.ModTime().Equal(w.fi.ModTime()) {
+	if fi, err := os.Lstat(w.abs); err != nil || !w.isFile(fi) {
 		return "", false
 	}
 	return w.abs, true
+}
+
+// isFile reports whether fi is the file w was written to, as it was
+// written: same identity, size and modification time.
+func (w written) isFile(fi fs.FileInfo) bool {
+	return fi.Mode().IsRegular() && os.SameFile(fi, w.fi) && fi.Size() == w.fi.Size() && fi.ModTime().Equal(w.fi.ModTime())
 }
 
 // takeWritten returns what the change being reported wrote to rel, if
@@ -120,7 +125,7 @@ func (ix *Index) takeWritten(rel, abs string) (w written, fi fs.FileInfo, ok boo
 		return written{}, nil, false
 	}
 	fi, err := os.Stat(abs)
-	if err != nil || !fi.Mode().IsRegular() || !os.SameFile(fi, w.fi) || fi.Size() != w.fi.Size() || !fi.ModTime().Equal(w.fi.ModTime()) {
+	if err != nil || !w.isFile(fi) {
 		return written{}, nil, false
 	}
 	return w, fi, true
