@@ -143,6 +143,9 @@ type stage struct {
 	tree  map[string]treeChange
 	index *indexUpdate
 	paths []string // the worktree paths staged, for flushing their folders
+	// bar, when not nil, flushes the commit's files and folders (see
+	// fsBarrier); it was opened before any of them was written.
+	bar *fsBarrier
 }
 
 // commitLocked stages paths and commits them on top of HEAD. r.mu is held.
@@ -164,6 +167,10 @@ func (r *Repo) commitLocked(message string, paths []string) (Result, error) {
 		return Result{}, err
 	}
 	s := stage{tree: map[string]treeChange{}, index: newIndexUpdate()}
+	if !r.opts.NoFsync {
+		s.bar = openBarrier(r.gitDir)
+		defer s.bar.close()
+	}
 	r.obj.pinTrees() // the trees read and written stay for the history's diff
 	defer r.obj.unpinTrees()
 	ig := newIgnorer(r.dir)
@@ -227,7 +234,7 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 	if err := r.obj.endBlobs(); err != nil { // a large commit's pack
 		return Result{}, err
 	}
-	if err := r.moveBranch(idx, s.index, h, head, "commit: "+firstLine(message), r.worktreeDirs(s.paths)); err != nil {
+	if err := r.moveBranch(s.bar, idx, s.index, h, head, "commit: "+firstLine(message), r.worktreeDirs(s.paths)); err != nil {
 		return Result{}, err
 	}
 	r.tip.commit, r.tip.tree = h, newTree
@@ -257,16 +264,17 @@ func (r *Repo) baseTreeOf(head plumbing.Hash) (plumbing.Hash, error) {
 
 // moveBranch makes commit h (written, with its objects) the branch head
 // in place of old and applies upd to the index. The objects, the worktree
-// folders in dirs and the ref lock are flushed together, then the ref is
+// folders in dirs and the ref lock are flushed together (by bar where it
+// covers them; nil for none), then the ref is
 // renamed into place and its folder flushed: the commit is durable when
 // moveBranch returns. The index is changed in memory under index.lock,
 // taken before the ref, and written later (see scheduleIndexWrite),
 // unflushed (see indexmark.go). If the ref update fails, a lock taken for
 // it is given back and the index is unchanged.
-func (r *Repo) moveBranch(idx *index.Index, upd *indexUpdate, h, old plumbing.Hash, msg string, dirs []string) error {
+func (r *Repo) moveBranch(bar *fsBarrier, idx *index.Index, upd *indexUpdate, h, old plumbing.Hash, msg string, dirs []string) error {
 	// The objects and folders are complete: their flushes run while the
 	// index is locked and the ref written.
-	fl := r.startFlush(append(r.obj.takeWritten(), dirs...)...)
+	fl := r.startFlush(bar, append(r.obj.takeWritten(), dirs...)...)
 	mark, err := r.markIndexUnflushed()
 	if err != nil {
 		fl.wait()

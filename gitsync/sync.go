@@ -698,7 +698,7 @@ func (r *Repo) checkout(from, to, newHead, old plumbing.Hash) ([]string, error) 
 		upd.set[d.Path] = e
 		changed = append(changed, d.Path)
 	}
-	if err := r.moveBranch(idx, upd, newHead, old, "pull: replay onto "+r.opts.RemoteName, r.worktreeFiles(changed)); err != nil {
+	if err := r.moveBranch(nil, idx, upd, newHead, old, "pull: replay onto "+r.opts.RemoteName, r.worktreeFiles(changed)); err != nil {
 		return nil, err
 	}
 	r.statMu.Lock()
