@@ -486,7 +486,48 @@ func (tx *Tx) mkdirAll(p Path, dir string) error {
 		}
 		tx.undo = append(tx.undo, func() error { return removeIfExists(abs) })
 	}
+	// The recorder flushes the folder of each file it commits, which
+	// makes the file's entry durable but not the new folder's own entry
+	// in its parent: a power loss could then take the new folder, and
+	// the committed note in it, away. So the parent of each folder made
+	// is flushed here (the deepest folder is the recorder's).
+	parents := make([]string, len(missing))
+	for i, d := range missing {
+		parents[i] = tx.v.abs(path.Dir(d))
+	}
+	if err := tx.v.syncDirs(parents); err != nil {
+		return osError(p.Given, err)
+	}
 	return nil
+}
+
+// syncDirs flushes the given folders' entries to disk, in parallel when
+// there are several, and returns their errors.
+func (v *Vault) syncDirs(dirs []string) error {
+	errs := make([]error, len(dirs))
+	var wg sync.WaitGroup
+	for i, d := range dirs {
+		if v.dirSynced != nil {
+			v.dirSynced(d)
+		}
+		wg.Go(func() { errs[i] = syncDir(d) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// syncDir flushes the folder dir, so that the entries made in it are
+// durable.
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // rollback undoes every operation in reverse order.

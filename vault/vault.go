@@ -94,6 +94,9 @@ type Vault struct {
 	// writeFault, when set (by tests), writes the data of an atomic write
 	// in place of f.Write, so a full disk can be simulated.
 	writeFault func(f *os.File, data []byte) error
+	// dirSynced, when set (by tests), is told of each folder that
+	// syncDirs flushes.
+	dirSynced func(abs string)
 }
 
 // Open returns the vault rooted at dir, which must be an existing

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -108,5 +109,50 @@ func TestOpenFile(t *testing.T) {
 		if _, _, err := v.OpenFile(context.Background(), given); !errors.Is(err, kind) {
 			t.Errorf("OpenFile(%q) = %v, want %v", given, err, kind)
 		}
+	}
+}
+
+// A write that makes folders flushes the parent of each folder it made,
+// so the new folders' entries are as durable as the note the recorder
+// commits in the deepest one; a write into existing folders flushes none.
+func TestWriteFlushesNewFoldersParents(t *testing.T) {
+	tests := []struct {
+		name string
+		path string
+		want []string // folders flushed, vault-relative
+	}{
+		{"root", "top.md", nil},
+		{"existing folder", "notes/a2.md", nil},
+		{"one new folder", "fresh/a.md", []string{"."}},
+		{"nested new folders", "x/y/z/a.md", []string{".", "x", "x/y"}},
+		{"new folder in an existing one", "notes/sub/a.md", []string{"notes"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(root, "notes"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			v, err := Open(root, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			var got []string
+			v.dirSynced = func(abs string) {
+				rel, err := filepath.Rel(v.root, abs)
+				if err != nil {
+					t.Errorf("flushed %s, outside the vault", abs)
+				}
+				got = append(got, filepath.ToSlash(rel))
+			}
+			if _, err := v.WriteFile(t.Context(), tt.path, []byte("text\n")); err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("folders flushed = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
