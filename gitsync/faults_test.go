@@ -180,7 +180,11 @@ func TestGCPacksLooseObjects(t *testing.T) {
 				return n
 			}
 			before := loose()
-			var err error
+			reflog := filepath.Join(dir, ".git", "logs", "refs", "heads", "main")
+			logBefore, err := os.Stat(reflog)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if withGit {
 				err = r.GC(context.Background())
 			} else {
@@ -192,6 +196,14 @@ func TestGCPacksLooseObjects(t *testing.T) {
 			}
 			if after := loose(); after > before/10 {
 				t.Errorf("%d loose objects before gc, %d after", before, after)
+			}
+			// gc took no lock a commit needs: the branch was not packed
+			// into packed-refs and its reflog not rewritten.
+			if _, err := os.Stat(filepath.Join(dir, ".git", "refs", "heads", "main")); err != nil {
+				t.Errorf("the branch's ref after gc: %v", err)
+			}
+			if logAfter, err := os.Stat(reflog); err != nil || !os.SameFile(logBefore, logAfter) {
+				t.Errorf("gc rewrote the branch's reflog (%v)", err)
 			}
 			record(t, r, "edit", "n/0001.md", "edited\n")
 			if _, err := r.Recent(context.Background(), 2, ""); err != nil {

@@ -21,7 +21,8 @@ import (
 // only when there are enough loose objects to be worth it, by git's own
 // rules and settings), else by packing the loose objects itself into one
 // pack and deleting them (no pruning) once there are more than
-// gcLooseThreshold. Nothing of it holds a lock the writes need, and every
+// gcLooseThreshold. Nothing of it holds a lock the writes need (see
+// gcConfig), and every
 // reader finds objects that moved into a pack (objects.encoded reindexes
 // on a miss). git runs at a lower CPU and I/O priority than the server
 // (priority_linux.go), so a write beside it is not kept waiting.
@@ -29,6 +30,18 @@ import (
 // gcLooseThreshold is the loose-object estimate above which go-git packs
 // (git's gc.auto default is 6700).
 const gcLooseThreshold = 6700
+
+// gcConfig runs git gc in the foreground and keeps it away from the refs.
+// By default gc packs the refs and expires the reflogs, and both take
+// the branch's lock (refs/heads/<branch>.lock, HEAD.lock) while they
+// work: a commit of ours meanwhile waits for it (lockWait) and fails
+// after that, and git runs at the lowest priority, so on a busy machine
+// it can hold the lock for seconds. Without them gc takes no lock a
+// commit needs. The refs stay loose (there are few), and the reflogs are
+// left to grow by a line per commit (about 200 bytes), as a `git gc` run
+// by hand still expires them.
+var gcConfig = []string{"-c", "gc.autoDetach=false", "-c", "gc.packRefs=false",
+	"-c", "gc.reflogExpire=never", "-c", "gc.reflogExpireUnreachable=never"}
 
 // gcTimeout bounds one gc run.
 const gcTimeout = 10 * time.Minute
@@ -65,7 +78,7 @@ func (r *Repo) GC(ctx context.Context) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, gcTimeout)
 	defer cancel()
 	if gitBin, lerr := exec.LookPath("git"); lerr == nil {
-		cmd := exec.CommandContext(ctx, gitBin, "-c", "gc.autoDetach=false", "gc", "--auto", "--quiet")
+		cmd := exec.CommandContext(ctx, gitBin, append(gcConfig, "gc", "--auto", "--quiet")...)
 		cmd.Dir = r.dir
 		cmd.Env = append(os.Environ(), "GIT_DIR="+r.gitDir, "GIT_WORK_TREE="+r.dir)
 		var out bytes.Buffer
