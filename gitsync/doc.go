@@ -30,7 +30,8 @@
 // commit, takes .git/index.lock and moves the branch ref through
 // <ref>.lock, like git itself; any failure leaves HEAD and the index as
 // they were. Unless Options.NoFsync, the objects, the folders of the
-// written notes and the ref lock are flushed to disk before the ref is
+// written notes and the ref lock are flushed to disk (on Linux by one
+// syncfs, see fsBarrier) before the ref is
 // renamed into place, and the ref's folder after, so an acknowledged
 // write survives a power loss. The index is kept in memory between
 // commits, under index.lock, and written once commits pause (50 ms, or
