@@ -5,8 +5,6 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // readNote reads the note at abs into a buffer from texts, unless it is
@@ -79,22 +77,3 @@ var (
 	errNotRegular = errors.New("not a regular file")
 	errShrunk     = errors.New("file shrank while read")
 )
-
-// prefault asks the kernel to map the whole pages of b now, in one system
-// call (MADV_POPULATE_WRITE), rather than one page fault at a time as
-// reads first write them. Page faults are dear on a virtual machine: on
-// the bench machine a first write costs ~23 µs of CPU a page, populating
-// ~1 µs a page, and a cold build reads its texts into ~5,000 fresh pages
-// per 10,000 notes. The contents are kept; a page already mapped is left
-// as it is. It is only advice: a kernel older than 5.14 refuses it, and
-// the pages are then faulted in as before.
-func prefault(b []byte) {
-	page := syscall.Getpagesize()
-	addr := int(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
-	if skip := (page - addr%page) % page; skip < len(b) {
-		b = b[skip:]
-		if n := len(b) &^ (page - 1); n > 0 {
-			_ = unix.Madvise(b[:n], unix.MADV_POPULATE_WRITE)
-		}
-	}
-}

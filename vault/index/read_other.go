@@ -27,7 +27,3 @@ func readNote(abs string, _ []byte, limit int64, texts *slab) (content []byte, s
 	}
 	return content, size, modTime, nil
 }
-
-// prefault is where the Linux build maps a new slab chunk's pages at once;
-// elsewhere they are faulted in as they are written.
-func prefault([]byte) {}

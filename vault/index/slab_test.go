@@ -65,3 +65,23 @@ func TestSlabAlloc(t *testing.T) {
 		t.Fatalf("nil slab cut %d bytes", len(c))
 	}
 }
+
+// TestPrefaultAll checks prefaultAll over typed arrays, pointers
+// included, up to their capacity, and on empty ones.
+func TestPrefaultAll(t *testing.T) {
+	shares := make([]share, 3, 20000)
+	for i := range shares {
+		shares[i] = share{key: "k" + string(rune('a'+i)), src: int32(i), link: int32(2 * i)}
+	}
+	prefaultAll(shares)
+	for i, sh := range shares {
+		if want := "k" + string(rune('a'+i)); sh.key != want || sh.src != int32(i) || sh.link != int32(2*i) {
+			t.Fatalf("share %d is %+v after prefaultAll", i, sh)
+		}
+	}
+	if rest := shares[3:cap(shares)]; rest[len(rest)-1] != (share{}) {
+		t.Fatal("prefaultAll wrote into the spare capacity")
+	}
+	prefaultAll([]int32(nil))
+	prefaultAll(make([]sourceCount, 0))
+}
