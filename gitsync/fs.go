@@ -1,7 +1,10 @@
 package gitsync
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -82,9 +85,52 @@ func (f *atomicFile) Close() error {
 func (f *atomicFile) Lock() error   { return nil }
 func (f *atomicFile) Unlock() error { return nil }
 
+// Open opens name for reading. A pack index is read whole at once: go-git
+// decodes it with a few small reads for each of the 256 fan-out buckets,
+// about a thousand system calls for each index, and it decodes every index
+// again after each pack is added (a large rename's commit writes one).
 func (p plainFS) Open(name string) (billy.File, error) {
+	if strings.HasSuffix(name, ".idx") {
+		return p.openWhole(name)
+	}
 	return p.OpenFile(name, os.O_RDONLY, 0)
 }
+
+// wholeFile is a file read into memory when it was opened.
+type wholeFile struct {
+	*bytes.Reader
+	name string
+	fi   fs.FileInfo
+}
+
+var _ billy.File = (*wholeFile)(nil)
+
+func (p plainFS) openWhole(name string) (billy.File, error) {
+	f, err := os.Open(p.abs(name))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	data := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return &wholeFile{Reader: bytes.NewReader(data), name: name, fi: fi}, nil
+}
+
+func (f *wholeFile) Name() string               { return f.name }
+func (f *wholeFile) Stat() (fs.FileInfo, error) { return f.fi, nil }
+func (f *wholeFile) Close() error               { return nil }
+func (f *wholeFile) Lock() error                { return nil }
+func (f *wholeFile) Unlock() error              { return nil }
+
+// Write and Truncate fail: the file was opened for reading.
+func (f *wholeFile) Write([]byte) (int, error) { return 0, os.ErrPermission }
+func (f *wholeFile) Truncate(int64) error      { return os.ErrPermission }
 
 func (p plainFS) OpenFile(name string, flag int, perm os.FileMode) (billy.File, error) {
 	f, err := osfs.Default.OpenFile(p.abs(name), flag, perm)

@@ -146,3 +146,56 @@ func TestRootDeletedAndBack(t *testing.T) {
 		})
 	}
 }
+
+// While a batch waits to be delivered (a delivery holds or waits for the
+// vault lock, which a large change of the server's own keeps for a while),
+// the events that follow are still read, so the kernel's queue does not
+// fill up, and they are delivered after it.
+func TestReadingGoesOnDuringDelivery(t *testing.T) {
+	dir := t.TempDir()
+	v, err := vault.Open(dir, vault.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCollector()
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	report := func(paths []string) {
+		once.Do(func() {
+			close(entered)
+			<-release
+		})
+		c.report(paths)
+	}
+	read := make(chan string, 100)
+	w := New(v, report, Options{Debounce: 10 * time.Millisecond})
+	w.read = func(rel string) {
+		select {
+		case read <- rel:
+		default:
+		}
+	}
+	if err := w.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	<-entered // the first delivery is under way and will not end yet
+	if err := os.WriteFile(filepath.Join(dir, "b.md"), []byte("b"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(60 * time.Second) // guards against a hang only
+	for got := ""; got != "b.md"; {
+		select {
+		case got = <-read:
+		case <-deadline:
+			close(release)
+			t.Fatal("no event read while a delivery was under way")
+		}
+	}
+	close(release)
+	c.waitFor(t, "a.md")
+	c.waitFor(t, "b.md")
+}

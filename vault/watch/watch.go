@@ -48,6 +48,10 @@ type Watcher struct {
 
 	cancel context.CancelFunc
 	done   sync.WaitGroup
+
+	// read, when set, is told of each relevant event as it is read (tests
+	// see that reading goes on while a batch waits to be delivered).
+	read func(rel string)
 }
 
 // New returns a watcher that calls fn with each batch of changed paths
@@ -212,16 +216,24 @@ func (w *Watcher) loop(ctx context.Context, fw *fsnotify.Watcher, rootInfo fs.Fi
 }
 
 // watch delivers batches of events until ctx ends (false) or the root
-// folder is gone or replaced (true).
+// folder is gone or replaced (true). Every batch delivered is handled
+// before it returns.
+//
+// Events are read on while a batch is delivered: a delivery waits for the
+// vault lock, and a large change of the server's own (a rename relinking
+// 1,800 notes makes some 13,000 events) would otherwise fill the kernel's
+// queue meanwhile, which then drops events and costs a walk of the whole
+// vault. What arrives during a delivery is delivered after it, merged
+// into one batch.
 func (w *Watcher) watch(ctx context.Context, fw *fsnotify.Watcher, rootInfo fs.FileInfo) (lost bool) {
 	b := newBatcher(w.opts.Debounce, w.opts.MaxDelay)
+	out := newOutbox(w.deliver)
+	defer out.close()
 	root := w.v.Root()
 	for {
 		select {
 		case <-ctx.Done():
-			if paths := b.flush(); len(paths) > 0 {
-				w.deliver(paths)
-			}
+			out.post(b.flush())
 			return false
 		case ev, ok := <-fw.Events:
 			if !ok {
@@ -251,26 +263,106 @@ func (w *Watcher) watch(ctx context.Context, fw *fsnotify.Watcher, rootInfo fs.F
 				}
 			}
 			b.add(rel)
+			if w.read != nil {
+				w.read(rel)
+			}
 		case err, ok := <-fw.Errors:
 			if !ok {
 				return false
 			}
 			w.opts.Logger.Warn("file watch error", "err", err)
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				// The kernel dropped events (a change of thousands of
-				// files while a batch waited for the vault lock): look at
-				// the whole vault again rather than miss an edit.
+				// The kernel dropped events: look at the whole vault
+				// again rather than miss an edit.
 				b.add("")
 			}
 			if w.rootGone(rootInfo) {
 				return true
 			}
 		case <-b.timer():
-			if paths := b.flush(); len(paths) > 0 {
-				w.deliver(paths)
-			}
+			out.post(b.flush())
 		}
 	}
+}
+
+// outbox delivers batches on a goroutine of its own, one at a time, so
+// that the events go on being read while a delivery waits. Batches posted
+// while one is being delivered are merged and delivered next. close
+// delivers what is left and waits for it.
+type outbox struct {
+	deliver func(paths []string)
+	mu      sync.Mutex
+	waiting map[string]struct{} // posted, not yet taken for a delivery
+	wake    chan struct{}       // holds one token while waiting is not empty
+	closed  chan struct{}
+	done    chan struct{}
+}
+
+func newOutbox(deliver func(paths []string)) *outbox {
+	o := &outbox{
+		deliver: deliver,
+		waiting: map[string]struct{}{},
+		wake:    make(chan struct{}, 1),
+		closed:  make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	go o.run()
+	return o
+}
+
+// post queues paths for delivery; it never waits for one.
+func (o *outbox) post(paths []string) {
+	if len(paths) == 0 {
+		return
+	}
+	o.mu.Lock()
+	for _, p := range paths {
+		o.waiting[p] = struct{}{}
+	}
+	o.mu.Unlock()
+	select {
+	case o.wake <- struct{}{}:
+	default: // a token is already there
+	}
+}
+
+// take returns the paths waiting, and none are left waiting.
+func (o *outbox) take() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.waiting) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(o.waiting))
+	for p := range o.waiting {
+		out = append(out, p)
+	}
+	clear(o.waiting)
+	return out
+}
+
+func (o *outbox) run() {
+	defer close(o.done)
+	for {
+		select {
+		case <-o.wake:
+			if paths := o.take(); len(paths) > 0 {
+				o.deliver(paths)
+			}
+		case <-o.closed:
+			if paths := o.take(); len(paths) > 0 {
+				o.deliver(paths)
+			}
+			return
+		}
+	}
+}
+
+// close delivers the paths still waiting and returns when every delivery
+// is over.
+func (o *outbox) close() {
+	close(o.closed)
+	<-o.done
 }
 
 // rootGone reports whether the vault folder is missing or is no longer
