@@ -453,16 +453,17 @@ func (f *indexFile) patch(idx *index.Index, version uint32) bool {
 	if prev == nil || len(prev.Entries) != len(idx.Entries) || len(f.offs) != len(idx.Entries)+1 {
 		return false
 	}
-	var changed []int
-	if prev == idx {
-		// Replaced in place (update): the same names, at touched.
-		for _, i := range f.touched {
-			if entryLen(idx.Entries[i]) != f.offs[i+1]-f.offs[i] {
-				return false
-			}
+	// Entries replaced in place (update) since the encoding differ from
+	// it at touched, whether idx is prev or a new index apply made from
+	// it afterwards: apply carries the replaced entry over by pointer,
+	// so the comparison below cannot see that it changed.
+	for _, i := range f.touched {
+		if entryLen(idx.Entries[i]) != f.offs[i+1]-f.offs[i] {
+			return false
 		}
-		changed = f.touched
-	} else {
+	}
+	changed := f.touched
+	if prev != idx {
 		for i, e := range idx.Entries {
 			if o := prev.Entries[i]; e != o {
 				if e.Name != o.Name || entryLen(e) != f.offs[i+1]-f.offs[i] {

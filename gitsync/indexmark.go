@@ -171,8 +171,10 @@ func (r *Repo) rebuildLeftIndex() error {
 // tornIndex says how data, the content of an index file, is cut short or
 // damaged the way an unflushed write is after a power loss, or returns ""
 // when its checksum holds (it may still be unreadable: a split index, a
-// newer format) or it has none.
-func tornIndex(data []byte) string {
+// newer format) or, with skipHash (the repository's index.skipHash), it
+// has none. Without skipHash a checksum of zeros is a tail of zeros, as
+// XFS or btrfs leave of a write that did not reach the disk.
+func tornIndex(data []byte, skipHash bool) string {
 	const header, trailer = 12, sha1.Size
 	switch {
 	case len(data) == 0:
@@ -184,7 +186,10 @@ func tornIndex(data []byte) string {
 	}
 	sum := data[len(data)-trailer:]
 	if allZero(sum) {
-		return "" // index.skipHash: there is no checksum to check
+		if skipHash {
+			return "" // there is no checksum to check
+		}
+		return "its checksum is zeros and index.skipHash is off"
 	}
 	if s := sha1.Sum(data[:len(data)-trailer]); !bytes.Equal(s[:], sum) {
 		return "its checksum does not match"
@@ -203,11 +208,41 @@ func allZero(b []byte) bool {
 
 // sparseCheckout reports whether the repository has sparse checkout on.
 func (r *Repo) sparseCheckout() bool {
+	return r.configTrue("core", "sparseCheckout")
+}
+
+// indexSkipsHash reports whether git writes the index without a checksum
+// here: index.skipHash, which feature.manyFiles turns on unless
+// index.skipHash says otherwise.
+func (r *Repo) indexSkipsHash() bool {
 	cfg, err := r.st.Config()
 	if err != nil || cfg.Raw == nil {
 		return false
 	}
-	return strings.EqualFold(cfg.Raw.Section("core").Option("sparseCheckout"), "true")
+	if idx := cfg.Raw.Section("index"); idx.HasOption("skipHash") {
+		return gitTrue(idx.Option("skipHash"))
+	}
+	return gitTrue(cfg.Raw.Section("feature").Option("manyFiles"))
+}
+
+// configTrue reports whether the repository's config sets section.key to
+// a true value.
+func (r *Repo) configTrue(section, key string) bool {
+	cfg, err := r.st.Config()
+	if err != nil || cfg.Raw == nil {
+		return false
+	}
+	return gitTrue(cfg.Raw.Section(section).Option(key))
+}
+
+// gitTrue reports whether v is one of git's spellings of a true boolean
+// (a key given with no value is true as well, which go-git reads as "").
+func gitTrue(v string) bool {
+	switch strings.ToLower(v) {
+	case "true", "yes", "on", "1":
+		return true
+	}
+	return false
 }
 
 // repairIndex is CheckIndex's answer to an index that failed to load
@@ -218,13 +253,20 @@ func (r *Repo) repairIndex(loadErr error) error {
 	if err != nil {
 		return fmt.Errorf("gitsync: %w", loadErr)
 	}
-	why := tornIndex(data)
+	skipHash := r.indexSkipsHash()
+	why := tornIndex(data, skipHash)
 	switch {
+	case why == "" && skipHash && len(data) >= sha1.Size && allZero(data[len(data)-sha1.Size:]):
+		return fmt.Errorf("gitsync: %w: the git index has no checksum (index.skipHash is on), which go-git cannot read; "+
+			"to write it with one: git config index.skipHash false && git update-index --force-write-index", loadErr)
 	case why == "":
 		return fmt.Errorf("gitsync: %w (if it uses split index: git update-index --no-split-index)", loadErr)
 	case len(r.indexMarks()) == 0:
+		// A checksum of zeros is also what git writes with index.skipHash
+		// set outside the repository (the user's global config): the
+		// command below writes one either way.
 		return fmt.Errorf("gitsync: the git index is damaged (%s) and no vaultmcp process left it unflushed; "+
-			"to rebuild it from HEAD, keeping your files: rm .git/index && git reset", why)
+			"to rebuild it from HEAD, keeping your files: rm .git/index && git -c index.skipHash=false reset", why)
 	case r.sparseCheckout():
 		return fmt.Errorf("gitsync: the git index is damaged (%s) and this is a sparse checkout, "+
 			"whose index HEAD cannot restore: rm .git/index && git reset && git sparse-checkout reapply", why)

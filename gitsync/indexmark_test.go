@@ -34,29 +34,36 @@ func zeroed(data []byte, from, to int) []byte {
 }
 
 // TestTornIndex: what a power loss leaves of an unflushed index (empty,
-// cut short, zeros where data was) is torn; a whole index is not, nor
-// one without a checksum (index.skipHash), which cannot be told apart.
+// cut short, zeros where data was) is torn; a whole index is not. A
+// checksum of zeros is torn too, unless the repository has
+// index.skipHash on: its indexes have none, and the two cannot be told
+// apart.
 func TestTornIndex(t *testing.T) {
 	whole := wholeIndex(t)
 	n := len(whole)
 	for _, c := range []struct {
-		name string
-		data []byte
-		torn bool
+		name     string
+		data     []byte
+		skipHash bool
+		torn     bool
 	}{
-		{"whole", whole, false},
-		{"empty", nil, true},
-		{"shorter than a header and checksum", whole[:20], true},
-		{"cut in half", whole[:n/2], true},
-		{"cut by one byte", whole[:n-1], true},
-		{"zeros in the middle", zeroed(whole, n/3, n/2), true},
-		{"all zeros", make([]byte, n), true},
-		{"zeros from the middle on (no checksum left)", zeroed(whole, n/2, n), false},
-		{"index.skipHash (no checksum)", zeroed(whole, n-20, n), false},
+		{"whole", whole, false, false},
+		{"whole, index.skipHash on", whole, true, false},
+		{"empty", nil, false, true},
+		{"shorter than a header and checksum", whole[:20], false, true},
+		{"cut in half", whole[:n/2], false, true},
+		{"cut by one byte", whole[:n-1], false, true},
+		{"zeros in the middle", zeroed(whole, n/3, n/2), false, true},
+		{"all zeros", make([]byte, n), false, true},
+		{"all zeros, index.skipHash on", make([]byte, n), true, true},
+		{"zeros from the middle on", zeroed(whole, n/2, n), false, true},
+		{"zeros from the middle on, index.skipHash on (no checksum to check)", zeroed(whole, n/2, n), true, false},
+		{"no checksum, index.skipHash off", zeroed(whole, n-20, n), false, true},
+		{"no checksum, index.skipHash on", zeroed(whole, n-20, n), true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := tornIndex(c.data) != ""; got != c.torn {
-				t.Errorf("torn = %v (%q), want %v", got, tornIndex(c.data), c.torn)
+			if got := tornIndex(c.data, c.skipHash) != ""; got != c.torn {
+				t.Errorf("torn = %v (%q), want %v", got, tornIndex(c.data, c.skipHash), c.torn)
 			}
 		})
 	}
@@ -110,6 +117,7 @@ func TestTornIndexIsRebuilt(t *testing.T) {
 		{"cut in half", func(b []byte) []byte { return b[:len(b)/2] }},
 		{"zeros in the middle", func(b []byte) []byte { return zeroed(b, 40, len(b)/2) }},
 		{"all zeros", func(b []byte) []byte { return make([]byte, len(b)) }},
+		{"zeros from the middle on, the checksum too", func(b []byte) []byte { return zeroed(b, len(b)/2, len(b)) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -141,8 +149,8 @@ func TestTornIndexIsRebuilt(t *testing.T) {
 
 // TestDamagedIndexStops: an index is rebuilt only when it is torn and a
 // mark shows that a vaultmcp process left it unflushed. A torn index
-// nobody marked, one go-git cannot read though whole (a split index),
-// and a torn one in a sparse checkout (whose skip-worktree bits HEAD
+// nobody marked, one go-git cannot read though whole (a split index, or
+// no checksum where index.skipHash is on), and a torn one in a sparse checkout (whose skip-worktree bits HEAD
 // cannot restore) stop Open with an error that says how to fix it, and
 // are left as they are.
 func TestDamagedIndexStops(t *testing.T) {
@@ -156,7 +164,13 @@ func TestDamagedIndexStops(t *testing.T) {
 		{"torn, no mark", func(t *testing.T) string {
 			dir, _ := tornVault(t, half)
 			return dir
-		}, "rm .git/index && git reset"},
+		}, "rm .git/index && git -c index.skipHash=false reset"},
+		{"no checksum, index.skipHash on, marked", func(t *testing.T) string {
+			dir, _ := tornVault(t, func(b []byte) []byte { return zeroed(b, len(b)-20, len(b)) })
+			git(t, dir, "config", "index.skipHash", "true")
+			leaveDeadMark(t, filepath.Join(dir, ".git"))
+			return dir
+		}, "git config index.skipHash false && git update-index --force-write-index"},
 		{"split index, marked", func(t *testing.T) string {
 			dir, _ := tornVault(t, func(b []byte) []byte { return b })
 			git(t, dir, "update-index", "--split-index")
