@@ -102,6 +102,9 @@ func (ix *Index) foldIn(notes []*note) {
 			fw.shards = make([]shardShares, nShards)
 			for s := range fw.shards {
 				fw.shards[s] = shardShares{backlinks: make([]share, 0, room), linkers: make([]share, 0, room)}
+				// Large, new and filled at once: see prefault.
+				prefaultAll(fw.shards[s].backlinks)
+				prefaultAll(fw.shards[s].linkers)
 			}
 			fw.tags = map[string]*tagStat{}
 			for {
@@ -300,6 +303,7 @@ func group(parts [][]share, notes []*note, expect int, each func(sh share, k str
 	keys := make([]string, 0, expect)
 	slots := make([]slot, 0, expect)
 	at := make([]int32, 0, total) // the slot of each share, in order
+	prefaultAll(at)
 	for _, p := range parts {
 		for _, sh := range p {
 			i, ok := index[sh.key]
@@ -323,6 +327,7 @@ func group(parts [][]share, notes []*note, expect int, each func(sh share, k str
 		}
 	}
 	backing := make([]sourceCount, few)
+	prefaultAll(backing)
 	sets := make([]sourceSet, len(keys))
 	off := 0
 	for i, sl := range slots {

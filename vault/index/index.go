@@ -443,6 +443,9 @@ func (ix *Index) parseWith(rel string, content []byte, md *markdown.Note, keys k
 // long as any note read into it: a note re-read later gets a buffer of its
 // own, and the chunk's copy is freed with the chunk's last note. The nil
 // *slab allocates each buffer on its own.
+//
+// A new chunk is usually fresh memory, which the kernel maps a page at a
+// time as the reads first write it; prefault maps it in one call instead.
 type slab struct {
 	free []byte
 }
@@ -457,6 +460,7 @@ func (s *slab) alloc(n int) []byte {
 	}
 	if len(s.free) < n {
 		s.free = make([]byte, slabChunk)
+		prefault(s.free)
 	}
 	b := s.free[:n:n]
 	s.free = s.free[n:]

@@ -65,6 +65,18 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
+// BenchmarkParseSharedInto parses into one Note again and again, as a
+// build of the index does.
+func BenchmarkParseSharedInto(b *testing.B) {
+	src := []byte(benchNote)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	var n Note
+	for b.Loop() {
+		ParseSharedInto(&n, src)
+	}
+}
+
 // BenchmarkParseBody leaves the YAML out, to show what the scanner costs on
 // its own.
 func BenchmarkParseBody(b *testing.B) {
