@@ -209,3 +209,18 @@ func TestPlainToolsListAsMCPGo(t *testing.T) {
 		})
 	}
 }
+
+// mcp-go's client starts a session with server/discover (the newer
+// protocol's initialize), not initialize: a client that then asks nothing
+// still has the server start its work, as after initialize, so an edit
+// made while the server was down is committed without any request.
+func TestStartAfterDiscoverAlone(t *testing.T) {
+	t.Parallel()
+	v := newVault(t, map[string]string{"a.md": "a\n"})
+	v.commitAll(t, "a")
+	v.write(t, "Outside.md", "written while the server was down\n")
+	startSession(t, v, withDirtyVault())
+	until(t, "the outside edit committed", func() bool {
+		return strings.Contains(v.gitRun(t, "log", "--format=%s", "-n", "5"), "vault: sync external changes")
+	})
+}

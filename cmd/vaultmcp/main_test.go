@@ -26,7 +26,7 @@ func TestRun(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Chdir(t.TempDir())
 			var out, errOut bytes.Buffer
-			err := run(context.Background(), tt.args, strings.NewReader(""), &out, &errOut, nil)
+			err := run(context.Background(), tt.args, strings.NewReader(""), &out, &errOut, startHooks{})
 			if tt.wantErr == "" && err != nil {
 				t.Fatalf("run(%q) = %v", tt.args, err)
 			}
@@ -83,7 +83,7 @@ func TestServeHTTPExposure(t *testing.T) {
 				t.Setenv(tt.env[0], tt.env[1])
 			}
 			var out, errOut bytes.Buffer
-			err := run(context.Background(), append([]string{"serve"}, tt.args...), strings.NewReader(""), &out, &errOut, nil)
+			err := run(context.Background(), append([]string{"serve"}, tt.args...), strings.NewReader(""), &out, &errOut, startHooks{})
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("run = %v, want an error containing %q", err, tt.wantErr)
 			}
@@ -98,23 +98,23 @@ func TestServeHTTPExposure(t *testing.T) {
 
 func TestCredentialCommands(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if err := run(context.Background(), []string{"token", "create", "n8n"}, strings.NewReader(""), &out, &errOut, nil); err != nil {
+	if err := run(context.Background(), []string{"token", "create", "n8n"}, strings.NewReader(""), &out, &errOut, startHooks{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "vmcp_") || !strings.Contains(out.String(), "name: n8n") || !strings.Contains(out.String(), "hash: sha256:") {
 		t.Errorf("token create printed:\n%s", out.String())
 	}
-	if err := run(context.Background(), []string{"token", "create"}, strings.NewReader(""), &out, &errOut, nil); err == nil {
+	if err := run(context.Background(), []string{"token", "create"}, strings.NewReader(""), &out, &errOut, startHooks{}); err == nil {
 		t.Error("token create without a name worked")
 	}
 	out.Reset()
-	if err := run(context.Background(), []string{"hash-password"}, strings.NewReader("s3cret\n"), &out, &errOut, nil); err != nil {
+	if err := run(context.Background(), []string{"hash-password"}, strings.NewReader("s3cret\n"), &out, &errOut, startHooks{}); err != nil {
 		t.Fatal(err)
 	}
 	if h := strings.TrimSpace(out.String()); !strings.HasPrefix(h, "$2a$12$") {
 		t.Errorf("hash-password printed %q", h)
 	}
-	if err := run(context.Background(), []string{"hash-password"}, strings.NewReader("\n"), &out, &errOut, nil); err == nil {
+	if err := run(context.Background(), []string{"hash-password"}, strings.NewReader("\n"), &out, &errOut, startHooks{}); err == nil {
 		t.Error("an empty password was hashed")
 	}
 }

@@ -25,9 +25,10 @@ const serverScope = "this server (access.read_only)"
 // finish (a write in flight is completed and committed), gives pending
 // pushes a bounded last chance, and returns.
 //
-// onBegin, when not nil, is called as the core begins its background work
-// (core.Begin): holdGC's resume.
-func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, stderr io.Writer, onBegin func()) error {
+// hooks.begin, when not nil, is called as the core begins its background
+// work (core.Begin): holdGC's resume.
+func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, stderr io.Writer, hooks startHooks) error {
+	onBegin := hooks.begin
 	// Server logs also reach the clients that ask (logging/setLevel).
 	clientLog := mcpserver.NewClientLog(newLogger(stderr, cfg.Log.Level).Handler())
 	logger := slog.New(clientLog)
@@ -51,6 +52,9 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	// requests it lets finish still need the index and git.
 	coreCtx, stopCore := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopCore()
+	if hooks.signalsHandled != nil {
+		<-hooks.signalsHandled
+	}
 	c, err := openCore(coreCtx, cfg, logger)
 	if err != nil {
 		return err

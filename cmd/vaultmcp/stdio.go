@@ -26,7 +26,8 @@ const beginAfterInitialize = 100 * time.Millisecond
 // A client starting a session asks initialize, then tools/list, on a
 // process that has just started: the core's background work (Begin)
 // waits until tools/list is answered, or beginAfterInitialize after
-// initialize, so that on 2 cores it does not compete with those answers.
+// initialize (or server/discover), so that on 2 cores it does not
+// compete with those answers.
 // A request that needs the vault starts it at once (the start gate).
 // A plain tools/list is answered from its encoding (mcpserver.ToolList),
 // made in the background while initialize is answered; a tools/call is
@@ -49,7 +50,10 @@ func serveStdio(ctx context.Context, c *core, s *server.MCPServer, cfg *config.C
 		AnswerToolCalls: true,
 		Answered: func(method string) {
 			switch method {
-			case string(mcp.MethodInitialize):
+			// server/discover is the newer protocol's initialize (mcp-go's
+			// client sends it instead): without it a client that then
+			// waits would leave the core unstarted.
+			case string(mcp.MethodInitialize), string(mcp.MethodServerDiscover):
 				once.Do(func() { timer = time.AfterFunc(beginAfterInitialize, c.Begin) })
 			case string(mcp.MethodToolsList):
 				c.Begin()
