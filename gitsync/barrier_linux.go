@@ -7,6 +7,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"vaultmcp/internal/syncfs"
 )
 
 // fsBarrier flushes the files and folders of a commit with one syncfs(2)
@@ -19,6 +21,8 @@ import (
 // The barrier is opened before the commit writes anything: since Linux
 // 5.8, syncfs reports any write-back error on the file system since its
 // descriptor was opened, so a failed write of an object is not missed.
+// There is none on an older kernel, nor on a file system whose syncfs
+// may not reach the disk (FUSE, network mounts; see package syncfs).
 type fsBarrier struct {
 	dir *os.File
 	dev uint64
@@ -29,6 +33,10 @@ type fsBarrier struct {
 func openBarrier(dir string) *fsBarrier {
 	f, err := openFile(dir, os.O_RDONLY, 0)
 	if err != nil {
+		return nil
+	}
+	if !syncfs.Usable(f) {
+		f.Close()
 		return nil
 	}
 	var st unix.Stat_t
@@ -42,13 +50,15 @@ func openBarrier(dir string) *fsBarrier {
 // covers reports whether path p is on the barrier's file system, so that
 // sync flushes it. A worktree folder may be another mount, and a path
 // that cannot be looked at is left to its own fsync, which reports why.
+// A symbolic link is followed, as fsync follows it: .git/objects linked
+// to another disk is flushed there.
 // gone reports that p no longer exists: it was replaced meanwhile, and
 // what replaced it is flushed on its own (as fsyncPath skips it).
 func (b *fsBarrier) covers(p string) (covered, gone bool) {
 	if b == nil {
 		return false, false
 	}
-	fi, err := os.Lstat(p)
+	fi, err := os.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return false, true
 	}
@@ -62,12 +72,7 @@ func (b *fsBarrier) covers(p string) (covered, gone bool) {
 // sync flushes the file system: every path covers accepted is durable
 // when it returns nil.
 func (b *fsBarrier) sync() error {
-	for {
-		err := unix.Syncfs(int(b.dir.Fd()))
-		if err != unix.EINTR {
-			return err
-		}
-	}
+	return syncfs.Sync(b.dir)
 }
 
 // close releases the barrier; a nil barrier is fine.

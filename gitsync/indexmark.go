@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
@@ -213,16 +216,29 @@ func (r *Repo) sparseCheckout() bool {
 
 // indexSkipsHash reports whether git writes the index without a checksum
 // here: index.skipHash, which feature.manyFiles turns on unless
-// index.skipHash says otherwise.
+// index.skipHash says otherwise. The repository's config is read first,
+// then the user's and the system's, as git reads them.
 func (r *Repo) indexSkipsHash() bool {
-	cfg, err := r.st.Config()
-	if err != nil || cfg.Raw == nil {
-		return false
+	var raws []*gitconfig.Config
+	if cfg, err := r.st.Config(); err == nil && cfg.Raw != nil {
+		raws = append(raws, cfg.Raw)
 	}
-	if idx := cfg.Raw.Section("index"); idx.HasOption("skipHash") {
-		return gitTrue(idx.Option("skipHash"))
+	for _, scope := range []config.Scope{config.GlobalScope, config.SystemScope} {
+		if cfg, err := config.LoadConfig(scope); err == nil && cfg.Raw != nil {
+			raws = append(raws, cfg.Raw)
+		}
 	}
-	return gitTrue(cfg.Raw.Section("feature").Option("manyFiles"))
+	for _, raw := range raws {
+		if idx := raw.Section("index"); idx.HasOption("skipHash") {
+			return gitTrue(idx.Option("skipHash"))
+		}
+	}
+	for _, raw := range raws {
+		if f := raw.Section("feature"); f.HasOption("manyFiles") {
+			return gitTrue(f.Option("manyFiles"))
+		}
+	}
+	return false
 }
 
 // configTrue reports whether the repository's config sets section.key to
@@ -232,17 +248,20 @@ func (r *Repo) configTrue(section, key string) bool {
 	if err != nil || cfg.Raw == nil {
 		return false
 	}
-	return gitTrue(cfg.Raw.Section(section).Option(key))
+	sec := cfg.Raw.Section(section)
+	return sec.HasOption(key) && gitTrue(sec.Option(key))
 }
 
-// gitTrue reports whether v is one of git's spellings of a true boolean
-// (a key given with no value is true as well, which go-git reads as "").
+// gitTrue reports whether v, the value of a key that is set, is one of
+// git's spellings of true: a key given with no value (which go-git reads
+// as ""), true, yes, on, or a number other than zero.
 func gitTrue(v string) bool {
 	switch strings.ToLower(v) {
-	case "true", "yes", "on", "1":
+	case "", "true", "yes", "on":
 		return true
 	}
-	return false
+	n, err := strconv.ParseInt(v, 0, 64)
+	return err == nil && n != 0
 }
 
 // repairIndex is CheckIndex's answer to an index that failed to load

@@ -248,3 +248,15 @@ func TestIndexMarkLifecycle(t *testing.T) {
 	}
 	assertClean(t, dir)
 }
+
+func TestGitTrue(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]bool{
+		"": true, "true": true, "TRUE": true, "yes": true, "on": true, "1": true, "2": true, "0x1": true,
+		"false": false, "no": false, "off": false, "0": false, "maybe": false,
+	} {
+		if got := gitTrue(v); got != want {
+			t.Errorf("gitTrue(%q) = %v, want %v", v, got, want)
+		}
+	}
+}

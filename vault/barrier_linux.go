@@ -6,6 +6,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"vaultmcp/internal/syncfs"
 )
 
 // fsBarrier flushes a whole batch of files with one syncfs(2) of the
@@ -15,6 +17,8 @@ import (
 // barrier is opened before the batch is written: since Linux 5.8,
 // syncfs reports any write-back error on the file system since its
 // descriptor was opened, so a failed write of the batch is not missed.
+// There is none on an older kernel, nor on a file system whose syncfs
+// may not reach the disk (FUSE, network mounts; see package syncfs).
 type fsBarrier struct {
 	dir *os.File
 	dev uint64
@@ -25,6 +29,10 @@ type fsBarrier struct {
 func openBarrier(root string) *fsBarrier {
 	dir, err := os.Open(root)
 	if err != nil {
+		return nil
+	}
+	if !syncfs.Usable(dir) {
+		dir.Close()
 		return nil
 	}
 	var st unix.Stat_t
@@ -49,12 +57,7 @@ func (b *fsBarrier) covers(fi fs.FileInfo) bool {
 // sync flushes the file system: every file covers accepted is durable
 // when it returns nil.
 func (b *fsBarrier) sync() error {
-	for {
-		err := unix.Syncfs(int(b.dir.Fd()))
-		if err != unix.EINTR {
-			return err
-		}
-	}
+	return syncfs.Sync(b.dir)
 }
 
 // close releases the barrier; a nil barrier is fine.

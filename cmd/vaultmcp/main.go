@@ -41,10 +41,6 @@ Flags:
 `
 
 func main() {
-	// A client that closes our stderr (mcp-go's stdio client does when it
-	// ends a session) would otherwise have the next log line kill the
-	// process with SIGPIPE, before the last commits are pushed. Ignored,
-	// the write fails with EPIPE and the log line is lost, nothing else.
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	// Handing signals to Go costs a thread and a round trip with it
@@ -53,14 +49,21 @@ func main() {
 	// opens the vault, the first thing a signal must not cut short.
 	handled := make(chan struct{})
 	go func() {
+		// A client that closes our stderr (mcp-go's stdio client does when
+		// it ends a session) would otherwise have the next log line kill
+		// the process with SIGPIPE, before the last commits are pushed.
+		// Ignored, the write fails with EPIPE and the log line is lost,
+		// nothing else.
 		signal.Ignore(syscall.SIGPIPE)
 		sigs := make(chan os.Signal, 1)
 		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 		close(handled)
-		// The first signal starts a graceful stop; a second one kills.
+		// The first signal starts a graceful stop; a second one kills:
+		// the signals go back to their default before the stop starts,
+		// so that none is caught in between and left unread.
 		<-sigs
-		stop()
 		signal.Stop(sigs)
+		stop()
 	}()
 	// The process's own settings, so held here rather than in run, which
 	// tests call side by side; every other command is short-lived.
