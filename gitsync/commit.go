@@ -17,6 +17,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"vaultmcp/internal/syncfs"
 )
 
 // Result says what a commit did.
@@ -144,8 +146,8 @@ type stage struct {
 	index *indexUpdate
 	paths []string // the worktree paths staged, for flushing their folders
 	// bar, when not nil, flushes the commit's files and folders (see
-	// fsBarrier); it was opened before any of them was written.
-	bar *fsBarrier
+	// package syncfs); it was opened before any of them was written.
+	bar *syncfs.Barrier
 }
 
 // commitLocked stages paths and commits them on top of HEAD. r.mu is held.
@@ -168,8 +170,8 @@ func (r *Repo) commitLocked(message string, paths []string) (Result, error) {
 	}
 	s := stage{tree: map[string]treeChange{}, index: newIndexUpdate()}
 	if !r.opts.NoFsync {
-		s.bar = openBarrier(r.gitDir)
-		defer s.bar.close()
+		s.bar = syncfs.Open(r.gitDir)
+		defer s.bar.Close()
 	}
 	r.obj.pinTrees() // the trees read and written stay for the history's diff
 	defer r.obj.unpinTrees()
@@ -271,7 +273,7 @@ func (r *Repo) baseTreeOf(head plumbing.Hash) (plumbing.Hash, error) {
 // taken before the ref, and written later (see scheduleIndexWrite),
 // unflushed (see indexmark.go). If the ref update fails, a lock taken for
 // it is given back and the index is unchanged.
-func (r *Repo) moveBranch(bar *fsBarrier, idx *index.Index, upd *indexUpdate, h, old plumbing.Hash, msg string, dirs []string) error {
+func (r *Repo) moveBranch(bar *syncfs.Barrier, idx *index.Index, upd *indexUpdate, h, old plumbing.Hash, msg string, dirs []string) error {
 	// The objects and folders are complete: their flushes run while the
 	// index is locked and the ref written.
 	fl := r.startFlush(bar, append(r.obj.takeWritten(), dirs...)...)

@@ -31,7 +31,7 @@
 // <ref>.lock, like git itself; any failure leaves HEAD and the index as
 // they were. Unless Options.NoFsync, the objects, the folders of the
 // written notes and the ref lock are flushed to disk (on Linux by one
-// syncfs, see fsBarrier) before the ref is
+// syncfs, see package syncfs) before the ref is
 // renamed into place, and the ref's folder after, so an acknowledged
 // write survives a power loss. The index is kept in memory between
 // commits, under index.lock, and written once commits pause (50 ms, or

@@ -3,10 +3,13 @@ package gitsync
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"syscall"
+
+	"vaultmcp/internal/syncfs"
 )
 
 // Durability. A write is acknowledged only after its commit is on disk:
@@ -21,7 +24,7 @@ import (
 // complete (see flusher), so the disk works while the commit goes on: the
 // index is encoded and written, and the ref locked, while the objects are
 // flushed. Where there is a barrier for the whole file system (Linux's
-// syncfs, see fsBarrier), a commit's files and folders on the
+// syncfs, see package syncfs), a commit's files and folders on the
 // repository's file system are flushed by one barrier instead, at the
 // end: parallel fsyncs fold less well than that, each file with data
 // waiting for a device flush of its own.
@@ -59,7 +62,7 @@ type flusher struct {
 	off bool // durability is off: add does nothing
 	// bar, when set, flushes every path on its file system with one
 	// syncfs in wait; barred says a path is waiting for it.
-	bar    *fsBarrier
+	bar    *syncfs.Barrier
 	barred bool
 	wg     sync.WaitGroup
 	sem    chan struct{}
@@ -77,7 +80,7 @@ func newFlusher(off bool) *flusher {
 // with add, and wait for all of them with wait. With a barrier (nil for
 // none), the paths on its file system are flushed by one barrier in wait,
 // which must be opened before any of them was written.
-func (r *Repo) startFlush(bar *fsBarrier, paths ...string) *flusher {
+func (r *Repo) startFlush(bar *syncfs.Barrier, paths ...string) *flusher {
 	f := newFlusher(r.opts.NoFsync)
 	f.bar = bar
 	f.add(paths...)
@@ -95,7 +98,7 @@ func (f *flusher) add(paths ...string) {
 			continue
 		}
 		f.seen[p] = true
-		if covered, gone := f.bar.covers(p); covered || gone {
+		if covered, gone := barrierCovers(f.bar, p); covered || gone {
 			f.barred = f.barred || covered
 			continue
 		}
@@ -118,7 +121,7 @@ func (f *flusher) add(paths ...string) {
 func (f *flusher) wait() error {
 	if f.barred {
 		f.barred = false
-		if err := f.bar.sync(); err != nil {
+		if err := f.bar.Sync(); err != nil {
 			f.mu.Lock()
 			if f.first == nil {
 				f.first = fmt.Errorf("flush the commit's files: %w", err)
@@ -130,6 +133,27 @@ func (f *flusher) wait() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.first
+}
+
+// barrierCovers reports whether path p is on bar's file system, so that
+// its Sync flushes p. A worktree folder may be another mount, and a path
+// that cannot be looked at is left to its own fsync, which reports why. A
+// symbolic link is followed, as fsync follows it: .git/objects linked to
+// another disk is flushed there. gone reports that p no longer exists: it
+// was replaced meanwhile, and what replaced it is flushed on its own (as
+// fsyncPath skips it).
+func barrierCovers(bar *syncfs.Barrier, p string) (covered, gone bool) {
+	if bar == nil {
+		return false, false
+	}
+	fi, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return false, true
+	}
+	if err != nil {
+		return false, false
+	}
+	return bar.Covers(fi), false
 }
 
 func fsyncPath(p string) error {

@@ -113,7 +113,7 @@ func (p plainFS) openWhole(name string) (billy.File, error) {
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("stat %s: %w", name, err)
 	}
 	data := make([]byte, fi.Size())
 	if _, err := io.ReadFull(f, data); err != nil {

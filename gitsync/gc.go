@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -22,10 +23,10 @@ import (
 // rules and settings), else by packing the loose objects itself into one
 // pack and deleting them (no pruning) once there are more than
 // gcLooseThreshold. Nothing of it holds a lock the writes need (see
-// gcConfig), and every
-// reader finds objects that moved into a pack (objects.encoded reindexes
-// on a miss). git runs at a lower CPU and I/O priority than the server
-// (priority_linux.go), so a write beside it is not kept waiting.
+// gcConfig), and every reader finds objects that moved into a pack
+// (objects.encoded reindexes on a miss). git runs at a lower CPU and I/O
+// priority than the server (priority_linux.go), so a write beside it is
+// not kept waiting.
 
 // gcLooseThreshold is the loose-object estimate above which go-git packs
 // (git's gc.auto default is 6700).
@@ -78,7 +79,7 @@ func (r *Repo) GC(ctx context.Context) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, gcTimeout)
 	defer cancel()
 	if gitBin, lerr := exec.LookPath("git"); lerr == nil {
-		cmd := exec.CommandContext(ctx, gitBin, append(gcConfig, "gc", "--auto", "--quiet")...)
+		cmd := exec.CommandContext(ctx, gitBin, slices.Concat(gcConfig, []string{"gc", "--auto", "--quiet"})...)
 		cmd.Dir = r.dir
 		cmd.Env = append(os.Environ(), "GIT_DIR="+r.gitDir, "GIT_WORK_TREE="+r.dir)
 		var out bytes.Buffer

@@ -462,7 +462,7 @@ func (f *indexFile) patch(idx *index.Index, version uint32) bool {
 			return false
 		}
 	}
-	changed := f.touched
+	changed := slices.Clip(f.touched) // appended to below: never into touched
 	if prev != idx {
 		for i, e := range idx.Entries {
 			if o := prev.Entries[i]; e != o {

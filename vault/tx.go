@@ -16,6 +16,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"vaultmcp/internal/syncfs"
 	"vaultmcp/vault/access"
 )
 
@@ -121,7 +122,7 @@ type FileWrite struct {
 // does, in one batch: every temporary file is written and flushed first,
 // and only then is each renamed into place. A batch of minBarrierBatch
 // files or more is flushed by one syncfs of the vault's file system where
-// there is one (Linux, see fsBarrier); otherwise the files' own flushes
+// there is one (Linux, see package syncfs); otherwise the files' own flushes
 // run in parallel, so the file system folds them into a few journal
 // commits. A change that rewrites a thousand notes so pays for about one
 // flush rather than a thousand. A failure before the renames removes
@@ -182,13 +183,13 @@ func (tx *Tx) WriteFiles(files []FileWrite) ([]fs.FileInfo, error) {
 		}
 	}
 	// A large batch is flushed by one barrier for the whole file system
-	// (see fsBarrier) once every file is written; a file the barrier
+	// (package syncfs) once every file is written; a file the barrier
 	// does not cover, and every file where there is none, is flushed on
 	// its own as before.
-	var bar *fsBarrier
+	var bar *syncfs.Barrier
 	if len(files) >= minBarrierBatch {
-		bar = openBarrier(tx.v.root)
-		defer bar.close()
+		bar = syncfs.Open(tx.v.root)
+		defer bar.Close()
 	}
 	for i, fw := range files {
 		f, fi, err := tx.v.createTempStat(fw.Path.Abs, fw.Data, perms[i])
@@ -197,7 +198,7 @@ func (tx *Tx) WriteFiles(files []FileWrite) ([]fs.FileInfo, error) {
 			break
 		}
 		temps[i] = f.Name()
-		if bar.covers(fi) {
+		if bar.Covers(fi) {
 			infos[i] = fi
 			if err := f.Close(); err != nil {
 				fail(i, err)
@@ -222,7 +223,7 @@ func (tx *Tx) WriteFiles(files []FileWrite) ([]fs.FileInfo, error) {
 	}
 	wg.Wait()
 	if first < 0 && bar != nil {
-		if err := bar.sync(); err != nil {
+		if err := bar.Sync(); err != nil {
 			removeTemps(0)
 			return nil, fmt.Errorf("flush the %d files written: %w", len(files), err)
 		}

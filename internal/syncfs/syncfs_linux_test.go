@@ -2,6 +2,7 @@ package syncfs
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -32,17 +33,33 @@ func TestReleaseAtLeast(t *testing.T) {
 }
 
 // The test's own temporary folder is on a local file system of the
-// machine: syncfs is usable there on a kernel new enough, and a Sync
-// succeeds.
-func TestUsableHere(t *testing.T) {
+// machine: a barrier opens there on a kernel new enough, covers a file
+// written below it, and syncs; a nil barrier covers nothing.
+func TestBarrierHere(t *testing.T) {
 	t.Parallel()
-	f, err := os.Open(t.TempDir())
+	dir := t.TempDir()
+	b := Open(dir)
+	if b == nil {
+		t.Skipf("no barrier on %s here (kernel new enough: %v)", dir, kernelReportsErrors())
+	}
+	defer b.Close()
+	p := filepath.Join(dir, "f")
+	if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	t.Logf("usable: %v (kernel new enough: %v)", Usable(f), kernelReportsErrors())
-	if err := Sync(f); err != nil {
+	if !b.Covers(fi) {
+		t.Error("the barrier does not cover a file in its own folder")
+	}
+	if err := b.Sync(); err != nil {
 		t.Fatal(err)
 	}
+	var none *Barrier
+	if none.Covers(fi) || none.Sync() != nil {
+		t.Error("a nil barrier covers a file or fails to sync")
+	}
+	none.Close()
 }

@@ -2,14 +2,14 @@
 
 package syncfs
 
-import (
-	"errors"
-	"os"
-)
+import "io/fs"
 
-// Usable reports whether one Sync of f's file system flushes every file
-// written to it; there is no syncfs here, so never.
-func Usable(*os.File) bool { return false }
+// Open returns nil: there is no syncfs here, and each file is flushed on
+// its own.
+func Open(string) *Barrier { return nil }
 
-// Sync is not available here; Usable says so first.
-func Sync(*os.File) error { return errors.New("syncfs: not available on this system") }
+// Sync does nothing: there is never a barrier here.
+func (b *Barrier) Sync() error { return nil }
+
+// Covers reports false: there is never a barrier here.
+func (b *Barrier) Covers(fs.FileInfo) bool { return false }

@@ -330,15 +330,7 @@ func (o *outbox) post(paths []string) {
 func (o *outbox) take() []string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if len(o.waiting) == 0 {
-		return nil
-	}
-	out := make([]string, 0, len(o.waiting))
-	for p := range o.waiting {
-		out = append(out, p)
-	}
-	clear(o.waiting)
-	return out
+	return drain(o.waiting)
 }
 
 func (o *outbox) run() {
@@ -444,13 +436,18 @@ func (b *batcher) timer() <-chan time.Time {
 }
 
 func (b *batcher) flush() []string {
-	if len(b.paths) == 0 {
+	return drain(b.paths)
+}
+
+// drain returns the paths in set (nil when none) and empties it.
+func drain(set map[string]struct{}) []string {
+	if len(set) == 0 {
 		return nil
 	}
-	out := make([]string, 0, len(b.paths))
-	for p := range b.paths {
+	out := make([]string, 0, len(set))
+	for p := range set {
 		out = append(out, p)
 	}
-	clear(b.paths)
+	clear(set)
 	return out
 }
