@@ -30,8 +30,9 @@ const beginAfterInitialize = 100 * time.Millisecond
 // compete with those answers.
 // A request that needs the vault starts it at once (the start gate).
 // A plain tools/list is answered from its encoding (mcpserver.ToolList),
-// made in the background while initialize is answered; a tools/call is
-// answered encoded once (stdio.Options.AnswerToolCalls).
+// made in the background once initialize (or server/discover) is
+// answered; a tools/call is answered encoded once
+// (stdio.Options.AnswerToolCalls).
 func serveStdio(ctx context.Context, c *core, s *server.MCPServer, cfg *config.Config, stdin io.Reader, stdout io.Writer) error {
 	c.logger.Info("serving over stdio", "vault", c.vault.Root(), "version", version)
 	var timer *time.Timer

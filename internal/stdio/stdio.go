@@ -16,7 +16,9 @@
 //     DrainTimeout are cancelled.
 //   - A plain tools/list (no parameters) is answered from bytes the server
 //     encoded once (Options.ListTools), not through mcp-go, which encodes
-//     its whole tool list again at every request.
+//     its whole tool list again at every request. They are encoded once
+//     the session's first request (initialize or server/discover) is
+//     answered.
 //   - With Options.AnswerToolCalls, a tools/call is served here, through
 //     mcp-go's HandleMessage in the session mcp-go registered, and its
 //     answer encoded once into a reused buffer (package answer) rather
@@ -92,7 +94,22 @@ func Serve(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer
 	}
 	log := opts.Logger
 
-	o := &output{w: out, pending: newPending(), answered: opts.Answered}
+	answered := opts.Answered
+	if opts.ListTools != nil {
+		// The tools/list answer is encoded once the session's first
+		// answer is out: not beside it, where on 2 cores it took CPU from
+		// that answer, and still ahead of the tools/list a client sends
+		// once it has read it.
+		answered = func(method string) {
+			if opensSession(method) {
+				go func() { _, _ = opts.ListTools(ctx) }()
+			}
+			if opts.Answered != nil {
+				opts.Answered(method)
+			}
+		}
+	}
+	o := &output{w: out, pending: newPending(), answered: answered}
 	pr, pw := io.Pipe()
 	defer pr.Close()
 	calls := newCaller(s, o, log)
@@ -158,9 +175,6 @@ reading:
 				if ok {
 					o.pending.add(key, method)
 				}
-				if ok && method == string(mcp.MethodInitialize) && opts.ListTools != nil {
-					go func() { _, _ = opts.ListTools(ctx) }()
-				}
 				if ok && method == string(mcp.MethodToolsList) && opts.ListTools != nil {
 					if resp, ok := toolsListAnswer(ctx, r.line, opts.ListTools); ok {
 						// Written as mcp-go writes its answers, aside
@@ -213,6 +227,13 @@ reading:
 }
 
 var newline = []byte{'\n'}
+
+// opensSession reports whether method is a client's first request:
+// initialize, or server/discover, the newer protocol's initialize (which
+// mcp-go's client sends instead).
+func opensSession(method string) bool {
+	return method == string(mcp.MethodInitialize) || method == string(mcp.MethodServerDiscover)
+}
 
 // toolsListAnswer is the answer to a plain tools/list request (no
 // parameters, or an empty object), its result the one list returns, as

@@ -423,6 +423,51 @@ func TestListTools(t *testing.T) {
 	})
 }
 
+// The tools/list answer is encoded as a session opens, with either
+// opening request, before the client asks for it: a client's tools/list
+// right after its first answer then finds it made.
+func TestListToolsEncodedAtOpening(t *testing.T) {
+	for _, opening := range []string{
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`,
+		`{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+			`"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"0"}}}}`,
+	} {
+		var m struct{ Method string }
+		if err := json.Unmarshal([]byte(opening), &m); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(m.Method, func(t *testing.T) {
+			encoded := make(chan struct{}, 1)
+			list := func(context.Context) (json.RawMessage, error) {
+				select {
+				case encoded <- struct{}{}:
+				default:
+				}
+				return json.RawMessage(`{"tools":[]}`), nil
+			}
+			inR, inW := io.Pipe()
+			done := make(chan error, 1)
+			go func() {
+				done <- Serve(context.Background(), newTestServer().s, inR, io.Discard, Options{
+					ListTools: list, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+				})
+			}()
+			if _, err := io.WriteString(inW, opening+"\n"); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-encoded:
+			case <-time.After(time.Minute):
+				t.Errorf("no tools/list encoded after %s alone", m.Method)
+			}
+			inW.Close()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
 // With AnswerToolCalls, every tools/call is answered with the bytes
 // mcp-go answers it with: results large and small, with characters
 // encoding/json escapes, structured content, tool errors, protocol
