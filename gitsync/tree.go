@@ -606,6 +606,50 @@ func (o *objects) diffInto(a, b plumbing.Hash, prefix string, out *[]fileDiff) e
 	if err != nil {
 		return err
 	}
+	if !treeSorted(ea) || !treeSorted(eb) {
+		return o.diffUnsorted(ea, eb, prefix, out)
+	}
+	// Both lists are in git's order: one merging pass pairs the entries
+	// of the same name, where a map of one side cost an allocation the
+	// size of the folder at every level of every commit's diff. A file
+	// and a folder of the same name sort apart ("a" before "a/") and are
+	// met one at a time, which diffEntry reports as the map pairing did.
+	for len(ea) > 0 || len(eb) > 0 {
+		var c int
+		switch {
+		case len(ea) == 0:
+			c = 1
+		case len(eb) == 0:
+			c = -1
+		default:
+			c = cmpTreeOrder(&ea[0], &eb[0])
+		}
+		switch {
+		case c < 0:
+			if err := o.diffEntry(joinPath(prefix, ea[0].Name), &ea[0], nil, out); err != nil {
+				return err
+			}
+			ea = ea[1:]
+		case c > 0:
+			if err := o.diffEntry(joinPath(prefix, eb[0].Name), nil, &eb[0], out); err != nil {
+				return err
+			}
+			eb = eb[1:]
+		default:
+			if ea[0] != eb[0] {
+				if err := o.diffEntry(joinPath(prefix, ea[0].Name), &ea[0], &eb[0], out); err != nil {
+					return err
+				}
+			}
+			ea, eb = ea[1:], eb[1:]
+		}
+	}
+	return nil
+}
+
+// diffUnsorted is diffInto for trees whose entries are out of git's order
+// (written by a faulty tool): it pairs the entries by name.
+func (o *objects) diffUnsorted(ea, eb []object.TreeEntry, prefix string, out *[]fileDiff) error {
 	byName := make(map[string]object.TreeEntry, len(eb))
 	for _, e := range eb {
 		byName[e.Name] = e
@@ -626,6 +670,51 @@ func (o *objects) diffInto(a, b plumbing.Hash, prefix string, out *[]fileDiff) e
 		}
 	}
 	return nil
+}
+
+// cmpTreeOrder compares two entries in git's tree order (a folder's name
+// as if it ended in '/'), as treeOrderKey would, without building the
+// keys.
+func cmpTreeOrder(a, b *object.TreeEntry) int {
+	n := min(len(a.Name), len(b.Name))
+	if c := strings.Compare(a.Name[:n], b.Name[:n]); c != 0 {
+		return c
+	}
+	// One name is a prefix of the other: the keys differ, if at all, at
+	// a folder's '/' or where one of them ends.
+	for i := n; ; i++ {
+		ca, cb := nextKeyByte(a, i), nextKeyByte(b, i)
+		if ca != cb {
+			if ca < cb {
+				return -1
+			}
+			return 1
+		}
+		if ca < 0 {
+			return 0
+		}
+	}
+}
+
+// nextKeyByte is byte i of e's order key, or -1 past its end.
+func nextKeyByte(e *object.TreeEntry, i int) int {
+	switch {
+	case i < len(e.Name):
+		return int(e.Name[i])
+	case i == len(e.Name) && e.Mode == filemode.Dir:
+		return '/'
+	}
+	return -1
+}
+
+// treeSorted reports whether es is strictly in git's tree order.
+func treeSorted(es []object.TreeEntry) bool {
+	for i := 1; i < len(es); i++ {
+		if cmpTreeOrder(&es[i-1], &es[i]) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func optEntry(e object.TreeEntry, ok bool) *object.TreeEntry {

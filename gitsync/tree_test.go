@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // TestApplyTreeMatchesModel applies random changes (adds, edits, deletes,
@@ -128,4 +129,141 @@ func TestLooseObjectLevels(t *testing.T) {
 	assertClean(t, dir)
 	git(t, dir, "gc", "--quiet")
 	assertClean(t, dir)
+}
+
+// TestDiffTreesMatchesModel diffs random pairs of trees (files added,
+// edited, deleted, turned into folders and back) and compares the result
+// with the difference of the two flattened trees; the merging walk and
+// the by-name pairing kept for unsorted trees must agree.
+func TestDiffTreesMatchesModel(t *testing.T) {
+	t.Parallel()
+	r := openRepo(t, Options{Dir: t.TempDir()})
+	o := r.obj
+	names := []string{"a", "a.md", "a-b", "a/b", "a/b.md", "b", "b/c", "b/c.md", "b/d/e.md", "b-x", "b.md", "b0", "c/x/y/z", "c/x0", "d"}
+	rng := rand.New(rand.NewPCG(11, 12))
+	models := []map[string]plumbing.Hash{{}}
+	trees := []plumbing.Hash{plumbing.ZeroHash}
+	for round := 0; round < 120; round++ {
+		model := maps.Clone(models[len(models)-1])
+		p := names[rng.IntN(len(names))]
+		// Drop whatever is in the way (a folder where a file goes, a file
+		// where a folder goes), then maybe write p.
+		changes := map[string]treeChange{}
+		for q := range model {
+			if q == p || strings.HasPrefix(q, p+"/") || strings.HasPrefix(p, q+"/") {
+				delete(model, q)
+				changes[q] = treeChange{del: true}
+			}
+		}
+		if rng.IntN(4) != 0 {
+			h, err := o.writeBlob(fmt.Appendf(nil, "%s %d", p, round))
+			if err != nil {
+				t.Fatal(err)
+			}
+			model[p] = h
+			changes[p] = treeChange{hash: h, mode: filemode.Regular}
+		}
+		// Apply the deletions first, then the new file: a change set has
+		// no order of its own.
+		tree := trees[len(trees)-1]
+		var err error
+		for q, c := range changes {
+			if c.del {
+				if tree, err = o.applyTree(tree, map[string]treeChange{q: c}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if c, ok := changes[p]; ok && !c.del {
+			if tree, err = o.applyTree(tree, map[string]treeChange{p: c}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		models, trees = append(models, model), append(trees, tree)
+	}
+	for range 400 {
+		i, j := rng.IntN(len(trees)), rng.IntN(len(trees))
+		want := map[string][2]plumbing.Hash{}
+		for p, h := range models[i] {
+			if models[j][p] != h {
+				want[p] = [2]plumbing.Hash{h, models[j][p]}
+			}
+		}
+		for p, h := range models[j] {
+			if _, ok := models[i][p]; !ok {
+				want[p] = [2]plumbing.Hash{{}, h}
+			}
+		}
+		got, err := o.diffTrees(orEmpty(trees[i]), orEmpty(trees[j]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotMap := map[string][2]plumbing.Hash{}
+		for _, d := range got {
+			gotMap[d.Path] = [2]plumbing.Hash{d.From.Hash, d.To.Hash}
+		}
+		if len(got) != len(gotMap) || !maps.Equal(gotMap, want) {
+			t.Fatalf("diff of trees %d and %d:\ngot  %v\nwant %v", i, j, got, want)
+		}
+		ea, err := o.tree(orEmpty(trees[i]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		eb, err := o.tree(orEmpty(trees[j]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var byName []fileDiff
+		if err := o.diffUnsorted(ea, eb, "", &byName); err != nil {
+			t.Fatal(err)
+		}
+		if len(byName) != len(got) {
+			t.Fatalf("diff of trees %d and %d by name: %v, merged: %v", i, j, byName, got)
+		}
+	}
+}
+
+// TestCmpTreeOrder checks the comparison against git's order as
+// treeOrderKey spells it.
+func TestCmpTreeOrder(t *testing.T) {
+	t.Parallel()
+	entries := []object.TreeEntry{}
+	for _, n := range []string{"", "a", "a-b", "a.md", "a0", "ab", "b", "é", "z", "a/"} {
+		for _, m := range []filemode.FileMode{filemode.Regular, filemode.Dir} {
+			entries = append(entries, object.TreeEntry{Name: n, Mode: m})
+		}
+	}
+	for _, a := range entries {
+		for _, b := range entries {
+			want := strings.Compare(treeOrderKey(a), treeOrderKey(b))
+			if got := cmpTreeOrder(&a, &b); got != want {
+				t.Errorf("cmpTreeOrder(%q %v, %q %v) = %d, want %d", a.Name, a.Mode, b.Name, b.Mode, got, want)
+			}
+		}
+	}
+	tests := []struct {
+		names  []string
+		dirs   []bool
+		sorted bool
+	}{
+		{[]string{"a", "a-b", "a"}, []bool{false, false, true}, true}, // "a" < "a-b" < "a/"
+		{[]string{"a", "a"}, []bool{false, true}, true},
+		{[]string{"a", "a"}, []bool{false, false}, false}, // a repeated name
+		{[]string{"b", "a"}, []bool{false, false}, false},
+		{[]string{"a", "a-b"}, []bool{true, false}, false}, // "a/" > "a-b"
+		{nil, nil, true},
+	}
+	for _, tt := range tests {
+		var es []object.TreeEntry
+		for i, n := range tt.names {
+			m := filemode.Regular
+			if tt.dirs[i] {
+				m = filemode.Dir
+			}
+			es = append(es, object.TreeEntry{Name: n, Mode: m})
+		}
+		if got := treeSorted(es); got != tt.sorted {
+			t.Errorf("treeSorted(%v) = %v, want %v", es, got, tt.sorted)
+		}
+	}
 }
