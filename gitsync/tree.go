@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,6 +36,7 @@ type objects struct {
 	zwStored *zlib.Writer
 	tmp      int // temp file counter
 	buf      bytes.Buffer
+	treeBuf  []byte // writeTree's encoding, reused
 	// verified holds trees verifyTree found safe.
 	verified map[plumbing.Hash]struct{}
 	// written lists the object files (and their folders) written since
@@ -302,7 +304,11 @@ func (o *objects) writeTree(es []object.TreeEntry) (plumbing.Hash, error) {
 	for _, e := range es {
 		n += 8 + len(e.Name) + len(e.Hash)
 	}
-	buf := make([]byte, 0, n)
+	// The encoding is only hashed and written out, so one buffer serves
+	// every tree (a tree of a large folder is tens of KB, and a commit
+	// writes one per level of its paths); a pack being collected keeps
+	// what it is given, so it gets a copy.
+	buf := slices.Grow(o.treeBuf[:0], n)
 	for _, e := range es {
 		buf = strconv.AppendUint(buf, uint64(e.Mode), 8)
 		buf = append(buf, ' ')
@@ -310,9 +316,12 @@ func (o *objects) writeTree(es []object.TreeEntry) (plumbing.Hash, error) {
 		buf = append(buf, 0)
 		buf = append(buf, e.Hash[:]...)
 	}
+	o.treeBuf = buf
 	h := plumbing.ComputeHash(plumbing.TreeObject, buf)
-	if _, ok := o.trees[h]; !ok && !o.batchObject(plumbing.TreeObject, h, buf) {
-		if _, err := o.writeLoose(plumbing.TreeObject, buf); err != nil {
+	if _, ok := o.trees[h]; !ok {
+		if o.batch != nil && o.batch.open {
+			o.batchObject(plumbing.TreeObject, h, bytes.Clone(buf))
+		} else if _, err := o.writeLoose(plumbing.TreeObject, buf); err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("write tree: %w", err)
 		}
 	}
