@@ -30,8 +30,10 @@ type objects struct {
 	st    *filesystem.Storage
 	dir   string // the objects folder, for writing loose objects
 	trees map[plumbing.Hash][]object.TreeEntry
-	order []plumbing.Hash // FIFO eviction for trees
-	zw    *zlib.Writer    // reused: a new one allocates up to ~1 MB
+	order []plumbing.Hash // FIFO eviction for trees; may name trees gone
+	// cached is the number of entries in trees (see treeCacheEntries).
+	cached int
+	zw     *zlib.Writer // reused: a new one allocates up to ~1 MB
 	// zwStored writes trees (see zlibFor).
 	zwStored *zlib.Writer
 	tmp      int // temp file counter
@@ -60,8 +62,11 @@ type objects struct {
 	pinned map[plumbing.Hash][]object.TreeEntry
 }
 
-// treeCacheSize bounds the decoded-tree cache.
-const treeCacheSize = 256
+// treeCacheEntries bounds the decoded-tree cache by the entries it holds
+// (about 70 bytes each): some 2 MB, room for every folder of a
+// 10,000-note vault (about 11,000 entries in all), so a write to a folder
+// not written for a while does not read its trees back from disk.
+const treeCacheEntries = 1 << 15
 
 func newObjects(st *filesystem.Storage, gitDir string) *objects {
 	return &objects{st: st, dir: filepath.Join(gitDir, "objects"), trees: make(map[plumbing.Hash][]object.TreeEntry),
@@ -237,12 +242,38 @@ func (o *objects) remember(h plumbing.Hash, es []object.TreeEntry) {
 	if _, ok := o.trees[h]; ok {
 		return
 	}
-	if len(o.order) >= treeCacheSize {
-		delete(o.trees, o.order[0])
+	for o.cached+len(es) > treeCacheEntries && len(o.order) > 0 {
+		o.forget(o.order[0])
 		o.order = o.order[1:]
 	}
+	if len(o.order) > 2*len(o.trees)+64 {
+		// forget leaves its trees in order: drop them, keeping each
+		// cached tree's last place.
+		seen := make(map[plumbing.Hash]bool, len(o.trees))
+		kept := make([]plumbing.Hash, 0, len(o.trees)+1)
+		for i := len(o.order) - 1; i >= 0; i-- {
+			if x := o.order[i]; !seen[x] {
+				if _, ok := o.trees[x]; !ok {
+					continue
+				}
+				seen[x] = true
+				kept = append(kept, x)
+			}
+		}
+		slices.Reverse(kept)
+		o.order = kept
+	}
 	o.trees[h] = es
+	o.cached += len(es)
 	o.order = append(o.order, h)
+}
+
+// forget drops tree h from the cache (not from a commit's pinned trees).
+func (o *objects) forget(h plumbing.Hash) {
+	if es, ok := o.trees[h]; ok {
+		delete(o.trees, h)
+		o.cached -= len(es)
+	}
 }
 
 // pinTrees keeps every tree read or written from now until unpinTrees,
@@ -438,7 +469,17 @@ func (o *objects) applyTree(h plumbing.Hash, changes map[string]treeChange) (plu
 	if !h.IsZero() && treeEntriesEqual(es, old) {
 		return h, nil
 	}
-	return o.writeTree(es)
+	nh, err := o.writeTree(es)
+	if err == nil && !h.IsZero() {
+		// The folder's old version is done with once this commit has
+		// diffed it: it would otherwise push the folder's current tree
+		// out of the cache. A commit pins it for that diff.
+		if o.pinned != nil {
+			o.pinned[h] = old
+		}
+		o.forget(h)
+	}
+	return nh, err
 }
 
 // treeLess is git's tree order: folders sort as if their name ended in '/'.

@@ -1,11 +1,13 @@
 package gitsync
 
 import (
+	"crypto/sha1"
 	"fmt"
 	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -265,5 +267,96 @@ func TestCmpTreeOrder(t *testing.T) {
 		if got := treeSorted(es); got != tt.sorted {
 			t.Errorf("treeSorted(%v) = %v, want %v", es, got, tt.sorted)
 		}
+	}
+}
+
+// TestTreeCacheBound remembers and forgets trees of many sizes: the cache
+// holds at most treeCacheEntries entries, counts them right, and its
+// eviction order stays short and names every cached tree.
+func TestTreeCacheBound(t *testing.T) {
+	t.Parallel()
+	o := &objects{trees: map[plumbing.Hash][]object.TreeEntry{}}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var all []plumbing.Hash
+	for i := range 5000 {
+		h := plumbing.Hash(sha1.Sum([]byte(strconv.Itoa(i % 3000))))
+		switch rng.IntN(3) {
+		case 0:
+			o.forget(all[rng.IntN(len(all)+1)%max(len(all), 1)])
+		default:
+			o.remember(h, make([]object.TreeEntry, 1+rng.IntN(400)))
+		}
+		all = append(all, h)
+		n := 0
+		for _, es := range o.trees {
+			n += len(es)
+		}
+		if n != o.cached || n > treeCacheEntries {
+			t.Fatalf("step %d: %d entries cached, counted %d (bound %d)", i, n, o.cached, treeCacheEntries)
+		}
+		if len(o.order) > 2*len(o.trees)+65 {
+			t.Fatalf("step %d: order holds %d for %d trees", i, len(o.order), len(o.trees))
+		}
+		inOrder := map[plumbing.Hash]bool{}
+		for _, h := range o.order {
+			inOrder[h] = true
+		}
+		for h := range o.trees {
+			if !inOrder[h] {
+				t.Fatalf("step %d: tree %s cached but not in the eviction order", i, h)
+			}
+		}
+	}
+}
+
+// TestApplyTreeForgetsTheOldVersion: a commit's new trees stay cached, the
+// versions they replace leave the cache (they would push current folders
+// out), and a pinned commit still has both for its diff.
+func TestApplyTreeForgetsTheOldVersion(t *testing.T) {
+	t.Parallel()
+	r := openRepo(t, Options{Dir: t.TempDir()})
+	o := r.obj
+	blob := func(s string) plumbing.Hash {
+		h, err := o.writeBlob([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	t1, err := o.applyTree(plumbing.ZeroHash, map[string]treeChange{"a/b.md": {hash: blob("1"), mode: filemode.Regular}, "c.md": {hash: blob("c"), mode: filemode.Regular}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub1, _, err := o.child(t1, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As a commit does: pinned from before its trees are read (from the
+	// cache) until its diff is taken.
+	o.pinTrees()
+	t2, err := o.applyTree(t1, map[string]treeChange{"a/b.md": {hash: blob("2"), mode: filemode.Regular}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := o.diffTrees(t1, t2); err != nil || len(d) != 1 || d[0].Path != "a/b.md" {
+		t.Fatalf("pinned diff: %v, %v", d, err)
+	}
+	o.unpinTrees()
+	// The diff found the old trees pinned, not on disk: they stay out.
+	sub2, _, err := o.child(t2, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		h      plumbing.Hash
+		cached bool
+	}{{t1, false}, {sub1.Hash, false}, {t2, true}, {sub2.Hash, true}} {
+		if _, ok := o.trees[c.h]; ok != c.cached {
+			t.Errorf("tree %s cached: %v, want %v", c.h, ok, c.cached)
+		}
+	}
+	// A forgotten tree is read back from disk when asked for.
+	if d, err := o.diffTrees(t1, t2); err != nil || len(d) != 1 {
+		t.Fatalf("diff after unpinning: %v, %v", d, err)
 	}
 }
