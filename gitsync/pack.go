@@ -83,7 +83,7 @@ func (o *objects) dropBlobs() {
 	}
 	for h, t := range b.types {
 		if t == plumbing.TreeObject {
-			delete(o.trees, h)
+			o.forget(h)
 			delete(o.pinned, h)
 		}
 	}

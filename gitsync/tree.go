@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,12 +30,15 @@ type objects struct {
 	st    *filesystem.Storage
 	dir   string // the objects folder, for writing loose objects
 	trees map[plumbing.Hash][]object.TreeEntry
-	order []plumbing.Hash // FIFO eviction for trees
-	zw    *zlib.Writer    // reused: a new one allocates up to ~1 MB
+	order []plumbing.Hash // FIFO eviction for trees; may name trees gone
+	// cached is the number of entries in trees (see treeCacheEntries).
+	cached int
+	zw     *zlib.Writer // reused: a new one allocates up to ~1 MB
 	// zwStored writes trees (see zlibFor).
 	zwStored *zlib.Writer
 	tmp      int // temp file counter
 	buf      bytes.Buffer
+	treeBuf  []byte // writeTree's encoding, reused
 	// verified holds trees verifyTree found safe.
 	verified map[plumbing.Hash]struct{}
 	// written lists the object files (and their folders) written since
@@ -58,8 +62,11 @@ type objects struct {
 	pinned map[plumbing.Hash][]object.TreeEntry
 }
 
-// treeCacheSize bounds the decoded-tree cache.
-const treeCacheSize = 256
+// treeCacheEntries bounds the decoded-tree cache by the entries it holds
+// (about 70 bytes each): some 2 MB, room for every folder of a
+// 10,000-note vault (about 11,000 entries in all), so a write to a folder
+// not written for a while does not read its trees back from disk.
+const treeCacheEntries = 1 << 15
 
 func newObjects(st *filesystem.Storage, gitDir string) *objects {
 	return &objects{st: st, dir: filepath.Join(gitDir, "objects"), trees: make(map[plumbing.Hash][]object.TreeEntry),
@@ -235,12 +242,38 @@ func (o *objects) remember(h plumbing.Hash, es []object.TreeEntry) {
 	if _, ok := o.trees[h]; ok {
 		return
 	}
-	if len(o.order) >= treeCacheSize {
-		delete(o.trees, o.order[0])
+	for o.cached+len(es) > treeCacheEntries && len(o.order) > 0 {
+		o.forget(o.order[0])
 		o.order = o.order[1:]
 	}
+	if len(o.order) > 2*len(o.trees)+64 {
+		// forget leaves its trees in order: drop them, keeping each
+		// cached tree's last place.
+		seen := make(map[plumbing.Hash]bool, len(o.trees))
+		kept := make([]plumbing.Hash, 0, len(o.trees)+1)
+		for i := len(o.order) - 1; i >= 0; i-- {
+			if x := o.order[i]; !seen[x] {
+				if _, ok := o.trees[x]; !ok {
+					continue
+				}
+				seen[x] = true
+				kept = append(kept, x)
+			}
+		}
+		slices.Reverse(kept)
+		o.order = kept
+	}
 	o.trees[h] = es
+	o.cached += len(es)
 	o.order = append(o.order, h)
+}
+
+// forget drops tree h from the cache (not from a commit's pinned trees).
+func (o *objects) forget(h plumbing.Hash) {
+	if es, ok := o.trees[h]; ok {
+		delete(o.trees, h)
+		o.cached -= len(es)
+	}
 }
 
 // pinTrees keeps every tree read or written from now until unpinTrees,
@@ -302,7 +335,11 @@ func (o *objects) writeTree(es []object.TreeEntry) (plumbing.Hash, error) {
 	for _, e := range es {
 		n += 8 + len(e.Name) + len(e.Hash)
 	}
-	buf := make([]byte, 0, n)
+	// The encoding is only hashed and written out, so one buffer serves
+	// every tree (a tree of a large folder is tens of KB, and a commit
+	// writes one per level of its paths); a pack being collected keeps
+	// what it is given, so it gets a copy.
+	buf := slices.Grow(o.treeBuf[:0], n)
 	for _, e := range es {
 		buf = strconv.AppendUint(buf, uint64(e.Mode), 8)
 		buf = append(buf, ' ')
@@ -310,9 +347,12 @@ func (o *objects) writeTree(es []object.TreeEntry) (plumbing.Hash, error) {
 		buf = append(buf, 0)
 		buf = append(buf, e.Hash[:]...)
 	}
+	o.treeBuf = buf
 	h := plumbing.ComputeHash(plumbing.TreeObject, buf)
-	if _, ok := o.trees[h]; !ok && !o.batchObject(plumbing.TreeObject, h, buf) {
-		if _, err := o.writeLoose(plumbing.TreeObject, buf); err != nil {
+	if _, ok := o.trees[h]; !ok {
+		if o.batch != nil && o.batch.open {
+			o.batchObject(plumbing.TreeObject, h, bytes.Clone(buf))
+		} else if _, err := o.writeLoose(plumbing.TreeObject, buf); err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("write tree: %w", err)
 		}
 	}
@@ -429,7 +469,17 @@ func (o *objects) applyTree(h plumbing.Hash, changes map[string]treeChange) (plu
 	if !h.IsZero() && treeEntriesEqual(es, old) {
 		return h, nil
 	}
-	return o.writeTree(es)
+	nh, err := o.writeTree(es)
+	if err == nil && !h.IsZero() {
+		// The folder's old version is done with once this commit has
+		// diffed it: it would otherwise push the folder's current tree
+		// out of the cache. A commit pins it for that diff.
+		if o.pinned != nil {
+			o.pinned[h] = old
+		}
+		o.forget(h)
+	}
+	return nh, err
 }
 
 // treeLess is git's tree order: folders sort as if their name ended in '/'.
@@ -606,6 +656,50 @@ func (o *objects) diffInto(a, b plumbing.Hash, prefix string, out *[]fileDiff) e
 	if err != nil {
 		return err
 	}
+	if !treeSorted(ea) || !treeSorted(eb) {
+		return o.diffUnsorted(ea, eb, prefix, out)
+	}
+	// Both lists are in git's order: one merging pass pairs the entries
+	// of the same name, where a map of one side cost an allocation the
+	// size of the folder at every level of every commit's diff. A file
+	// and a folder of the same name sort apart ("a" before "a/") and are
+	// met one at a time, which diffEntry reports as the map pairing did.
+	for len(ea) > 0 || len(eb) > 0 {
+		var c int
+		switch {
+		case len(ea) == 0:
+			c = 1
+		case len(eb) == 0:
+			c = -1
+		default:
+			c = cmpTreeOrder(&ea[0], &eb[0])
+		}
+		switch {
+		case c < 0:
+			if err := o.diffEntry(joinPath(prefix, ea[0].Name), &ea[0], nil, out); err != nil {
+				return err
+			}
+			ea = ea[1:]
+		case c > 0:
+			if err := o.diffEntry(joinPath(prefix, eb[0].Name), nil, &eb[0], out); err != nil {
+				return err
+			}
+			eb = eb[1:]
+		default:
+			if ea[0] != eb[0] {
+				if err := o.diffEntry(joinPath(prefix, ea[0].Name), &ea[0], &eb[0], out); err != nil {
+					return err
+				}
+			}
+			ea, eb = ea[1:], eb[1:]
+		}
+	}
+	return nil
+}
+
+// diffUnsorted is diffInto for trees whose entries are out of git's order
+// (written by a faulty tool): it pairs the entries by name.
+func (o *objects) diffUnsorted(ea, eb []object.TreeEntry, prefix string, out *[]fileDiff) error {
 	byName := make(map[string]object.TreeEntry, len(eb))
 	for _, e := range eb {
 		byName[e.Name] = e
@@ -626,6 +720,51 @@ func (o *objects) diffInto(a, b plumbing.Hash, prefix string, out *[]fileDiff) e
 		}
 	}
 	return nil
+}
+
+// cmpTreeOrder compares two entries in git's tree order (a folder's name
+// as if it ended in '/'), as treeOrderKey would, without building the
+// keys.
+func cmpTreeOrder(a, b *object.TreeEntry) int {
+	n := min(len(a.Name), len(b.Name))
+	if c := strings.Compare(a.Name[:n], b.Name[:n]); c != 0 {
+		return c
+	}
+	// One name is a prefix of the other: the keys differ, if at all, at
+	// a folder's '/' or where one of them ends.
+	for i := n; ; i++ {
+		ca, cb := nextKeyByte(a, i), nextKeyByte(b, i)
+		if ca != cb {
+			if ca < cb {
+				return -1
+			}
+			return 1
+		}
+		if ca < 0 {
+			return 0
+		}
+	}
+}
+
+// nextKeyByte is byte i of e's order key, or -1 past its end.
+func nextKeyByte(e *object.TreeEntry, i int) int {
+	switch {
+	case i < len(e.Name):
+		return int(e.Name[i])
+	case i == len(e.Name) && e.Mode == filemode.Dir:
+		return '/'
+	}
+	return -1
+}
+
+// treeSorted reports whether es is strictly in git's tree order.
+func treeSorted(es []object.TreeEntry) bool {
+	for i := 1; i < len(es); i++ {
+		if cmpTreeOrder(&es[i-1], &es[i]) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func optEntry(e object.TreeEntry, ok bool) *object.TreeEntry {
