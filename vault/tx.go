@@ -10,10 +10,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"vaultmcp/internal/syncfs"
@@ -163,10 +165,11 @@ func (tx *Tx) WriteFiles(files []FileWrite) ([]fs.FileInfo, error) {
 			}
 		}
 	}
-	// The files are created and written one after the other: they share
-	// a few folders, and creators running at once mostly wait on each
-	// other's folder lock (a quarter of a second of CPU for 1,800 notes).
-	// Each is flushed as soon as it is written, the flushes in parallel.
+	// The files of one folder are created and written one after the
+	// other, and folders are shared among creators (createFolders): two
+	// creators in one folder mostly wait on each other's folder lock,
+	// while in different folders each runs on its own core. Each file is
+	// flushed as soon as it is written, the flushes in parallel.
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -191,20 +194,23 @@ func (tx *Tx) WriteFiles(files []FileWrite) ([]fs.FileInfo, error) {
 		bar = syncfs.Open(tx.v.root)
 		defer bar.Close()
 	}
-	for i, fw := range files {
+	// create writes file i to its temporary file, and reports false when
+	// it failed, which stops every creator.
+	create := func(i int) bool {
+		fw := files[i]
 		f, fi, err := tx.v.createTempStat(fw.Path.Abs, fw.Data, perms[i])
 		if err != nil {
 			fail(i, err)
-			break
+			return false
 		}
 		temps[i] = f.Name()
 		if bar.Covers(fi) {
 			infos[i] = fi
 			if err := f.Close(); err != nil {
 				fail(i, err)
-				break
+				return false
 			}
-			continue
+			return true
 		}
 		wg.Add(1)
 		sem <- struct{}{}
@@ -220,7 +226,13 @@ func (tx *Tx) WriteFiles(files []FileWrite) ([]fs.FileInfo, error) {
 			}
 			infos[i] = fi
 		}()
+		return true
 	}
+	workers := createWorkers(len(files))
+	if tx.v.creators > 0 {
+		workers = tx.v.creators
+	}
+	createFolders(files, workers, create)
 	wg.Wait()
 	if first < 0 && bar != nil {
 		if err := bar.Sync(); err != nil {
@@ -255,6 +267,81 @@ const minBarrierBatch = 32
 // maxParallelWrites bounds the temporary files of a WriteFiles batch
 // being written and flushed at once.
 const maxParallelWrites = 16
+
+// minParallelCreate is the smallest batch whose temporary files are
+// created by more than one creator (see createFolders): below it a
+// goroutine each is not worth it.
+const minParallelCreate = 64
+
+// createWorkers is how many creators write a batch of n temporary files:
+// one per core for a large batch, at most two (creating a file is mostly
+// the kernel's work under the file system's journal, which more creators
+// than that mostly wait for), and one for a small batch.
+func createWorkers(n int) int {
+	if n < minParallelCreate {
+		return 1
+	}
+	return max(1, min(runtime.GOMAXPROCS(0), 2))
+}
+
+// createFolders calls create for every file of a batch, the files of one
+// folder one after the other and in their order, the folders shared
+// among workers goroutines, each taking the next folder when done with
+// one. Creating files in one folder takes its lock: creators in different
+// folders do not wait on each other, creators in the same one would. It
+// stops handing out files once create reports false, and returns when
+// every call has returned.
+func createFolders(files []FileWrite, workers int, create func(i int) bool) {
+	if workers <= 1 {
+		for i := range files {
+			if !create(i) {
+				return
+			}
+		}
+		return
+	}
+	// The folders in the order the batch first names them, each with its
+	// files in batch order.
+	var folders [][]int
+	at := make(map[string]int)
+	for i, fw := range files {
+		dir := filepath.Dir(fw.Path.Abs)
+		k, ok := at[dir]
+		if !ok {
+			k = len(folders)
+			at[dir] = k
+			folders = append(folders, nil)
+		}
+		folders[k] = append(folders[k], i)
+	}
+	var (
+		next    atomic.Int64
+		stopped atomic.Bool
+		wg      sync.WaitGroup
+	)
+	for range min(workers, len(folders)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(folders) {
+					return
+				}
+				for _, i := range folders[k] {
+					if stopped.Load() {
+						return
+					}
+					if !create(i) {
+						stopped.Store(true)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
 
 // prepareWrite checks that p may be written, sets its current content
 // aside for a rollback (or, for a new file, creates its missing folders)
