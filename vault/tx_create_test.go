@@ -10,11 +10,11 @@ import (
 	"testing"
 )
 
-// createFolders calls create once for every file, the files of a folder
+// byFolder calls create once for every file, the files of a folder
 // in their batch order, whatever the number of workers; once a call
 // fails no further file of any folder is started by the worker that saw
 // it, and it returns with every call done.
-func TestCreateFolders(t *testing.T) {
+func TestByFolder(t *testing.T) {
 	// 30 files in 7 folders, interleaved as a rename's linking notes are.
 	var files []FileWrite
 	for i := range 30 {
@@ -38,7 +38,7 @@ func TestCreateFolders(t *testing.T) {
 			var mu sync.Mutex
 			calls := map[int]int{}
 			var order []int
-			createFolders(files, tt.workers, func(i int) bool {
+			byFolder(files, tt.workers, func(i int) bool {
 				mu.Lock()
 				defer mu.Unlock()
 				calls[i]++
@@ -81,22 +81,24 @@ func TestCreateFolders(t *testing.T) {
 	}
 }
 
-// A batch written by several creators across many folders is written
-// whole, each file reported as it is in place; one that fails in its
-// middle on a full disk leaves every file as it was and nothing
-// temporary behind.
+// A batch written by several workers across many folders is written
+// whole, new files and folders too, each file reported as it is in
+// place; one that fails in its middle (a full disk, a read-only note)
+// leaves every file as it was and nothing temporary behind.
 func TestWriteFilesManyFolders(t *testing.T) {
 	n := minParallelCreate + 16
 	tests := []struct {
 		name     string
 		creators int
-		allow    int // writes that succeed before the disk is full; -1: no fault
+		allow    int  // writes that succeed before the disk is full; -1: no fault
+		readOnly bool // one note in the middle of the batch is read-only
 	}{
-		{"one creator", 1, -1},
-		{"two creators", 2, -1},
-		{"as chosen for the batch", 0, -1},
-		{"two creators, disk full midway", 2, n / 2},
-		{"one creator, disk full midway", 1, n / 2},
+		{"one creator", 1, -1, false},
+		{"two creators", 2, -1, false},
+		{"as chosen for the batch", 0, -1, false},
+		{"two creators, disk full midway", 2, n / 2, false},
+		{"one creator, disk full midway", 1, n / 2, false},
+		{"two creators, a read-only note", 2, -1, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,8 +107,18 @@ func TestWriteFilesManyFolders(t *testing.T) {
 			var rels []string
 			for i := range n {
 				rel := fmt.Sprintf("f%02d/n%03d.md", i%13, i)
-				mkfile(t, root, rel, "old "+rel)
+				if i%10 == 3 {
+					// New, some in new folders.
+					rel = fmt.Sprintf("new%d/n%03d.md", i%3, i)
+				} else {
+					mkfile(t, root, rel, "old "+rel)
+				}
 				rels = append(rels, rel)
+			}
+			if tt.readOnly {
+				if err := os.Chmod(filepath.Join(root, filepath.FromSlash(rels[n/2])), 0o444); err != nil {
+					t.Fatal(err)
+				}
 			}
 			rec := &countingRecorder{}
 			v.SetRecorder(rec)
@@ -131,9 +143,13 @@ func TestWriteFilesManyFolders(t *testing.T) {
 			if err := v.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if tt.allow >= 0 {
-				if err == nil || !strings.Contains(err.Error(), "No space left") {
-					t.Fatalf("Update = %v, want a full disk", err)
+			if tt.allow >= 0 || tt.readOnly {
+				want := "No space left"
+				if tt.readOnly {
+					want = "read-only"
+				}
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Fatalf("Update = %v, want an error saying %q", err, want)
 				}
 				if rec.calls != 0 {
 					t.Errorf("recorded %d change(s) that failed", rec.calls)
