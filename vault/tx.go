@@ -10,10 +10,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"vaultmcp/internal/syncfs"
@@ -146,27 +148,28 @@ func (tx *Tx) WriteFiles(files []FileWrite) ([]fs.FileInfo, error) {
 		}
 		seen[k] = true
 	}
+	workers := createWorkers(len(files))
+	if tx.v.creators > 0 {
+		workers = tx.v.creators
+	}
 	perms := make([]fs.FileMode, len(files))
-	for i, fw := range files {
-		perm, err := tx.prepareWrite(fw.Path)
-		if err != nil {
-			return nil, err
-		}
-		perms[i] = perm
+	if err := tx.prepareWrites(files, perms, workers); err != nil {
+		return nil, err
 	}
 	temps := make([]string, len(files))
 	infos := make([]fs.FileInfo, len(files))
-	removeTemps := func(from int) {
-		for _, t := range temps[from:] {
+	removeTemps := func() {
+		for _, t := range temps {
 			if t != "" {
 				_ = os.Remove(t)
 			}
 		}
 	}
-	// The files are created and written one after the other: they share
-	// a few folders, and creators running at once mostly wait on each
-	// other's folder lock (a quarter of a second of CPU for 1,800 notes).
-	// Each is flushed as soon as it is written, the flushes in parallel.
+	// The files of one folder are created and written one after the
+	// other, and folders are shared among creators (byFolder): two
+	// creators in one folder mostly wait on each other's folder lock,
+	// while in different folders each runs on its own core. Each file is
+	// flushed as soon as it is written, the flushes in parallel.
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -191,20 +194,23 @@ func (tx *Tx) WriteFiles(files []FileWrite) ([]fs.FileInfo, error) {
 		bar = syncfs.Open(tx.v.root)
 		defer bar.Close()
 	}
-	for i, fw := range files {
+	// create writes file i to its temporary file, and reports false when
+	// it failed, which stops every creator.
+	create := func(i int) bool {
+		fw := files[i]
 		f, fi, err := tx.v.createTempStat(fw.Path.Abs, fw.Data, perms[i])
 		if err != nil {
 			fail(i, err)
-			break
+			return false
 		}
 		temps[i] = f.Name()
 		if bar.Covers(fi) {
 			infos[i] = fi
 			if err := f.Close(); err != nil {
 				fail(i, err)
-				break
+				return false
 			}
-			continue
+			return true
 		}
 		wg.Add(1)
 		sem <- struct{}{}
@@ -220,26 +226,47 @@ func (tx *Tx) WriteFiles(files []FileWrite) ([]fs.FileInfo, error) {
 			}
 			infos[i] = fi
 		}()
+		return true
 	}
+	byFolder(files, workers, create)
 	wg.Wait()
 	if first < 0 && bar != nil {
 		if err := bar.Sync(); err != nil {
-			removeTemps(0)
+			removeTemps()
 			return nil, fmt.Errorf("flush the %d files written: %w", len(files), err)
 		}
 	}
 	if first >= 0 {
-		removeTemps(0)
+		removeTemps()
 		return nil, osError(files[first].Path.Given, errs[first])
 	}
 	if tx.written == nil {
 		tx.written = make(map[string]writtenFile, len(files))
 	}
-	for i, fw := range files {
-		if err := renameOver(temps[i], fw.Path.Abs); err != nil {
-			removeTemps(i)
-			return nil, osError(fw.Path.Given, err)
+	// The renames too go a folder at a time, side by side. Whichever
+	// fail, the change's undo puts back every file (its backup, or its
+	// removal for a new one), renamed or not.
+	renamed := make([]bool, len(files))
+	renameErrs := make([]error, len(files))
+	byFolder(files, workers, func(i int) bool {
+		if err := renameOver(temps[i], files[i].Path.Abs); err != nil {
+			renameErrs[i] = err
+			return false
 		}
+		renamed[i] = true
+		return true
+	})
+	for i, err := range renameErrs {
+		if err != nil {
+			for j, t := range temps {
+				if !renamed[j] {
+					_ = os.Remove(t)
+				}
+			}
+			return nil, osError(files[i].Path.Given, err)
+		}
+	}
+	for i, fw := range files {
 		tx.touch(fw.Path.Rel)
 		tx.wrote(fw.Path, fw.Data, infos[i])
 	}
@@ -256,45 +283,187 @@ const minBarrierBatch = 32
 // being written and flushed at once.
 const maxParallelWrites = 16
 
+// minParallelCreate is the smallest batch whose files are prepared,
+// created and renamed by more than one worker (see byFolder): below it
+// a goroutine each is not worth it.
+const minParallelCreate = 64
+
+// createWorkers is how many workers prepare, create and rename the files
+// of a batch of n: one per core for a large batch, at most two (each
+// step is mostly the kernel's work under the file system's journal,
+// which more workers than that would mostly wait for), and one for a
+// small batch.
+func createWorkers(n int) int {
+	if n < minParallelCreate {
+		return 1
+	}
+	return max(1, min(runtime.GOMAXPROCS(0), 2))
+}
+
+// byFolder calls fn for every file of a batch (the file's index), the
+// files of one folder one after the other and in their order, the
+// folders shared among workers goroutines, each taking the next folder
+// when done with one. Creating, linking or renaming a file takes its
+// folder's lock: workers in different folders do not wait on each other,
+// workers in the same one would. It stops handing out files once fn
+// reports false, and returns when every call has returned.
+func byFolder(files []FileWrite, workers int, fn func(i int) bool) {
+	if workers <= 1 {
+		for i := range files {
+			if !fn(i) {
+				return
+			}
+		}
+		return
+	}
+	// The folders in the order the batch first names them, each with its
+	// files in batch order.
+	var folders [][]int
+	at := make(map[string]int)
+	for i, fw := range files {
+		dir := filepath.Dir(fw.Path.Abs)
+		k, ok := at[dir]
+		if !ok {
+			k = len(folders)
+			at[dir] = k
+			folders = append(folders, nil)
+		}
+		folders[k] = append(folders[k], i)
+	}
+	var (
+		next    atomic.Int64
+		stopped atomic.Bool
+		wg      sync.WaitGroup
+	)
+	for range min(workers, len(folders)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(folders) {
+					return
+				}
+				for _, i := range folders[k] {
+					if stopped.Load() {
+						return
+					}
+					if !fn(i) {
+						stopped.Store(true)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // prepareWrite checks that p may be written, sets its current content
 // aside for a rollback (or, for a new file, creates its missing folders)
 // and returns the mode the new content gets.
 func (tx *Tx) prepareWrite(p Path) (fs.FileMode, error) {
-	if err := tx.allowed(p); err != nil {
+	old, err := tx.checkWrite(p)
+	if err != nil {
 		return 0, err
 	}
-	if p.IsRoot() {
-		return 0, newError(ErrIsDir, p.Given, "Is a directory, not a file: %s", displayDir(p.Given))
+	if old != nil {
+		if err := tx.keep(p, false); err != nil {
+			return 0, err
+		}
+		return old.Mode().Perm(), nil
 	}
-	perm := fs.FileMode(0o644)
+	if err := tx.v.checkNew(p.Given, p.Rel, ""); err != nil {
+		return 0, err
+	}
+	if err := tx.mkdirAll(p, path.Dir(p.Rel)); err != nil {
+		return 0, err
+	}
+	tx.undo = append(tx.undo, func() error { return removeIfExists(p.Abs) })
+	return 0o644, nil
+}
+
+// checkWrite checks that p may be written, and returns the regular file
+// there, or nil when there is none. It changes nothing, so the files of
+// a batch are checked side by side.
+func (tx *Tx) checkWrite(p Path) (fs.FileInfo, error) {
+	if err := tx.allowed(p); err != nil {
+		return nil, err
+	}
+	if p.IsRoot() {
+		return nil, newError(ErrIsDir, p.Given, "Is a directory, not a file: %s", displayDir(p.Given))
+	}
 	old, err := os.Lstat(p.Abs)
 	switch {
 	case err == nil:
 		if old.IsDir() {
-			return 0, newError(ErrIsDir, p.Given, "Is a directory, not a file: %s", p.Given)
+			return nil, newError(ErrIsDir, p.Given, "Is a directory, not a file: %s", p.Given)
 		}
 		if !old.Mode().IsRegular() {
-			return 0, notRegularError(p.Given, old.Mode())
+			return nil, notRegularError(p.Given, old.Mode())
 		}
-		perm = old.Mode().Perm()
-		if perm&0o200 == 0 {
-			return 0, newError(ErrPermission, p.Given, "%s is read-only (its write permission is off); nothing was changed. Make it writable to change it", p.Given)
+		if old.Mode().Perm()&0o200 == 0 {
+			return nil, newError(ErrPermission, p.Given, "%s is read-only (its write permission is off); nothing was changed. Make it writable to change it", p.Given)
 		}
-		if err := tx.keep(p, false); err != nil {
-			return 0, err
-		}
+		return old, nil
 	case errors.Is(err, fs.ErrNotExist):
-		if err := tx.v.checkNew(p.Given, p.Rel, ""); err != nil {
-			return 0, err
-		}
-		if err := tx.mkdirAll(p, path.Dir(p.Rel)); err != nil {
-			return 0, err
-		}
-		tx.undo = append(tx.undo, func() error { return removeIfExists(p.Abs) })
+		return nil, nil
 	default:
-		return 0, osError(p.Given, err)
+		return nil, osError(p.Given, err)
 	}
-	return perm, nil
+}
+
+// prepareWrites is prepareWrite for every file of a batch, setting perms[i]
+// to the mode files[i] is written with. The files that exist, most of a
+// batch, are checked and set aside by workers goroutines, a folder at a
+// time (see byFolder); new files, which may need folders made, one
+// after the other once those are done. Whatever was set aside, also when
+// a check fails, is given to the change's undo.
+func (tx *Tx) prepareWrites(files []FileWrite, perms []fs.FileMode, workers int) error {
+	type prepared struct {
+		exists bool
+		backup string       // the hard link kept, "" for none
+		undo   func() error // puts the file back; nil when nothing was set aside
+		err    error
+	}
+	out := make([]prepared, len(files))
+	byFolder(files, workers, func(i int) bool {
+		p, r := files[i].Path, &out[i]
+		old, err := tx.checkWrite(p)
+		if err == nil && old != nil {
+			r.exists = true
+			perms[i] = old.Mode().Perm()
+			r.backup, r.undo, err = tx.v.setAside(p, false)
+		}
+		r.err = err
+		return err == nil
+	})
+	var first error
+	for _, r := range out {
+		if r.undo != nil {
+			tx.undo = append(tx.undo, r.undo)
+			if r.backup != "" {
+				tx.backups = append(tx.backups, r.backup)
+			}
+		}
+		if first == nil && r.err != nil {
+			first = r.err
+		}
+	}
+	if first != nil {
+		return first
+	}
+	for i, fw := range files {
+		if out[i].exists {
+			continue
+		}
+		perm, err := tx.prepareWrite(fw.Path)
+		if err != nil {
+			return err
+		}
+		perms[i] = perm
+	}
+	return nil
 }
 
 // keep sets the current content of the regular file p aside so a rollback
@@ -304,37 +473,47 @@ func (tx *Tx) prepareWrite(p Path) (fs.FileMode, error) {
 // whole. Where hard links are not supported, the content is kept in
 // memory instead.
 func (tx *Tx) keep(p Path, move bool) error {
-	var backup string
-	var err error
+	backup, undo, err := tx.v.setAside(p, move)
+	if err != nil {
+		return err
+	}
+	tx.undo = append(tx.undo, undo)
+	if backup != "" {
+		tx.backups = append(tx.backups, backup)
+	}
+	return nil
+}
+
+// setAside is keep's work, which changes nothing of the Tx: it returns
+// the backup made ("" when the content is kept in memory) and the undo
+// that puts the file back.
+func (v *Vault) setAside(p Path, move bool) (backup string, undo func() error, err error) {
 	if move {
-		if backup, err = tx.v.backupName(p.Abs); err == nil {
+		if backup, err = v.backupName(p.Abs); err == nil {
 			err = os.Rename(p.Abs, backup)
 		}
 	} else {
 		backup, err = linkBackup(p.Abs)
 	}
 	if err == nil {
-		tx.undo = append(tx.undo, func() error { return os.Rename(backup, p.Abs) })
-		tx.backups = append(tx.backups, backup)
-		return nil
+		return backup, func() error { return os.Rename(backup, p.Abs) }, nil
 	}
 	f, fi, err := OpenRegular(p.Abs)
 	if err != nil {
-		return osError(p.Given, err)
+		return "", nil, osError(p.Given, err)
 	}
 	prev, err := io.ReadAll(f)
 	f.Close()
 	if err != nil {
-		return osError(p.Given, err)
+		return "", nil, osError(p.Given, err)
 	}
 	perm := fi.Mode().Perm()
 	if move {
 		if err := os.Remove(p.Abs); err != nil {
-			return osError(p.Given, err)
+			return "", nil, osError(p.Given, err)
 		}
 	}
-	tx.undo = append(tx.undo, func() error { return tx.v.writeAtomic(p.Abs, prev, perm) })
-	return nil
+	return "", func() error { return v.writeAtomic(p.Abs, prev, perm) }, nil
 }
 
 // linkBackup makes a backup of abs as a hard link under a name

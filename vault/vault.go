@@ -97,6 +97,9 @@ type Vault struct {
 	// dirSynced, when set (by tests), is told of each folder that
 	// syncDirs flushes.
 	dirSynced func(abs string)
+	// creators, when not 0 (benchmarks), is how many goroutines create
+	// a batch's temporary files, in place of createWorkers' choice.
+	creators int
 }
 
 // Open returns the vault rooted at dir, which must be an existing
