@@ -240,7 +240,8 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 		return Result{}, err
 	}
 	r.tip.commit, r.tip.tree = h, newTree
-	// The trees on both sides are in the tree cache: the history takes
+	// The trees on both sides are at hand (the new ones cached, the old
+	// ones pinned until this commit is done): the history takes
 	// the commit and its changes from here instead of reading them back.
 	if d, err := r.obj.diffTrees(orEmpty(baseTree), newTree); err == nil {
 		r.hist.handCommit(h, c, d)

@@ -282,7 +282,9 @@ func TestTreeCacheBound(t *testing.T) {
 		h := plumbing.Hash(sha1.Sum([]byte(strconv.Itoa(i % 3000))))
 		switch rng.IntN(3) {
 		case 0:
-			o.forget(all[rng.IntN(len(all)+1)%max(len(all), 1)])
+			if len(all) > 0 {
+				o.forget(all[rng.IntN(len(all))])
+			}
 		default:
 			o.remember(h, make([]object.TreeEntry, 1+rng.IntN(400)))
 		}

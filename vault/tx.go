@@ -248,8 +248,12 @@ func (tx *Tx) WriteFiles(files []FileWrite) ([]fs.FileInfo, error) {
 	// removal for a new one), renamed or not.
 	renamed := make([]bool, len(files))
 	renameErrs := make([]error, len(files))
+	rename := renameOver
+	if tx.v.renameFile != nil {
+		rename = tx.v.renameFile
+	}
 	byFolder(files, workers, func(i int) bool {
-		if err := renameOver(temps[i], files[i].Path.Abs); err != nil {
+		if err := rename(temps[i], files[i].Path.Abs); err != nil {
 			renameErrs[i] = err
 			return false
 		}

@@ -184,3 +184,61 @@ func TestWriteFilesManyFolders(t *testing.T) {
 		})
 	}
 }
+
+// A batch whose rename into place fails for one file, on either worker,
+// at its start, middle or end, leaves the vault as it was: the notes
+// already renamed are put back, the others' temporary files removed,
+// and no backup is left.
+func TestWriteFilesRenameFails(t *testing.T) {
+	n := minParallelCreate + 16
+	for _, creators := range []int{1, 2} {
+		for _, failAt := range []int{5, n / 2, n - 1} {
+			t.Run(fmt.Sprintf("%d workers, file %d", creators, failAt), func(t *testing.T) {
+				v, root := newTestVault(t, Options{})
+				v.creators = creators
+				var rels []string
+				for i := range n {
+					rel := fmt.Sprintf("f%02d/n%03d.md", i%13, i)
+					if i%10 == 3 {
+						rel = fmt.Sprintf("new%d/n%03d.md", i%3, i)
+					} else {
+						mkfile(t, root, rel, "old "+rel)
+					}
+					rels = append(rels, rel)
+				}
+				rec := &countingRecorder{}
+				v.SetRecorder(rec)
+				target := filepath.Join(root, filepath.FromSlash(rels[failAt]))
+				v.renameFile = func(from, to string) error {
+					if to == target {
+						return &os.LinkError{Op: "rename", Old: from, New: to, Err: os.ErrPermission}
+					}
+					return renameOver(from, to)
+				}
+				before := snapshot(t, root)
+				_, err := v.Update(t.Context(), func(tx *Tx) error {
+					var batch []FileWrite
+					for _, rel := range rels {
+						p, err := v.Resolve(rel)
+						if err != nil {
+							return err
+						}
+						batch = append(batch, FileWrite{Path: p, Data: []byte("new " + rel)})
+					}
+					_, werr := tx.WriteFiles(batch)
+					return werr
+				})
+				if cerr := v.Close(); cerr != nil {
+					t.Fatal(cerr)
+				}
+				if err == nil || !strings.Contains(err.Error(), rels[failAt]) {
+					t.Fatalf("Update = %v, want an error naming %s", err, rels[failAt])
+				}
+				if rec.calls != 0 {
+					t.Errorf("recorded %d change(s) that failed", rec.calls)
+				}
+				sameSnapshot(t, before, snapshot(t, root))
+			})
+		}
+	}
+}

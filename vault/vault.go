@@ -97,9 +97,13 @@ type Vault struct {
 	// dirSynced, when set (by tests), is told of each folder that
 	// syncDirs flushes.
 	dirSynced func(abs string)
-	// creators, when not 0 (benchmarks), is how many goroutines create
-	// a batch's temporary files, in place of createWorkers' choice.
+	// creators, when not 0 (tests and benchmarks), is how many workers
+	// check, create and rename a batch's files, in place of
+	// createWorkers' choice.
 	creators int
+	// renameFile, when set (by tests), renames a batch's temporary files
+	// into place instead of renameOver, to make one of them fail.
+	renameFile func(from, to string) error
 }
 
 // Open returns the vault rooted at dir, which must be an existing

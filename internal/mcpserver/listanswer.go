@@ -90,7 +90,7 @@ func (l *ToolList) encode(readOnly bool) (json.RawMessage, error) {
 		raw = append(raw, b...)
 	}
 	raw = append(raw, "]}"...)
-	return raw, nil
+	return slices.Clip(raw), nil // kept for the server's life
 }
 
 // toolListingEntry is one tool's encoding in tools/list, with the
