@@ -31,24 +31,11 @@ func TestWriteFilesBatch(t *testing.T) {
 	}
 	want = append(want, "new/deep/fresh.md")
 	var recorded []string
-	var infos []fs.FileInfo
 	v.SetRecorder(recorderFunc(func(_ string, paths []string) (string, error) {
 		recorded = paths
 		return "c0ffee", nil
 	}))
-	commit, err := v.Update(t.Context(), func(tx *Tx) error {
-		var batch []FileWrite
-		for _, rel := range want {
-			p, err := v.Resolve(rel)
-			if err != nil {
-				return err
-			}
-			batch = append(batch, FileWrite{Path: p, Data: []byte("new " + rel)})
-		}
-		var werr error
-		infos, werr = tx.WriteFiles(batch)
-		return werr
-	})
+	commit, infos, err := writeNew(v, want)
 	if err != nil || commit != "c0ffee" {
 		t.Fatalf("Update = %q, %v", commit, err)
 	}

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -104,17 +105,7 @@ func TestWriteFilesManyFolders(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			v, root := newTestVault(t, Options{})
 			v.creators = tt.creators
-			var rels []string
-			for i := range n {
-				rel := fmt.Sprintf("f%02d/n%03d.md", i%13, i)
-				if i%10 == 3 {
-					// New, some in new folders.
-					rel = fmt.Sprintf("new%d/n%03d.md", i%3, i)
-				} else {
-					mkfile(t, root, rel, "old "+rel)
-				}
-				rels = append(rels, rel)
-			}
+			rels := spreadBatch(t, root, n)
 			if tt.readOnly {
 				if err := os.Chmod(filepath.Join(root, filepath.FromSlash(rels[n/2])), 0o444); err != nil {
 					t.Fatal(err)
@@ -126,20 +117,7 @@ func TestWriteFilesManyFolders(t *testing.T) {
 				fullDisk(v, tt.allow)
 			}
 			before := snapshot(t, root)
-			var infos []os.FileInfo
-			_, err := v.Update(t.Context(), func(tx *Tx) error {
-				var batch []FileWrite
-				for _, rel := range rels {
-					p, err := v.Resolve(rel)
-					if err != nil {
-						return err
-					}
-					batch = append(batch, FileWrite{Path: p, Data: []byte("new " + rel)})
-				}
-				var werr error
-				infos, werr = tx.WriteFiles(batch)
-				return werr
-			})
+			_, infos, err := writeNew(v, rels)
 			if err := v.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -196,16 +174,7 @@ func TestWriteFilesRenameFails(t *testing.T) {
 			t.Run(fmt.Sprintf("%d workers, file %d", creators, failAt), func(t *testing.T) {
 				v, root := newTestVault(t, Options{})
 				v.creators = creators
-				var rels []string
-				for i := range n {
-					rel := fmt.Sprintf("f%02d/n%03d.md", i%13, i)
-					if i%10 == 3 {
-						rel = fmt.Sprintf("new%d/n%03d.md", i%3, i)
-					} else {
-						mkfile(t, root, rel, "old "+rel)
-					}
-					rels = append(rels, rel)
-				}
+				rels := spreadBatch(t, root, n)
 				rec := &countingRecorder{}
 				v.SetRecorder(rec)
 				target := filepath.Join(root, filepath.FromSlash(rels[failAt]))
@@ -216,18 +185,7 @@ func TestWriteFilesRenameFails(t *testing.T) {
 					return renameOver(from, to)
 				}
 				before := snapshot(t, root)
-				_, err := v.Update(t.Context(), func(tx *Tx) error {
-					var batch []FileWrite
-					for _, rel := range rels {
-						p, err := v.Resolve(rel)
-						if err != nil {
-							return err
-						}
-						batch = append(batch, FileWrite{Path: p, Data: []byte("new " + rel)})
-					}
-					_, werr := tx.WriteFiles(batch)
-					return werr
-				})
+				_, _, err := writeNew(v, rels)
 				if cerr := v.Close(); cerr != nil {
 					t.Fatal(cerr)
 				}
@@ -241,4 +199,43 @@ func TestWriteFilesRenameFails(t *testing.T) {
 			})
 		}
 	}
+}
+
+// spreadBatch lays out n files for a batch in 13 folders: every tenth is
+// new (in one of three folders that do not exist yet), the others exist
+// with the text "old " and their path. It returns their paths.
+func spreadBatch(t *testing.T, root string, n int) []string {
+	t.Helper()
+	rels := make([]string, 0, n)
+	for i := range n {
+		rel := fmt.Sprintf("f%02d/n%03d.md", i%13, i)
+		if i%10 == 3 {
+			rel = fmt.Sprintf("new%d/n%03d.md", i%3, i)
+		} else {
+			mkfile(t, root, rel, "old "+rel)
+		}
+		rels = append(rels, rel)
+	}
+	return rels
+}
+
+// writeNew writes "new " and its path to each of rels as one batch, in
+// one change, and returns the change's commit, what WriteFiles reported
+// and the change's error.
+func writeNew(v *Vault, rels []string) (string, []os.FileInfo, error) {
+	var infos []os.FileInfo
+	commit, err := v.Update(context.Background(), func(tx *Tx) error {
+		batch := make([]FileWrite, 0, len(rels))
+		for _, rel := range rels {
+			p, err := v.Resolve(rel)
+			if err != nil {
+				return err
+			}
+			batch = append(batch, FileWrite{Path: p, Data: []byte("new " + rel)})
+		}
+		var werr error
+		infos, werr = tx.WriteFiles(batch)
+		return werr
+	})
+	return commit, infos, err
 }
