@@ -377,6 +377,13 @@ func (tx *Tx) prepareWrite(p Path) (fs.FileMode, error) {
 		}
 		return old.Mode().Perm(), nil
 	}
+	return tx.prepareNew(p)
+}
+
+// prepareNew prepares a new file p, which checkWrite found missing: it
+// checks the name, creates the missing folders and gives the change's
+// undo the file's removal. It returns the mode the file gets.
+func (tx *Tx) prepareNew(p Path) (fs.FileMode, error) {
 	if err := tx.v.checkNew(p.Given, p.Rel, ""); err != nil {
 		return 0, err
 	}
@@ -461,7 +468,7 @@ func (tx *Tx) prepareWrites(files []FileWrite, perms []fs.FileMode, workers int)
 		if out[i].exists {
 			continue
 		}
-		perm, err := tx.prepareWrite(fw.Path)
+		perm, err := tx.prepareNew(fw.Path) // checked above
 		if err != nil {
 			return err
 		}

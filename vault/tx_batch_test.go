@@ -39,20 +39,7 @@ func TestWriteFilesBatch(t *testing.T) {
 	if err != nil || commit != "c0ffee" {
 		t.Fatalf("Update = %q, %v", commit, err)
 	}
-	for i, rel := range want {
-		if got := readRel(t, root, rel); got != "new "+rel {
-			t.Errorf("%s = %q", rel, got)
-		}
-		// What WriteFiles reports is the file in place: the index trusts
-		// its copy of the text while the file still matches.
-		fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := infos[i]; !os.SameFile(got, fi) || got.Size() != fi.Size() || !got.ModTime().Equal(fi.ModTime()) {
-			t.Errorf("WriteFiles reported %s as %d bytes at %v, not the file in place (%d bytes at %v)", rel, got.Size(), got.ModTime(), fi.Size(), fi.ModTime())
-		}
-	}
+	checkWrittenNew(t, root, want, infos)
 	if fi, _ := os.Stat(filepath.Join(root, "notes/n07.md")); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode of n07 = %v, want 0600 kept", fi.Mode().Perm())
 	}

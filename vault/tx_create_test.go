@@ -141,18 +141,7 @@ func TestWriteFilesManyFolders(t *testing.T) {
 			if rec.calls != 1 {
 				t.Errorf("recorded %d changes, want 1", rec.calls)
 			}
-			for i, rel := range rels {
-				if got := readRel(t, root, rel); got != "new "+rel {
-					t.Errorf("%s = %q", rel, got)
-				}
-				fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := infos[i]; !os.SameFile(got, fi) || got.Size() != fi.Size() || !got.ModTime().Equal(fi.ModTime()) {
-					t.Errorf("WriteFiles reported %s as another file than the one in place", rel)
-				}
-			}
+			checkWrittenNew(t, root, rels, infos)
 			after := snapshot(t, root)
 			for k := range after {
 				if IsTemp(filepath.Base(k)) {
@@ -238,4 +227,23 @@ func writeNew(v *Vault, rels []string) (string, []os.FileInfo, error) {
 		return werr
 	})
 	return commit, infos, err
+}
+
+// checkWrittenNew checks that each of rels holds what writeNew wrote, and
+// that WriteFiles reported it as the file in place: the index trusts its
+// copy of a text while the file still matches what was reported.
+func checkWrittenNew(t *testing.T, root string, rels []string, infos []os.FileInfo) {
+	t.Helper()
+	for i, rel := range rels {
+		if got := readRel(t, root, rel); got != "new "+rel {
+			t.Errorf("%s = %q", rel, got)
+		}
+		fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := infos[i]; !os.SameFile(got, fi) || got.Size() != fi.Size() || !got.ModTime().Equal(fi.ModTime()) {
+			t.Errorf("WriteFiles reported %s as %d bytes at %v, not the file in place (%d bytes at %v)", rel, got.Size(), got.ModTime(), fi.Size(), fi.ModTime())
+		}
+	}
 }
