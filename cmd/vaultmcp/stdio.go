@@ -29,7 +29,8 @@ const beginAfterInitialize = 100 * time.Millisecond
 // initialize (or server/discover), so that on 2 cores it does not
 // compete with those answers.
 // A request that needs the vault starts it at once (the start gate).
-// A plain tools/list is answered from its encoding (mcpserver.ToolList),
+// A plain tools/list, and the newer protocol's (mcp-go's client sends
+// one with a _meta), is answered from its encoding (mcpserver.ToolList),
 // made in the background once initialize (or server/discover) is
 // answered; a tools/call is answered encoded once
 // (stdio.Options.AnswerToolCalls).
@@ -43,11 +44,12 @@ func serveStdio(ctx context.Context, c *core, s *server.MCPServer, cfg *config.C
 			timer.Stop()
 		}
 	}()
-	list := mcpserver.NewToolList(s)
+	list := mcpserver.NewToolList(s, version)
 	err := stdio.Serve(ctx, s, stdin, stdout, stdio.Options{
 		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
 		Logger:          c.logger,
 		ListTools:       list.Result,
+		ModernListTools: list.ModernResult,
 		AnswerToolCalls: true,
 		Answered: func(method string) {
 			switch method {

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -29,9 +30,14 @@ import (
 // TestToolListAnswersAsMCPGo holds them to it. They are encoded from the
 // tools registered when a view is first asked for, so a ToolList serves
 // servers whose tools are fixed once assembled, as New's are.
+//
+// ModernResult is the same list in the envelope mcp-go answers a request of
+// protocol 2026-07-28 or later with (mcp-go's client asks in that protocol).
 type ToolList struct {
-	s     *server.MCPServer
-	views [2]toolListView // every tool, read-only tools
+	s      *server.MCPServer
+	info   mcp.Implementation
+	views  [2]toolListView // every tool, read-only tools
+	modern [2]toolListView // the same in the newer protocol's envelope
 }
 
 type toolListView struct {
@@ -40,9 +46,11 @@ type toolListView struct {
 	err    error
 }
 
-// NewToolList returns the tools/list answers of s, each encoded on first
-// use.
-func NewToolList(s *server.MCPServer) *ToolList { return &ToolList{s: s} }
+// NewToolList returns the tools/list answers of s, the server New made
+// for version, each encoded on first use.
+func NewToolList(s *server.MCPServer, version string) *ToolList {
+	return &ToolList{s: s, info: mcp.Implementation{Name: Name, Version: version}}
+}
 
 // Result returns the encoded tools/list result for the access scope in
 // ctx (package access).
@@ -54,6 +62,48 @@ func (l *ToolList) Result(ctx context.Context) (json.RawMessage, error) {
 	}
 	v.once.Do(func() { v.result, v.err = l.encode(readOnly) })
 	return v.result, v.err
+}
+
+// ModernResult returns the encoded tools/list result for the access scope
+// in ctx as mcp-go answers a request of protocol 2026-07-28 or later: the
+// result's type, the server's identity in its _meta and the caching hints
+// (mcp-go's defaults: the server sets none) ahead of the same tools.
+func (l *ToolList) ModernResult(ctx context.Context) (json.RawMessage, error) {
+	plain, err := l.Result(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v := &l.modern[0]
+	if access.From(ctx).ReadOnly() {
+		v = &l.modern[1]
+	}
+	v.once.Do(func() { v.result, v.err = l.envelop(plain) })
+	return v.result, v.err
+}
+
+// envelop puts plain, a result {"tools":[…]}, into the newer protocol's
+// envelope. mcp-go stamps it on the result before encoding it, and the
+// result's fields come first, so the envelope is an empty list's
+// encoding up to its "tools".
+func (l *ToolList) envelop(plain json.RawMessage) (json.RawMessage, error) {
+	var r mcp.ListToolsResult
+	r.SetResultType(mcp.ResultTypeComplete)
+	r.EnsureResultMeta().SetServerInfo(l.info)
+	r.SetCacheHints(0, mcp.CacheScopePrivate)
+	r.Tools = []mcp.Tool{}
+	empty, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("encode tools/list envelope: %w", err)
+	}
+	const emptyTools, plainStart = `"tools":[]}`, `{"tools":`
+	head, ok := bytes.CutSuffix(empty, []byte(emptyTools))
+	if !ok || !bytes.HasPrefix(plain, []byte(plainStart)) {
+		return nil, fmt.Errorf("encode tools/list envelope: unexpected encoding %.80s", empty)
+	}
+	out := make([]byte, 0, len(head)+len(plain))
+	out = append(out, head...)
+	out = append(out, plain[1:]...) // "tools":[…]}
+	return out, nil
 }
 
 func (l *ToolList) encode(readOnly bool) (json.RawMessage, error) {

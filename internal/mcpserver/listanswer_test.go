@@ -12,40 +12,56 @@ import (
 )
 
 // ToolList answers tools/list with the very bytes mcp-go answers for the
-// same server, under a full and under a read-only scope, encoded once.
+// same server, under a full and under a read-only scope, in the plain
+// protocol and in the newer one (2026-07-28, whose requests carry a _meta
+// and whose answers an envelope), encoded once.
 func TestToolListAnswersAsMCPGo(t *testing.T) {
 	r := newRig(t, map[string]string{"a.md": "a\n"})
 	s, err := New(tools.Deps{Vault: r.v, Index: r.ix, Git: &gitsync.Repo{}, Logger: quiet, Changes: r.feed}, "1.2.3")
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := NewToolList(s)
+	l := NewToolList(s, "1.2.3")
 	scopes := map[string]context.Context{
 		"full":      context.Background(),
 		"read-only": access.With(context.Background(), access.MustNew("test", access.Rules{ReadOnly: true})),
 	}
+	protocols := []struct {
+		name, request string
+		result        func(*ToolList, context.Context) (json.RawMessage, error)
+	}{
+		{"plain", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, (*ToolList).Result},
+		{"2026-07-28", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{` +
+			`"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},` +
+			`"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, (*ToolList).ModernResult},
+	}
 	for name, ctx := range scopes {
-		t.Run(name, func(t *testing.T) {
-			resp, err := json.Marshal(s.HandleMessage(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var want struct {
-				Result json.RawMessage `json:"result"`
-			}
-			if err := json.Unmarshal(resp, &want); err != nil || len(want.Result) == 0 {
-				t.Fatalf("mcp-go answered %s (%v)", resp, err)
-			}
-			for range 2 {
-				got, err := l.Result(ctx)
+		for _, p := range protocols {
+			t.Run(name+"/"+p.name, func(t *testing.T) {
+				resp, err := json.Marshal(s.HandleMessage(ctx, json.RawMessage(p.request)))
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !bytes.Equal(got, want.Result) {
-					t.Fatalf("tools/list result differs from mcp-go's:\ngot:  %.300s\nwant: %.300s", got, want.Result)
+				var want struct {
+					Result json.RawMessage `json:"result"`
 				}
-			}
-		})
+				if err := json.Unmarshal(resp, &want); err != nil || len(want.Result) == 0 {
+					t.Fatalf("mcp-go answered %s (%v)", resp, err)
+				}
+				for range 2 {
+					got, err := p.result(l, ctx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(got, want.Result) {
+						t.Fatalf("tools/list result differs from mcp-go's:\ngot:  %.300s\nwant: %.300s", got, want.Result)
+					}
+				}
+			})
+		}
+	}
+	if modern, _ := l.ModernResult(scopes["full"]); !bytes.HasPrefix(modern, []byte(`{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"vaultmcp","version":"1.2.3"}},"resultType":"complete",`)) {
+		t.Errorf("the newer protocol's answer has no envelope: %.200s", modern)
 	}
 	full, _ := l.Result(scopes["full"])
 	ro, _ := l.Result(scopes["read-only"])

@@ -18,7 +18,9 @@
 //     encoded once (Options.ListTools), not through mcp-go, which encodes
 //     its whole tool list again at every request. They are encoded once
 //     the session's first request (initialize or server/discover) is
-//     answered.
+//     answered. So is the tools/list of the newer protocol (2026-07-28),
+//     which carries only a _meta, in that protocol's envelope
+//     (Options.ModernListTools).
 //   - With Options.AnswerToolCalls, a tools/call is served here, through
 //     mcp-go's HandleMessage in the session mcp-go registered, and its
 //     answer encoded once into a reused buffer (package answer) rather
@@ -71,6 +73,18 @@ type Options struct {
 	// with those bytes instead of through mcp-go, which encodes its whole
 	// list again at every request. On an error mcp-go answers instead.
 	ListTools func(ctx context.Context) (json.RawMessage, error)
+	// ModernListTools, when not nil beside ListTools, returns the encoded
+	// result of tools/list in the envelope of protocol 2026-07-28 and
+	// later (resultType, the server's identity, caching hints) for the
+	// session's scope: a tools/list whose only parameter is a _meta
+	// declaring such a protocol version (mcp-go's client sends one with
+	// every request) is then answered with those bytes, when that _meta
+	// is the one of the last request handed to mcp-go. mcp-go records a
+	// newer request's _meta (the client's identity and capabilities) on
+	// the session; an unchanged one would record nothing new, and a
+	// changed one is left to mcp-go to record. On an error mcp-go answers
+	// instead.
+	ModernListTools func(ctx context.Context) (json.RawMessage, error)
 	// AnswerToolCalls serves tools/call requests beside mcp-go's stdio
 	// server (in its session, as many at once as its workers) and writes
 	// their answers encoded once (package answer), byte for byte what
@@ -102,7 +116,13 @@ func Serve(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer
 		// once it has read it.
 		answered = func(method string) {
 			if opensSession(method) {
-				go func() { _, _ = opts.ListTools(ctx) }()
+				list := opts.ListTools
+				if method == string(mcp.MethodServerDiscover) && opts.ModernListTools != nil {
+					// The newer protocol's client asks in it; its
+					// answer is made from the plain one.
+					list = opts.ModernListTools
+				}
+				go func() { _, _ = list(ctx) }()
 			}
 			if opts.Answered != nil {
 				opts.Answered(method)
@@ -154,6 +174,9 @@ func Serve(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer
 		}
 	}()
 
+	// lastMeta is the _meta of the last request handed to mcp-go: the one
+	// mcp-go has recorded on the session, or is about to.
+	var lastMeta []byte
 	var inputErr error
 reading:
 	for {
@@ -171,12 +194,16 @@ reading:
 					log.Warn("cannot write to the client", "err", err)
 				}
 			case len(r.line) > 0:
-				key, method, ok := expectsResponse(r.line)
+				key, method, meta, ok := expectsResponse(r.line)
 				if ok {
 					o.pending.add(key, method)
 				}
 				if ok && method == string(mcp.MethodToolsList) && opts.ListTools != nil {
-					if resp, ok := toolsListAnswer(ctx, r.line, opts.ListTools); ok {
+					modern := opts.ModernListTools
+					if modern != nil && !bytes.Equal(meta, lastMeta) {
+						modern = nil
+					}
+					if resp, ok := toolsListAnswer(ctx, r.line, opts.ListTools, modern); ok {
 						// Written as mcp-go writes its answers, aside
 						// from the reading: a client slow to read its
 						// output does not stop the input.
@@ -187,6 +214,9 @@ reading:
 						}()
 						break // the switch: the line is dealt with
 					}
+				}
+				if ok {
+					lastMeta = append(lastMeta[:0], meta...)
 				}
 				if ok && method == string(mcp.MethodToolsCall) && opts.AnswerToolCalls {
 					calls.call(listenCtx, bytes.Clone(r.line))
@@ -235,19 +265,30 @@ func opensSession(method string) bool {
 	return method == string(mcp.MethodInitialize) || method == string(mcp.MethodServerDiscover)
 }
 
-// toolsListAnswer is the answer to a plain tools/list request (no
-// parameters, or an empty object), its result the one list returns, as
-// mcp-go would answer it: the id echoed as mcp-go decodes and encodes it.
-// It reports false, leaving the request to mcp-go, for any other
-// tools/list (a cursor, a _meta, a malformed message) and when list fails.
-func toolsListAnswer(ctx context.Context, line []byte, list func(context.Context) (json.RawMessage, error)) ([]byte, bool) {
+// toolsListAnswer is the answer to a tools/list request from its encoded
+// result, as mcp-go would answer it: the id echoed as mcp-go decodes and
+// encodes it. A plain request (no parameters, or an empty object) is
+// answered with plain's result; one whose only parameter is a _meta that
+// mcp-go takes for protocol 2026-07-28 or later, and accepts, with
+// modern's when modern is not nil. It reports false, leaving the request
+// to mcp-go, for any other tools/list (a cursor, an older protocol's
+// _meta, a malformed message) and when the encoding fails.
+func toolsListAnswer(ctx context.Context, line []byte, plain, modern func(context.Context) (json.RawMessage, error)) ([]byte, bool) {
 	var m struct {
 		JSONRPC string                     `json:"jsonrpc"`
 		ID      any                        `json:"id"`
 		Params  map[string]json.RawMessage `json:"params"`
 	}
-	if json.Unmarshal(line, &m) != nil || m.JSONRPC != mcp.JSONRPC_VERSION || len(m.Params) > 0 {
+	if json.Unmarshal(line, &m) != nil || m.JSONRPC != mcp.JSONRPC_VERSION {
 		return nil, false
+	}
+	list := plain
+	if len(m.Params) > 0 {
+		meta, ok := m.Params["_meta"]
+		if modern == nil || len(m.Params) > 1 || !ok || !modernMeta(meta) {
+			return nil, false
+		}
+		list = modern
 	}
 	id, err := json.Marshal(mcp.NewRequestId(m.ID))
 	if err != nil {
@@ -266,24 +307,52 @@ func toolsListAnswer(ctx context.Context, line []byte, list func(context.Context
 	return resp, true
 }
 
+// modernMeta reports whether mcp-go serves a request with this _meta in
+// protocol 2026-07-28 or later and accepts it: a protocol version of that
+// era it supports, and the client's capabilities (mcp-go refuses such a
+// request without them). It reads the _meta with mcp-go's own accessors.
+func modernMeta(raw json.RawMessage) bool {
+	var meta *mcp.Meta
+	if json.Unmarshal(raw, &meta) != nil {
+		return false
+	}
+	v := meta.ProtocolVersion()
+	return mcp.IsModernProtocol(v) && mcp.IsValidProtocolVersion(v) && meta.ClientCapabilities() != nil
+}
+
 // expectsResponse reports whether a message is a request mcp-go will
-// answer, with the key of its id and its method: it has an id that is not
-// null and no result (a message with a result is a client's answer to the
-// server).
-func expectsResponse(line []byte) (key, method string, ok bool) {
-	var m struct {
+// answer, with the key of its id, its method and its params' _meta (nil
+// when it has none): it has an id that is not null and no result (a
+// message with a result is a client's answer to the server).
+func expectsResponse(line []byte) (key, method string, meta json.RawMessage, ok bool) {
+	type message struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 		Result json.RawMessage `json:"result"`
 	}
-	if json.Unmarshal(line, &m) != nil {
-		return "", "", false // mcp-go answers a parse error with a null id
+	var m struct {
+		message
+		Params struct {
+			Meta json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	// One pass reads the _meta too (a tools/call's params can be
+	// megabytes); params that are not an object are read again without it.
+	if err := json.Unmarshal(line, &m); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if !errors.As(err, &typeErr) {
+			return "", "", nil, false // mcp-go answers a parse error with a null id
+		}
+		m.Params.Meta = nil
+		if json.Unmarshal(line, &m.message) != nil {
+			return "", "", nil, false
+		}
 	}
 	if len(m.ID) == 0 || string(m.ID) == "null" || (len(m.Result) > 0 && string(m.Result) != "null") {
-		return "", "", false
+		return "", "", nil, false
 	}
 	key, ok = idKey(m.ID)
-	return key, m.Method, ok
+	return key, m.Method, m.Params.Meta, ok
 }
 
 // idKey canonicalises a JSON-RPC id the way mcp-go echoes it: a string as

@@ -2,6 +2,7 @@ package stdio
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -320,7 +321,13 @@ func TestAnswered(t *testing.T) {
 // and returns every line the server wrote but the initialize answer.
 func rawSession(t *testing.T, s *server.MCPServer, opts Options, lines ...string) []string {
 	t.Helper()
-	in := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}` + "\n"
+	return openedSession(t, s, opts, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`, lines...)
+}
+
+// openedSession is rawSession with the given opening request (id 0).
+func openedSession(t *testing.T, s *server.MCPServer, opts Options, opening string, lines ...string) []string {
+	t.Helper()
+	in := opening + "\n"
 	for _, l := range lines {
 		in += l + "\n"
 	}
@@ -421,6 +428,96 @@ func TestListTools(t *testing.T) {
 			t.Errorf("%d answers came from ListTools, want the %d plain tools/list: %q", n, len(plain), got)
 		}
 	})
+}
+
+// The newer protocol's tools/list, whose only parameter is a _meta that
+// mcp-go accepts, is answered from the bytes ModernListTools returns,
+// exactly as mcp-go answers it, when its _meta is the one of the last
+// request mcp-go was handed (which mcp-go has recorded on the session);
+// any other is left to mcp-go.
+func TestModernListTools(t *testing.T) {
+	meta := func(version, client string, caps bool) string {
+		m := `"io.modelcontextprotocol/clientInfo":{"name":"` + client + `","version":"1"},"io.modelcontextprotocol/protocolVersion":"` + version + `"`
+		if caps {
+			m = `"io.modelcontextprotocol/clientCapabilities":{},` + m
+		}
+		return `{` + m + `}`
+	}
+	current := meta("2026-07-28", "t", true)
+	list := func(id, params string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list","params":` + params + `}`
+	}
+	opening := `{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":` + current + `}}`
+
+	ts := newTestServer()
+	answer := func(request string) json.RawMessage {
+		resp, err := json.Marshal(ts.s.HandleMessage(context.Background(), json.RawMessage(request)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a struct {
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal(resp, &a); err != nil || len(a.Result) == 0 {
+			t.Fatalf("mcp-go answered %s (%v)", resp, err)
+		}
+		return a.Result
+	}
+	plainResult, modernResult := answer(list("1", `{}`)), answer(list("1", `{"_meta":`+current+`}`))
+	if !bytes.Contains(modernResult, []byte(`"resultType":"complete"`)) {
+		t.Fatalf("mcp-go answered the newer protocol's tools/list with %s", modernResult)
+	}
+	plain := func(context.Context) (json.RawMessage, error) { return plainResult, nil }
+	encoded := func(context.Context) (json.RawMessage, error) { return modernResult, nil }
+	const mark = `"result":{"modern":[]}`
+	marked := func(context.Context) (json.RawMessage, error) { return json.RawMessage(`{"modern":[]}`), nil }
+
+	other := meta("2026-07-28", "u", true)
+	unsupported := meta("2099-01-01", "t", true)
+	noCaps := meta("2026-07-28", "t", false)
+	legacy := `{"progressToken":1}`
+	lines := []string{
+		list("1", `{"_meta":`+current+`}`),             // answered here
+		list(`"x"`, `{"_meta":`+current+`}`),           // answered here
+		list("2", `{"_meta":`+current+`,"cursor":""}`), // a cursor: mcp-go
+		list("3", `{"_meta":`+other+`}`),               // another client's _meta: mcp-go records it
+		list("4", `{"_meta":`+other+`}`),               // answered here
+		list("5", `{"_meta":`+current+`}`),             // changed back: mcp-go
+		list("6", `{"_meta":`+unsupported+`}`),         // mcp-go refuses it
+		list("7", `{"_meta":`+unsupported+`}`),         // and again
+		list("8", `{"_meta":`+noCaps+`}`),              // mcp-go refuses it
+		list("9", `{"_meta":`+noCaps+`}`),              // and again
+		list("10", `{"_meta":`+legacy+`}`),             // the older protocol's: mcp-go
+		list("11", `{"_meta":`+legacy+`}`),             // and again
+		`{"jsonrpc":"2.0","id":12,"method":"ping"}`,    // no _meta
+		list("13", `{}`),                               // plain: ListTools
+		list("14", `{"_meta":`+current+`}`),            // mcp-go (the ping and plain list had none)
+		list("15", `{"_meta":`+current+`}`),            // answered here
+	}
+	const fromModern = 4 // ids 1, "x", 4 and 15
+
+	// Compared as sets: requests are served concurrently. The answers to
+	// id 4 differ only in the client's name, which the answer leaves out.
+	want := openedSession(t, newTestServer().s, Options{}, opening, lines...)
+	got := openedSession(t, newTestServer().s, Options{ListTools: plain, ModernListTools: encoded}, opening, lines...)
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("answers differ from mcp-go's:\ngot:  %q\nwant: %q", got, want)
+	}
+	got = openedSession(t, newTestServer().s, Options{ListTools: plain, ModernListTools: marked}, opening, lines...)
+	if len(got) != len(lines) {
+		t.Fatalf("%d answers to %d requests: %q", len(got), len(lines), got)
+	}
+	n := 0
+	for _, a := range got {
+		if strings.Contains(a, mark) {
+			n++
+		}
+	}
+	if n != fromModern {
+		t.Errorf("%d answers came from ModernListTools, want %d: %q", n, fromModern, got)
+	}
 }
 
 // The tools/list answer is encoded as a session opens, with either
