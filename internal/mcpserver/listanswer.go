@@ -66,8 +66,9 @@ func (l *ToolList) Result(ctx context.Context) (json.RawMessage, error) {
 
 // ModernResult returns the encoded tools/list result for the access scope
 // in ctx as mcp-go answers a request of protocol 2026-07-28 or later: the
-// result's type, the server's identity in its _meta and the caching hints
-// (mcp-go's defaults: the server sets none) ahead of the same tools.
+// result's type, the server's identity (name and version: New sets no
+// other field of it) in its _meta and the caching hints (mcp-go's
+// defaults: New sets none) ahead of the same tools.
 func (l *ToolList) ModernResult(ctx context.Context) (json.RawMessage, error) {
 	plain, err := l.Result(ctx)
 	if err != nil {
@@ -82,26 +83,29 @@ func (l *ToolList) ModernResult(ctx context.Context) (json.RawMessage, error) {
 }
 
 // envelop puts plain, a result {"tools":[…]}, into the newer protocol's
-// envelope. mcp-go stamps it on the result before encoding it, and the
-// result's fields come first, so the envelope is an empty list's
-// encoding up to its "tools".
+// envelope, written out rather than encoded through mcp-go's result types:
+// encoding/json building its encoders for those types on a freshly
+// started process cost more than the rest of the answer.
+// TestToolListAnswersAsMCPGo holds the bytes to mcp-go's.
 func (l *ToolList) envelop(plain json.RawMessage) (json.RawMessage, error) {
-	var r mcp.ListToolsResult
-	r.SetResultType(mcp.ResultTypeComplete)
-	r.EnsureResultMeta().SetServerInfo(l.info)
-	r.SetCacheHints(0, mcp.CacheScopePrivate)
-	r.Tools = []mcp.Tool{}
-	empty, err := json.Marshal(r)
+	const plainStart = `{"tools":`
+	if !bytes.HasPrefix(plain, []byte(plainStart)) {
+		return nil, fmt.Errorf("encode tools/list envelope: unexpected list %.40s", plain)
+	}
+	name, err := json.Marshal(l.info.Name)
 	if err != nil {
 		return nil, fmt.Errorf("encode tools/list envelope: %w", err)
 	}
-	const emptyTools, plainStart = `"tools":[]}`, `{"tools":`
-	head, ok := bytes.CutSuffix(empty, []byte(emptyTools))
-	if !ok || !bytes.HasPrefix(plain, []byte(plainStart)) {
-		return nil, fmt.Errorf("encode tools/list envelope: unexpected encoding %.80s", empty)
+	version, err := json.Marshal(l.info.Version)
+	if err != nil {
+		return nil, fmt.Errorf("encode tools/list envelope: %w", err)
 	}
-	out := make([]byte, 0, len(head)+len(plain))
-	out = append(out, head...)
+	out := make([]byte, 0, len(plain)+160)
+	out = append(out, `{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":`...)
+	out = append(out, name...)
+	out = append(out, `,"version":`...)
+	out = append(out, version...)
+	out = append(out, `}},"resultType":"complete","ttlMs":0,"cacheScope":"private",`...)
 	out = append(out, plain[1:]...) // "tools":[…]}
 	return out, nil
 }
