@@ -140,13 +140,24 @@ func TestUnreadableIndexStops(t *testing.T) {
 // tools/list (as the TypeScript SDK and clients of the initialize
 // handshake send it), answered from the list encoded once, gets the very
 // bytes mcp-go answers a tools/list it handles itself (one with a
-// cursor), for the full scope and for a read-only one.
+// cursor), for the full scope and for a read-only one; and so does the
+// newer protocol's (2026-07-28: server/discover, then a tools/list with a
+// _meta, as mcp-go's client asks), in that protocol's envelope.
 func TestPlainToolsListAsMCPGo(t *testing.T) {
 	t.Parallel()
+	const meta = `"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"e2e","version":"1"},` +
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`
 	for _, tc := range []struct {
-		name string
-		env  []string
-	}{{"full", nil}, {"read-only", []string{"VAULTMCP_ACCESS_READ_ONLY=true"}}} {
+		name     string
+		env      []string
+		modern   bool
+		envelope string // how the result starts
+	}{
+		{"full", nil, false, `{"tools":[`},
+		{"read-only", []string{"VAULTMCP_ACCESS_READ_ONLY=true"}, false, `{"tools":[`},
+		{"full-2026-07-28", nil, true, `{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"vaultmcp",`},
+		{"read-only-2026-07-28", []string{"VAULTMCP_ACCESS_READ_ONLY=true"}, true, `{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"vaultmcp",`},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			v := newVault(t, map[string]string{"Home.md": "# Home\n"})
@@ -187,11 +198,19 @@ func TestPlainToolsListAsMCPGo(t *testing.T) {
 				}
 				return resp.Result
 			}
-			ask(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`)
-			ask(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-			plain := ask(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-			viaMCPGo := ask(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":""}}`)
-			again := ask(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}`)
+			var plain, viaMCPGo, again json.RawMessage
+			if tc.modern {
+				ask(`{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{` + meta + `}}`)
+				plain = ask(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + meta + `}}`)
+				viaMCPGo = ask(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + meta + `,"cursor":""}}`)
+				again = ask(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{` + meta + `}}`)
+			} else {
+				ask(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`)
+				ask(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+				plain = ask(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+				viaMCPGo = ask(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":""}}`)
+				again = ask(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}`)
+			}
 			in.Close()
 			if err := cmd.Wait(); err != nil {
 				t.Errorf("server exit: %v\n%s", err, stderr.String())
@@ -202,8 +221,11 @@ func TestPlainToolsListAsMCPGo(t *testing.T) {
 			if !bytes.Equal(plain, viaMCPGo) || !bytes.Equal(again, viaMCPGo) {
 				t.Fatalf("plain tools/list differs from mcp-go's answer:\nplain:  %.400s\nmcp-go: %.400s", plain, viaMCPGo)
 			}
+			if !bytes.HasPrefix(plain, []byte(tc.envelope)) {
+				t.Errorf("tools/list answered %.200s, want it to start with %s", plain, tc.envelope)
+			}
 			writes := bytes.Contains(plain, []byte(`"name":"write_file"`))
-			if writes != (tc.name == "full") {
+			if writes != strings.HasPrefix(tc.name, "full") {
 				t.Errorf("%s scope: write_file listed = %v", tc.name, writes)
 			}
 		})
