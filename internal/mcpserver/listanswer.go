@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -55,62 +54,47 @@ func NewToolList(s *server.MCPServer, version string) *ToolList {
 // Result returns the encoded tools/list result for the access scope in
 // ctx (package access).
 func (l *ToolList) Result(ctx context.Context) (json.RawMessage, error) {
-	v := &l.views[0]
-	readOnly := access.From(ctx).ReadOnly()
-	if readOnly {
-		v = &l.views[1]
-	}
-	v.once.Do(func() { v.result, v.err = l.encode(readOnly) })
-	return v.result, v.err
+	return l.result(ctx, &l.views, "{")
 }
 
 // ModernResult returns the encoded tools/list result for the access scope
 // in ctx as mcp-go answers a request of protocol 2026-07-28 or later: the
 // result's type, the server's identity (name and version: New sets no
 // other field of it) in its _meta and the caching hints (mcp-go's
-// defaults: New sets none) ahead of the same tools.
+// defaults: New sets none) ahead of the same tools. It is encoded on its
+// own, not from Result's bytes: a session asks in one protocol, and a
+// freshly started process pays for every page a second copy touches.
 func (l *ToolList) ModernResult(ctx context.Context) (json.RawMessage, error) {
-	plain, err := l.Result(ctx)
-	if err != nil {
-		return nil, err
+	return l.result(ctx, &l.modern, l.envelope())
+}
+
+// result is the view of views for the scope in ctx, its result beginning
+// with head (what comes before "tools").
+func (l *ToolList) result(ctx context.Context, views *[2]toolListView, head string) (json.RawMessage, error) {
+	v := &views[0]
+	readOnly := access.From(ctx).ReadOnly()
+	if readOnly {
+		v = &views[1]
 	}
-	v := &l.modern[0]
-	if access.From(ctx).ReadOnly() {
-		v = &l.modern[1]
-	}
-	v.once.Do(func() { v.result, v.err = l.envelop(plain) })
+	v.once.Do(func() { v.result, v.err = l.encode(readOnly, head) })
 	return v.result, v.err
 }
 
-// envelop puts plain, a result {"tools":[…]}, into the newer protocol's
-// envelope, written out rather than encoded through mcp-go's result types:
+// envelope is what the newer protocol's result has before its "tools",
+// written out rather than encoded through mcp-go's result types:
 // encoding/json building its encoders for those types on a freshly
 // started process cost more than the rest of the answer.
 // TestToolListAnswersAsMCPGo holds the bytes to mcp-go's.
-func (l *ToolList) envelop(plain json.RawMessage) (json.RawMessage, error) {
-	const plainStart = `{"tools":`
-	if !bytes.HasPrefix(plain, []byte(plainStart)) {
-		return nil, fmt.Errorf("encode tools/list envelope: unexpected list %.40s", plain)
+func (l *ToolList) envelope() string {
+	quote := func(s string) string {
+		b, _ := json.Marshal(s) // a string always encodes
+		return string(b)
 	}
-	name, err := json.Marshal(l.info.Name)
-	if err != nil {
-		return nil, fmt.Errorf("encode tools/list envelope: %w", err)
-	}
-	version, err := json.Marshal(l.info.Version)
-	if err != nil {
-		return nil, fmt.Errorf("encode tools/list envelope: %w", err)
-	}
-	out := make([]byte, 0, len(plain)+160)
-	out = append(out, `{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":`...)
-	out = append(out, name...)
-	out = append(out, `,"version":`...)
-	out = append(out, version...)
-	out = append(out, `}},"resultType":"complete","ttlMs":0,"cacheScope":"private",`...)
-	out = append(out, plain[1:]...) // "tools":[…]}
-	return out, nil
+	return `{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":` + quote(l.info.Name) + `,"version":` + quote(l.info.Version) +
+		`}},"resultType":"complete","ttlMs":0,"cacheScope":"private",`
 }
 
-func (l *ToolList) encode(readOnly bool) (json.RawMessage, error) {
+func (l *ToolList) encode(readOnly bool, head string) (json.RawMessage, error) {
 	registered := l.s.ListTools()
 	listed := make([]mcp.Tool, 0, len(registered))
 	for _, t := range registered {
@@ -120,7 +104,7 @@ func (l *ToolList) encode(readOnly bool) (json.RawMessage, error) {
 		listed = append(listed, t.Tool)
 	}
 	slices.SortFunc(listed, func(a, b mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
-	// The result is {"tools":[…]} with each tool as its MarshalJSON
+	// The result is head, then "tools":[…]} with each tool as its MarshalJSON
 	// writes it: json.Marshal's output, already compact and HTML-escaped,
 	// which json.Marshal of the whole result would copy unchanged. Each
 	// tool's bytes come from toolListings, made ahead of time: encoding
@@ -128,7 +112,8 @@ func (l *ToolList) encode(readOnly bool) (json.RawMessage, error) {
 	// the rest of the first tools/list; a tool not found there is encoded
 	// now.
 	raw := make([]byte, 0, 64<<10)
-	raw = append(raw, `{"tools":[`...)
+	raw = append(raw, head...)
+	raw = append(raw, `"tools":[`...)
 	for i, t := range listed {
 		if i > 0 {
 			raw = append(raw, ',')
