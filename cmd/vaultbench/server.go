@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -18,22 +20,48 @@ type server struct {
 	c       *client.Client
 	started time.Time
 	ready   time.Duration // process start to initialize answered
-	pid     int           // the server process, 0 when not found
+	pid     int           // the server process
 	// initCPU is the CPU time the server had used when initialize was
-	// answered (0 when not known).
+	// answered (0 when not read: see startOptions.initCPU).
 	initCPU time.Duration
 }
 
-// startServer starts the binary on dir over stdio and initializes it.
+// startOptions says what startServer does beyond starting and
+// initializing.
+type startOptions struct {
+	// initCPU: read the server's CPU time once initialize is answered.
+	// Reading it takes a few hundred microseconds of the bench's own
+	// work, which the server could use meanwhile to prepare the next
+	// answer: a start whose next request is timed does without it.
+	initCPU bool
+}
+
+// startServer starts the binary on dir over stdio and initializes it,
+// reading the server's CPU time at that point.
 func startServer(ctx context.Context, e *env, dir string, extraEnv ...string) (*server, error) {
+	return startServerWith(ctx, e, dir, startOptions{initCPU: true}, extraEnv...)
+}
+
+// startServerWith is startServer with options. Between the process's
+// start and initialize's answer (the timed window) the bench does
+// nothing but mcp-go's client work: the server's PID comes from the
+// exec.Cmd the client starts, not from a scan of /proc.
+func startServerWith(ctx context.Context, e *env, dir string, opts startOptions, extraEnv ...string) (*server, error) {
 	environ := append(os.Environ(), "VAULTMCP_LOG_LEVEL=warn")
 	environ = append(environ, extraEnv...)
+	var cmd *exec.Cmd
+	// What mcp-go's client does without a command function, keeping the
+	// exec.Cmd (environ already holds this process's environment).
+	spawn := func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
+		cmd = exec.CommandContext(ctx, command, args...)
+		cmd.Env = env
+		return cmd, nil
+	}
 	start := time.Now()
-	c, err := client.NewStdioMCPClient(e.bin, environ, "serve", "--vault", dir)
+	c, err := client.NewStdioMCPClientWithOptions(e.bin, environ, []string{"serve", "--vault", dir}, transport.WithCommandFunc(spawn))
 	if err != nil {
 		return nil, fmt.Errorf("start vaultmcp: %w", err)
 	}
-	pid, _ := serverPID() // found now, so reading its CPU time later is quick
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	req.Params.ClientInfo = mcp.Implementation{Name: "vaultbench", Version: "1"}
@@ -41,8 +69,10 @@ func startServer(ctx context.Context, e *env, dir string, extraEnv ...string) (*
 		c.Close()
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
-	s := &server{c: c, started: start, ready: time.Since(start), pid: pid}
-	s.initCPU, _ = s.cpuTime()
+	s := &server{c: c, started: start, ready: time.Since(start), pid: cmd.Process.Pid}
+	if opts.initCPU {
+		s.initCPU, _ = s.cpuTime()
+	}
 	return s, nil
 }
 
@@ -86,43 +116,6 @@ func (s *server) peakRSS() (uint64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmHWM for pid %d", pid)
-}
-
-// serverPID finds the child process the stdio client just started: the
-// newest vaultmcp child of this process, since a section may run another
-// server beside it.
-func serverPID() (int, error) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0, err
-	}
-	self := strconv.Itoa(os.Getpid())
-	found, newest := 0, uint64(0)
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// Fields after the parenthesised command: state, ppid, … and
-		// the start time 19 places after the state.
-		s := string(stat)
-		rest := s[strings.LastIndexByte(s, ')')+2:]
-		fields := strings.Fields(rest)
-		if len(fields) < 20 || fields[1] != self || !strings.Contains(s, "(vaultmcp)") {
-			continue
-		}
-		if started, err := strconv.ParseUint(fields[19], 10, 64); err == nil && (found == 0 || started >= newest) {
-			found, newest = pid, started
-		}
-	}
-	if found == 0 {
-		return 0, fmt.Errorf("vaultmcp process not found")
-	}
-	return found, nil
 }
 
 // median returns the median of ds.
