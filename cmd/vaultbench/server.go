@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -34,6 +37,11 @@ type startOptions struct {
 	// work, which the server could use meanwhile to prepare the next
 	// answer: a start whose next request is timed does without it.
 	initCPU bool
+	// stderr, when not nil, receives the server's log (otherwise mcp-go's
+	// client drains and drops it); logLevel, when set, is the level the
+	// server logs at instead of warn.
+	stderr   io.Writer
+	logLevel string
 }
 
 // startServer starts the binary on dir over stdio and initializes it,
@@ -47,7 +55,11 @@ func startServer(ctx context.Context, e *env, dir string, extraEnv ...string) (*
 // nothing but mcp-go's client work: the server's PID comes from the
 // exec.Cmd the client starts, not from a scan of /proc.
 func startServerWith(ctx context.Context, e *env, dir string, opts startOptions, extraEnv ...string) (*server, error) {
-	environ := append(os.Environ(), "VAULTMCP_LOG_LEVEL=warn")
+	level := "warn"
+	if opts.logLevel != "" {
+		level = opts.logLevel
+	}
+	environ := append(os.Environ(), "VAULTMCP_LOG_LEVEL="+level)
 	environ = append(environ, extraEnv...)
 	var cmd *exec.Cmd
 	// What mcp-go's client does without a command function, keeping the
@@ -55,6 +67,7 @@ func startServerWith(ctx context.Context, e *env, dir string, opts startOptions,
 	spawn := func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
 		cmd = exec.CommandContext(ctx, command, args...)
 		cmd.Env = env
+		cmd.Stderr = opts.stderr
 		return cmd, nil
 	}
 	start := time.Now()
@@ -150,4 +163,57 @@ func (s *server) timedCall(ctx context.Context, name string, args map[string]any
 	d := time.Since(start)
 	cpu1, _ := s.cpuTime()
 	return d, cpu1 - cpu0, err
+}
+
+// buildLog reads a server's log (startOptions.stderr) for the line the
+// index logs when its first build is done, and keeps the build time it
+// gives: the build as it ran in the server, beside the start's other
+// work (the history warm-up, the first sync).
+type buildLog struct {
+	mu      sync.Mutex
+	partial []byte
+	took    time.Duration
+	done    chan struct{} // closed once took is known
+}
+
+func newBuildLog() *buildLog { return &buildLog{done: make(chan struct{})} }
+
+// Write takes the log a piece at a time and looks at each whole line.
+func (b *buildLog) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.partial = append(b.partial, p...)
+	for {
+		i := bytes.IndexByte(b.partial, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := string(b.partial[:i])
+		b.partial = b.partial[i+1:]
+		if b.took != 0 || !strings.Contains(line, `msg="index built"`) {
+			continue
+		}
+		for _, field := range strings.Fields(line) {
+			if v, ok := strings.CutPrefix(field, "took="); ok {
+				if d, err := time.ParseDuration(v); err == nil && d > 0 {
+					b.took = d
+					close(b.done)
+				}
+			}
+		}
+	}
+}
+
+// wait returns the build time the server logged, waiting up to a minute
+// for the line (the log is copied to Write by another goroutine, which may
+// still be behind the answer that showed the index ready).
+func (b *buildLog) wait() (time.Duration, error) {
+	select {
+	case <-b.done:
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return b.took, nil
+	case <-time.After(time.Minute):
+		return 0, fmt.Errorf("the server logged no \"index built\" line")
+	}
 }
