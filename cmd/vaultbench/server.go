@@ -194,12 +194,15 @@ func (b *buildLog) Write(p []byte) (int, error) {
 			continue
 		}
 		for _, field := range strings.Fields(line) {
-			if v, ok := strings.CutPrefix(field, "took="); ok {
-				if d, err := time.ParseDuration(v); err == nil && d > 0 {
-					b.took = d
-					close(b.done)
-				}
+			v, ok := strings.CutPrefix(field, "took=")
+			if !ok {
+				continue
 			}
+			if d, err := time.ParseDuration(v); err == nil && d > 0 {
+				b.took = d
+				close(b.done)
+			}
+			break
 		}
 	}
 }
