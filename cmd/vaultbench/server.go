@@ -1,15 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -18,22 +23,58 @@ type server struct {
 	c       *client.Client
 	started time.Time
 	ready   time.Duration // process start to initialize answered
-	pid     int           // the server process, 0 when not found
+	pid     int           // the server process
 	// initCPU is the CPU time the server had used when initialize was
-	// answered (0 when not known).
+	// answered (0 when not read: see startOptions.initCPU).
 	initCPU time.Duration
 }
 
-// startServer starts the binary on dir over stdio and initializes it.
+// startOptions says what startServer does beyond starting and
+// initializing.
+type startOptions struct {
+	// initCPU: read the server's CPU time once initialize is answered.
+	// Reading it takes a few hundred microseconds of the bench's own
+	// work, which the server could use meanwhile to prepare the next
+	// answer: a start whose next request is timed does without it.
+	initCPU bool
+	// stderr, when not nil, receives the server's log (otherwise mcp-go's
+	// client drains and drops it); logLevel, when set, is the level the
+	// server logs at instead of warn.
+	stderr   io.Writer
+	logLevel string
+}
+
+// startServer starts the binary on dir over stdio and initializes it,
+// reading the server's CPU time at that point.
 func startServer(ctx context.Context, e *env, dir string, extraEnv ...string) (*server, error) {
-	environ := append(os.Environ(), "VAULTMCP_LOG_LEVEL=warn")
+	return startServerWith(ctx, e, dir, startOptions{initCPU: true}, extraEnv...)
+}
+
+// startServerWith is startServer with options. Between the process's
+// start and initialize's answer (the timed window) the bench does
+// nothing but mcp-go's client work: the server's PID comes from the
+// exec.Cmd the client starts, not from a scan of /proc.
+func startServerWith(ctx context.Context, e *env, dir string, opts startOptions, extraEnv ...string) (*server, error) {
+	level := "warn"
+	if opts.logLevel != "" {
+		level = opts.logLevel
+	}
+	environ := append(os.Environ(), "VAULTMCP_LOG_LEVEL="+level)
 	environ = append(environ, extraEnv...)
+	var cmd *exec.Cmd
+	// What mcp-go's client does without a command function, keeping the
+	// exec.Cmd (environ already holds this process's environment).
+	spawn := func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
+		cmd = exec.CommandContext(ctx, command, args...)
+		cmd.Env = env
+		cmd.Stderr = opts.stderr
+		return cmd, nil
+	}
 	start := time.Now()
-	c, err := client.NewStdioMCPClient(e.bin, environ, "serve", "--vault", dir)
+	c, err := client.NewStdioMCPClientWithOptions(e.bin, environ, []string{"serve", "--vault", dir}, transport.WithCommandFunc(spawn))
 	if err != nil {
 		return nil, fmt.Errorf("start vaultmcp: %w", err)
 	}
-	pid, _ := serverPID() // found now, so reading its CPU time later is quick
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	req.Params.ClientInfo = mcp.Implementation{Name: "vaultbench", Version: "1"}
@@ -41,8 +82,10 @@ func startServer(ctx context.Context, e *env, dir string, extraEnv ...string) (*
 		c.Close()
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
-	s := &server{c: c, started: start, ready: time.Since(start), pid: pid}
-	s.initCPU, _ = s.cpuTime()
+	s := &server{c: c, started: start, ready: time.Since(start), pid: cmd.Process.Pid}
+	if opts.initCPU {
+		s.initCPU, _ = s.cpuTime()
+	}
 	return s, nil
 }
 
@@ -88,43 +131,6 @@ func (s *server) peakRSS() (uint64, error) {
 	return 0, fmt.Errorf("no VmHWM for pid %d", pid)
 }
 
-// serverPID finds the child process the stdio client just started: the
-// newest vaultmcp child of this process, since a section may run another
-// server beside it.
-func serverPID() (int, error) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0, err
-	}
-	self := strconv.Itoa(os.Getpid())
-	found, newest := 0, uint64(0)
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// Fields after the parenthesised command: state, ppid, … and
-		// the start time 19 places after the state.
-		s := string(stat)
-		rest := s[strings.LastIndexByte(s, ')')+2:]
-		fields := strings.Fields(rest)
-		if len(fields) < 20 || fields[1] != self || !strings.Contains(s, "(vaultmcp)") {
-			continue
-		}
-		if started, err := strconv.ParseUint(fields[19], 10, 64); err == nil && (found == 0 || started >= newest) {
-			found, newest = pid, started
-		}
-	}
-	if found == 0 {
-		return 0, fmt.Errorf("vaultmcp process not found")
-	}
-	return found, nil
-}
-
 // median returns the median of ds.
 func median(ds []time.Duration) time.Duration {
 	if len(ds) == 0 {
@@ -157,4 +163,60 @@ func (s *server) timedCall(ctx context.Context, name string, args map[string]any
 	d := time.Since(start)
 	cpu1, _ := s.cpuTime()
 	return d, cpu1 - cpu0, err
+}
+
+// buildLog reads a server's log (startOptions.stderr) for the line the
+// index logs when its first build is done, and keeps the build time it
+// gives: the build as it ran in the server, beside the start's other
+// work (the history warm-up, the first sync).
+type buildLog struct {
+	mu      sync.Mutex
+	partial []byte
+	took    time.Duration
+	done    chan struct{} // closed once took is known
+}
+
+func newBuildLog() *buildLog { return &buildLog{done: make(chan struct{})} }
+
+// Write takes the log a piece at a time and looks at each whole line.
+func (b *buildLog) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.partial = append(b.partial, p...)
+	for {
+		i := bytes.IndexByte(b.partial, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := string(b.partial[:i])
+		b.partial = b.partial[i+1:]
+		if b.took != 0 || !strings.Contains(line, `msg="index built"`) {
+			continue
+		}
+		for _, field := range strings.Fields(line) {
+			v, ok := strings.CutPrefix(field, "took=")
+			if !ok {
+				continue
+			}
+			if d, err := time.ParseDuration(v); err == nil && d > 0 {
+				b.took = d
+				close(b.done)
+			}
+			break
+		}
+	}
+}
+
+// wait returns the build time the server logged, waiting up to a minute
+// for the line (the log is copied to Write by another goroutine, which may
+// still be behind the answer that showed the index ready).
+func (b *buildLog) wait() (time.Duration, error) {
+	select {
+	case <-b.done:
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return b.took, nil
+	case <-time.After(time.Minute):
+		return 0, fmt.Errorf("the server logged no \"index built\" line")
+	}
 }
