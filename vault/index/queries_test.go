@@ -32,7 +32,8 @@ func TestUnder(t *testing.T) {
 	// also for a folder name longer than a concatenation's stack buffer.
 	dir := "Zettelkasten/2024/a folder with a long name"
 	rel := dir + "/Café crème 00015.md"
-	if n := testing.AllocsPerRun(100, func() { under(rel, dir) }); n != 0 {
-		t.Errorf("under allocates %v times a call, want 0", n)
+	var got bool
+	if n := testing.AllocsPerRun(100, func() { got = under(rel, dir) }); n != 0 || !got {
+		t.Errorf("under(%q, %q) = %v, allocating %v times a call; want true, 0", rel, dir, got, n)
 	}
 }
