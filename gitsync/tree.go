@@ -63,10 +63,15 @@ type objects struct {
 }
 
 // treeCacheEntries bounds the decoded-tree cache by the entries it holds
-// (about 70 bytes each): some 2 MB, room for every folder of a
-// 10,000-note vault (about 11,000 entries in all), so a write to a folder
-// not written for a while does not read its trees back from disk.
-const treeCacheEntries = 1 << 15
+// (about 70 bytes each): at most some 9 MB, room for every folder of a
+// 100,000-note vault (about 105,000 entries in all; 11,000 at 10,000
+// notes, where the cache never grows past them), so a write to a folder
+// not written for a while does not read its trees back from disk. A
+// rename that relinks notes all over a large vault rewrites most of its
+// folders: with room for a quarter of them, each such rename decoded
+// some 100,000 entries again (17 MB of garbage a rename at 100,000
+// notes, which brings on a collection of the whole heap sooner).
+const treeCacheEntries = 1 << 17
 
 func newObjects(st *filesystem.Storage, gitDir string) *objects {
 	return &objects{st: st, dir: filepath.Join(gitDir, "objects"), trees: make(map[plumbing.Hash][]object.TreeEntry),

@@ -507,8 +507,8 @@ func (ix *Index) replayPending() {
 }
 
 func (ix *Index) refreshOne(rel string) {
-	if abs, ok := ix.writtenPath(rel); ok {
-		ix.refreshFile(rel, abs) // a note the index just relinked
+	if abs, fi, ok := ix.writtenPath(rel); ok {
+		ix.refreshFileAt(rel, abs, fi) // a note the index just relinked
 		return
 	}
 	// ResolveEntry: a symbolic link is refreshed as itself, not as its
@@ -573,14 +573,19 @@ func (ix *Index) skipped(rel string) bool {
 
 // refreshFile re-reads one existing file, found at abs when the caller
 // has resolved it ("": resolve rel here).
-func (ix *Index) refreshFile(rel, abs string) {
+func (ix *Index) refreshFile(rel, abs string) { ix.refreshFileAt(rel, abs, nil) }
+
+// refreshFileAt is refreshFile for a file whose stat data the caller may
+// have just taken and found to be the file the change wrote (fi; nil when
+// not), so it is not asked of the file system again.
+func (ix *Index) refreshFileAt(rel, abs string, fi fs.FileInfo) {
 	if !isNote(rel) {
 		ix.mu.Lock()
 		ix.putName(rel)
 		ix.mu.Unlock()
 		return
 	}
-	n, same := ix.reload(rel, abs)
+	n, same := ix.reload(rel, abs, fi)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if n == nil {

@@ -404,8 +404,11 @@ func (ix *Index) Files(prefix string, fn func(rel string) bool) (ok bool) {
 }
 
 // under reports whether rel is dir or lies below it ("" is the root).
+// It is asked of every file of the vault in turn (Files, Texts), so it
+// allocates nothing: a new prefix string per file cost 100,000 small
+// allocations per scan at 100,000 notes, and a rename scans twice.
 func under(rel, dir string) bool {
-	return dir == "" || rel == dir || strings.HasPrefix(rel, dir+"/")
+	return dir == "" || rel == dir || (len(rel) > len(dir) && rel[len(dir)] == '/' && strings.HasPrefix(rel, dir))
 }
 
 // Stats counts what the index holds.

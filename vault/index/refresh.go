@@ -91,22 +91,25 @@ func (ix *Index) keepWritten(batch []vault.FileWrite, fis []fs.FileInfo, ahead *
 // identity, size and modification time) and the note is indexed. The
 // path was resolved for the write, under the vault's write lock: a
 // refresh taking it from here spares resolving each of a large rename's
-// relinked notes again, one lookup per folder of its path.
-func (ix *Index) writtenPath(rel string) (string, bool) {
+// relinked notes again, one lookup per folder of its path. fi is the
+// file's stat data, just taken: the refresh takes the written text on
+// them rather than asking for them again (see takeWritten).
+func (ix *Index) writtenPath(rel string) (string, fs.FileInfo, bool) {
 	w, found := ix.ownText(rel, false)
 	if !found {
-		return "", false
+		return "", nil, false
 	}
 	ix.mu.RLock()
 	_, known := ix.files[rel]
 	ix.mu.RUnlock()
 	if !known {
-		return "", false
+		return "", nil, false
 	}
-	if fi, err := os.Lstat(w.abs); err != nil || !w.isFile(fi) {
-		return "", false
+	fi, err := os.Lstat(w.abs)
+	if err != nil || !w.isFile(fi) {
+		return "", nil, false
 	}
-	return w.abs, true
+	return w.abs, fi, true
 }
 
 // isFile reports whether fi is the file w was written to, as it was
@@ -118,14 +121,23 @@ func (w written) isFile(fi fs.FileInfo) bool {
 // takeWritten returns what the change being reported wrote to rel, if
 // the file at abs is still the one written, the first time it is asked:
 // an index's own text is then marked taken (see written.taken), ok or
-// not.
-func (ix *Index) takeWritten(rel, abs string) (w written, fi fs.FileInfo, ok bool) {
+// not. checked, when not nil, is the file's stat data the caller has just
+// taken (writtenPath, a moment before and under the same locks): it is
+// compared instead of a new stat, which for a rename's 1,800 relinked
+// notes is 1,800 system calls fewer while its answer waits.
+func (ix *Index) takeWritten(rel, abs string, checked fs.FileInfo) (w written, fi fs.FileInfo, ok bool) {
 	w, found := ix.ownText(rel, true)
 	if !found || w.taken || int64(len(w.content)) > ix.maxNote {
 		return written{}, nil, false
 	}
-	fi, err := os.Stat(abs)
-	if err != nil || !w.isFile(fi) {
+	fi = checked
+	if fi == nil {
+		var err error
+		if fi, err = os.Stat(abs); err != nil {
+			return written{}, nil, false
+		}
+	}
+	if !w.isFile(fi) {
 		return written{}, nil, false
 	}
 	return w, fi, true
@@ -167,9 +179,10 @@ func (ix *Index) ownText(rel string, take bool) (written, bool) {
 // moment later), of an editor saving without a change, and of a pull that
 // leaves a file as it was. The bytes are compared, not the file's size and
 // times: an outside edit in the same clock tick as ours and of the same
-// size must not pass for ours. Caller holds refreshMu, so the indexed note
-// cannot change meanwhile.
-func (ix *Index) reload(rel, abs string) (n *note, same bool) {
+// size must not pass for ours. checked is the file's stat data when the
+// caller has just taken them (see takeWritten), else nil. Caller holds
+// refreshMu, so the indexed note cannot change meanwhile.
+func (ix *Index) reload(rel, abs string, checked fs.FileInfo) (n *note, same bool) {
 	if abs == "" {
 		p, err := ix.v.Resolve(rel)
 		if err != nil {
@@ -177,7 +190,7 @@ func (ix *Index) reload(rel, abs string) (n *note, same bool) {
 		}
 		abs = p.Abs
 	}
-	w, fi, ok := ix.takeWritten(rel, abs)
+	w, fi, ok := ix.takeWritten(rel, abs, checked)
 	content := w.content
 	if !ok {
 		f, ofi, err := vault.OpenRegular(abs)
