@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"vaultmcp/internal/syncfs"
+
 	"vaultmcp/vault/access"
 )
 
@@ -52,6 +54,24 @@ type Recorder interface {
 type WrittenRecorder interface {
 	Recorder
 	RecordWritten(ctx context.Context, summary string, paths []string, known func(rel string) ([]byte, fs.FileInfo, bool)) (commit string, err error)
+}
+
+// PlacingRecorder is a WrittenRecorder that also decides when a change's
+// last written file goes into place, so that the file's flush and the
+// commit's share one barrier. Tx.WriteFile, with such a recorder, writes
+// the new content to a temporary file beside rel without flushing it and
+// leaves it there; RecordPlacing commits rel's content from the bytes
+// known holds, flushes tmp with the commit's own files (through bar, a
+// barrier of the vault's file system opened before tmp was written, or
+// nil), calls place to rename tmp over rel, moves the branch, and flushes
+// the folders of both renames. The vault keeps what undoes the change: if
+// RecordPlacing fails, the vault removes tmp when it is still there and
+// puts the old file back when it is not. When it returns nil, rel must be
+// in place and durable.
+type PlacingRecorder interface {
+	WrittenRecorder
+	RecordPlacing(ctx context.Context, summary string, paths []string, known func(rel string) ([]byte, fs.FileInfo, bool),
+		rel, tmp string, bar *syncfs.Barrier, place func() error) (commit string, err error)
 }
 
 // Options configure a Vault. The zero value is usable.
@@ -283,6 +303,15 @@ func (v *Vault) Update(ctx context.Context, fn func(tx *Tx) error) (commit strin
 	}
 	if len(tx.touched) == 0 {
 		return "", nil
+	}
+	if _, ok := v.recorder.(PlacingRecorder); !ok {
+		if err := tx.settle(); err != nil {
+			err = v.explain(err)
+			if rbErr := tx.rollback(); rbErr != nil {
+				return "", errors.Join(err, rbErr)
+			}
+			return "", err
+		}
 	}
 	if v.recorder != nil {
 		commit, err = tx.record(ctx, v.recorder)
