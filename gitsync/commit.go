@@ -285,7 +285,10 @@ func (r *Repo) moveBranch(bar *syncfs.Barrier, idx *index.Index, upd *indexUpdat
 	// The objects and folders are complete: their flushes run while the
 	// index is locked and the ref written.
 	fl := r.startFlush(bar, append(r.obj.takeWritten(), dirs...)...)
-	r.placing.flushWith(fl, bar)
+	if err := r.placing.flushWith(fl, bar); err != nil {
+		fl.wait()
+		return err
+	}
 	mark, err := r.markIndexUnflushed()
 	if err != nil {
 		fl.wait()

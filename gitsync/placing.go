@@ -113,20 +113,20 @@ func (pl *placing) barrierFor(gitDir string) *syncfs.Barrier {
 // barrier bar when it is the caller's (opened before the file was
 // written), else to an fsync of its own. The note's content is flushed
 // before its rename whatever git.fsync says, as the vault's own writes
-// are.
-func (pl *placing) flushWith(fl *flusher, bar *syncfs.Barrier) {
+// are: with durability off it is flushed here and now.
+func (pl *placing) flushWith(fl *flusher, bar *syncfs.Barrier) error {
 	if pl == nil {
-		return
+		return nil
 	}
 	if fl.off {
-		fl.start(pl.tmp)
-		return
+		return fsyncPath(pl.tmp)
 	}
 	if bar != nil && bar == pl.bar {
 		fl.add(pl.tmp)
-		return
+		return nil
 	}
 	fl.addOwn(pl.tmp)
+	return nil
 }
 
 // rename puts the file into place.
@@ -160,7 +160,9 @@ func (r *Repo) placeUnchanged(bar *syncfs.Barrier) error {
 		return nil
 	}
 	fl := r.startFlush(bar)
-	pl.flushWith(fl, bar)
+	if err := pl.flushWith(fl, bar); err != nil {
+		return err
+	}
 	if err := fl.wait(); err != nil {
 		return err
 	}

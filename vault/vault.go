@@ -2,6 +2,13 @@
 // path is checked against, atomic file changes that are recorded (committed)
 // or rolled back as one, listings and walks that skip what clients must not
 // see. It knows nothing of MCP, git or Markdown.
+//
+// A change's files are the vault's to write and to undo; making the change
+// durable is the Recorder's. With a PlacingRecorder the line between them
+// runs through the change's last write: the vault writes the new content
+// to a temporary file beside the note and keeps what undoes the change,
+// and the recorder flushes that file with its commit and calls back to
+// rename it into place before the commit counts (see PlacingRecorder).
 package vault
 
 import (
@@ -18,7 +25,6 @@ import (
 	"syscall"
 
 	"vaultmcp/internal/syncfs"
-
 	"vaultmcp/vault/access"
 )
 
