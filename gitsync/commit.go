@@ -277,8 +277,9 @@ func (r *Repo) baseTreeOf(head plumbing.Hash) (plumbing.Hash, error) {
 // change are flushed together (by bar where it covers them; nil for
 // none), then that file is renamed into place and the ref after it, and
 // the folders of both renames are flushed: the commit, and the note in
-// place, are durable when moveBranch returns. The index is changed in memory under index.lock,
-// taken before the ref, and written later (see scheduleIndexWrite),
+// place, are durable when moveBranch returns. The index is changed in
+// memory under index.lock, taken before the ref, and written later (see
+// scheduleIndexWrite),
 // unflushed (see indexmark.go). If the ref update fails, a lock taken for
 // it is given back and the index is unchanged.
 func (r *Repo) moveBranch(bar *syncfs.Barrier, idx *index.Index, upd *indexUpdate, h, old plumbing.Hash, msg string, dirs []string) error {

@@ -71,7 +71,7 @@ func (tx *Tx) settle() error {
 	}
 	tx.pending = nil
 	defer pf.bar.Close()
-	if err := syncDir(pf.tmp); err != nil { // syncDir flushes any file it opens
+	if err := syncPath(pf.tmp); err != nil {
 		return osError(pf.rel, err)
 	}
 	if err := pf.rename(); err != nil {
@@ -797,16 +797,16 @@ func (v *Vault) syncDirs(dirs []string) error {
 		if v.dirSynced != nil {
 			v.dirSynced(d)
 		}
-		wg.Go(func() { errs[i] = syncDir(d) })
+		wg.Go(func() { errs[i] = syncPath(d) })
 	}
 	wg.Wait()
 	return errors.Join(errs...)
 }
 
-// syncDir flushes the folder dir, so that the entries made in it are
-// durable.
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
+// syncPath flushes the file or folder at abs: a file's content, a
+// folder's entries.
+func syncPath(abs string) error {
+	f, err := os.Open(abs)
 	if err != nil {
 		return err
 	}
