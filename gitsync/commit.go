@@ -205,7 +205,7 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 	}
 	if newTree == orEmpty(baseTree) {
 		r.obj.takeWritten() // nothing will point at them
-		if err := r.placeUnchanged(s.bar); err != nil {
+		if err := r.placeUnchanged(&s); err != nil {
 			return Result{}, err
 		}
 		// Nothing new; still refresh the stat data of the index entries so
@@ -331,6 +331,7 @@ func (r *Repo) moveBranch(bar *syncfs.Barrier, idx *index.Index, upd *indexUpdat
 		giveBack()
 		return err
 	}
+	r.placing.restat(upd)
 	r.stageIndex(upd)
 	return r.flush(ref.dir(), r.placing.dir())
 }

@@ -36,6 +36,7 @@ type placing struct {
 	bar   *syncfs.Barrier // opened before tmp was written; may be nil
 	place func() error    // renames tmp to rel
 	done  bool            // place succeeded
+	full  string          // rel, absolute
 	dirAt string          // rel's folder, absolute
 }
 
@@ -57,8 +58,8 @@ func (r *Repo) RecordPlacing(ctx context.Context, summary string, paths []string
 	if err != nil {
 		return "", err
 	}
-	pl := &placing{rel: c, tmp: tmp, bar: bar, place: place,
-		dirAt: filepath.Dir(filepath.Join(r.dir, filepath.FromSlash(c)))}
+	full := filepath.Join(r.dir, filepath.FromSlash(c))
+	pl := &placing{rel: c, tmp: tmp, bar: bar, place: place, full: full, dirAt: filepath.Dir(full)}
 	res, err := r.commitPaths(ctx, r.opts.MessagePrefix+summary, paths, known, pl)
 	if err != nil {
 		return "", fmt.Errorf("commit %s: %w", rel, err)
@@ -141,6 +142,26 @@ func (pl *placing) rename() error {
 	return nil
 }
 
+// restat gives the index entry staged for the file placed the stat data
+// it has in place: the rename changed its ctime, and an entry holding the
+// temporary file's would make `git status` and the scan for outside
+// changes hash the note again. A file no longer the one staged keeps the
+// entry as it is (the scan then hashes it, as it should).
+func (pl *placing) restat(upd *indexUpdate) {
+	if pl == nil || !pl.done {
+		return
+	}
+	e, ok := upd.set[pl.rel]
+	if !ok {
+		return
+	}
+	fi, err := os.Lstat(pl.full)
+	if err != nil || inodeOf(fi) != uint64(e.Inode) || uint32(fi.Size()) != e.Size {
+		return
+	}
+	fillStat(e, fi)
+}
+
 // dir returns the folder of the file placed, to flush after its rename;
 // "" for none.
 func (pl *placing) dir() string {
@@ -152,15 +173,16 @@ func (pl *placing) dir() string {
 
 // placeUnchanged puts the file into place for a change that makes no new
 // commit (its content is already HEAD's): the temporary file is flushed
-// (by bar, the caller's barrier or none), renamed, and its folder
-// flushed. r.mu is held.
-func (r *Repo) placeUnchanged(bar *syncfs.Barrier) error {
+// (by the stage's barrier, the caller's or none), renamed, and its
+// folder flushed; the index entry staged for it takes its stat data in
+// place. r.mu is held.
+func (r *Repo) placeUnchanged(s *stage) error {
 	pl := r.placing
 	if pl == nil {
 		return nil
 	}
-	fl := r.startFlush(bar)
-	if err := pl.flushWith(fl, bar); err != nil {
+	fl := r.startFlush(s.bar)
+	if err := pl.flushWith(fl, s.bar); err != nil {
 		return err
 	}
 	if err := fl.wait(); err != nil {
@@ -169,5 +191,6 @@ func (r *Repo) placeUnchanged(bar *syncfs.Barrier) error {
 	if err := pl.rename(); err != nil {
 		return err
 	}
+	pl.restat(s.index)
 	return r.flush(pl.dir())
 }

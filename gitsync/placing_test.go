@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+
 	"vaultmcp/internal/syncfs"
 )
 
@@ -117,6 +119,18 @@ func TestRecordPlacing(t *testing.T) {
 			}
 			if !strings.HasPrefix(head.String(), hash) {
 				t.Errorf("returned %s, HEAD is %s", hash, head)
+			}
+			// The index entry holds the note's stat data in place (a
+			// rename changes its ctime), so nothing hashes it again.
+			r.mu.Lock()
+			idx, err := r.index.load()
+			var e *index.Entry
+			if err == nil {
+				e = entryFor(idx, rel)
+			}
+			r.mu.Unlock()
+			if nfi, serr := os.Lstat(full); e == nil || serr != nil || !statUnchanged(e, nfi) {
+				t.Errorf("the index entry of %s does not hold its stat data in place (%v, %v)", rel, err, serr)
 			}
 			if got := git(t, dir, "show", "HEAD:"+rel); got != strings.TrimSuffix(tt.content, "\n") && got != tt.content {
 				t.Errorf("HEAD holds %q, want %q", got, tt.content)
