@@ -74,7 +74,7 @@ func (r *Repo) Commit(ctx context.Context, summary string, paths []string) (Resu
 // commitWith is Commit, taking what known answers for instead of reading
 // it (see RecordWritten).
 func (r *Repo) commitWith(ctx context.Context, summary string, paths []string, known Written) (Result, error) {
-	res, err := r.commitPaths(ctx, r.opts.MessagePrefix+summary, paths, known)
+	res, err := r.commitPaths(ctx, r.opts.MessagePrefix+summary, paths, known, nil)
 	if err != nil {
 		return Result{}, fmt.Errorf("commit %s: %w", strings.Join(paths, ", "), err)
 	}
@@ -87,7 +87,7 @@ func (r *Repo) commitWith(ctx context.Context, summary string, paths []string, k
 // with the vault lock held.
 func (r *Repo) CommitExternal(ctx context.Context, paths []string) (Result, error) {
 	paths = r.withoutMassDeletion(paths)
-	res, err := r.commitPaths(ctx, ExternalChangesMessage, paths, nil)
+	res, err := r.commitPaths(ctx, ExternalChangesMessage, paths, nil, nil)
 	if err != nil {
 		return Result{}, fmt.Errorf("commit external changes: %w", err)
 	}
@@ -96,8 +96,9 @@ func (r *Repo) CommitExternal(ctx context.Context, paths []string) (Result, erro
 
 // commitPaths commits exactly the given paths with message, and tells the
 // pusher when a commit was made. known, when not nil, holds what the
-// caller wrote (see RecordWritten).
-func (r *Repo) commitPaths(ctx context.Context, message string, paths []string, known Written) (Result, error) {
+// caller wrote (see RecordWritten); pl, when not nil, the file it has yet
+// to rename into place (see RecordPlacing).
+func (r *Repo) commitPaths(ctx context.Context, message string, paths []string, known Written, pl *placing) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
@@ -110,9 +111,9 @@ func (r *Repo) commitPaths(ctx context.Context, message string, paths []string, 
 		clean = append(clean, c)
 	}
 	r.mu.Lock()
-	r.written = known
+	r.written, r.placing = known, pl
 	res, err := r.commitLocked(message, clean)
-	r.written = nil
+	r.written, r.placing = nil, nil
 	r.mu.Unlock()
 	if err != nil {
 		return Result{}, r.scrub(err)
@@ -170,8 +171,10 @@ func (r *Repo) commitLocked(message string, paths []string) (Result, error) {
 	}
 	s := stage{tree: map[string]treeChange{}, index: newIndexUpdate()}
 	if !r.opts.NoFsync {
-		s.bar = syncfs.Open(r.gitDir)
-		defer s.bar.Close()
+		if s.bar = r.placing.barrierFor(r.gitDir); s.bar == nil {
+			s.bar = syncfs.Open(r.gitDir)
+			defer s.bar.Close()
+		}
 	}
 	r.obj.pinTrees() // the trees read and written stay for the history's diff
 	defer r.obj.unpinTrees()
@@ -202,6 +205,9 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 	}
 	if newTree == orEmpty(baseTree) {
 		r.obj.takeWritten() // nothing will point at them
+		if err := r.placeUnchanged(&s); err != nil {
+			return Result{}, err
+		}
 		// Nothing new; still refresh the stat data of the index entries so
 		// that `git status` does not have to re-hash the files.
 		if !s.index.empty() {
@@ -236,7 +242,7 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 	if err := r.obj.endBlobs(); err != nil { // a large commit's pack
 		return Result{}, err
 	}
-	if err := r.moveBranch(s.bar, idx, s.index, h, head, "commit: "+firstLine(message), r.worktreeDirs(s.paths)); err != nil {
+	if err := r.moveBranch(s.bar, idx, s.index, h, head, "commit: "+firstLine(message), r.worktreeDirs(r.placing.others(s.paths))); err != nil {
 		return Result{}, err
 	}
 	r.tip.commit, r.tip.tree = h, newTree
@@ -267,17 +273,23 @@ func (r *Repo) baseTreeOf(head plumbing.Hash) (plumbing.Hash, error) {
 
 // moveBranch makes commit h (written, with its objects) the branch head
 // in place of old and applies upd to the index. The objects, the worktree
-// folders in dirs and the ref lock are flushed together (by bar where it
-// covers them; nil for none), then the ref is
-// renamed into place and its folder flushed: the commit is durable when
-// moveBranch returns. The index is changed in memory under index.lock,
-// taken before the ref, and written later (see scheduleIndexWrite),
+// folders in dirs, the ref lock and the temporary file of a RecordPlacing
+// change are flushed together (by bar where it covers them; nil for
+// none), then that file is renamed into place and the ref after it, and
+// the folders of both renames are flushed: the commit, and the note in
+// place, are durable when moveBranch returns. The index is changed in
+// memory under index.lock, taken before the ref, and written later (see
+// scheduleIndexWrite),
 // unflushed (see indexmark.go). If the ref update fails, a lock taken for
 // it is given back and the index is unchanged.
 func (r *Repo) moveBranch(bar *syncfs.Barrier, idx *index.Index, upd *indexUpdate, h, old plumbing.Hash, msg string, dirs []string) error {
 	// The objects and folders are complete: their flushes run while the
 	// index is locked and the ref written.
 	fl := r.startFlush(bar, append(r.obj.takeWritten(), dirs...)...)
+	if err := r.placing.flushWith(fl, bar); err != nil {
+		fl.wait()
+		return err
+	}
 	mark, err := r.markIndexUnflushed()
 	if err != nil {
 		fl.wait()
@@ -306,12 +318,22 @@ func (r *Repo) moveBranch(bar *syncfs.Barrier, idx *index.Index, upd *indexUpdat
 		giveBack()
 		return err
 	}
+	// The note goes into place before the ref: a kill between the two
+	// leaves the new note with the old commit, which the next start
+	// commits as an outside change, rather than a commit the worktree
+	// does not hold.
+	if err := r.placing.rename(); err != nil {
+		ref.abort()
+		giveBack()
+		return err
+	}
 	if err := ref.commit(); err != nil {
 		giveBack()
 		return err
 	}
+	r.placing.restat(upd)
 	r.stageIndex(upd)
-	return r.flush(ref.dir())
+	return r.flush(ref.dir(), r.placing.dir())
 }
 
 func withNewline(s string) string {
@@ -364,7 +386,7 @@ func (r *Repo) stagePath(s *stage, idx *index.Index, baseTree plumbing.Hash, ig 
 		return fmt.Errorf("%s: %w", p, err)
 	}
 	full := filepath.Join(r.dir, filepath.FromSlash(p))
-	fi, err := os.Lstat(full)
+	fi, err := os.Lstat(r.placing.at(p, full))
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir() && !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0) {
 		s.tree[p] = treeChange{del: true}
 		s.index.remove[p] = true

@@ -33,7 +33,17 @@
 // written notes and the ref lock are flushed to disk (on Linux by one
 // syncfs, see package syncfs) before the ref is
 // renamed into place, and the ref's folder after, so an acknowledged
-// write survives a power loss. The index is kept in memory between
+// write survives a power loss.
+//
+// RecordPlacing (the vault's PlacingRecorder) is Record for a change whose
+// last note the vault wrote to a temporary file beside it, unflushed, and
+// has not renamed into place. The split: the vault writes the temporary
+// file, keeps the undo (the old note's backup) and renames it when asked;
+// gitsync builds the commit from the bytes the vault holds, flushes the
+// temporary file in the same barrier as the objects and the ref lock,
+// asks the vault to rename the note into place, renames the ref after it,
+// and flushes both folders before returning: two device flushes a write
+// instead of three (placing.go). The index is kept in memory between
 // commits, under index.lock, and written once commits pause (50 ms, or
 // 500 ms into a burst; see indexwrite.go): a burst of writes pays for one
 // 1 MB index, not one each, and a `git commit` run meanwhile stops at the

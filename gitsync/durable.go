@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 
@@ -32,9 +33,14 @@ import (
 // maxParallelSync bounds the fsyncs in flight.
 const maxParallelSync = 16
 
-// flush fsyncs the given files and folders when durability is on.
+// flush fsyncs the given files and folders when durability is on; ""
+// stands for none.
 func (r *Repo) flush(paths ...string) error {
-	if r.opts.NoFsync || len(paths) == 0 {
+	if r.opts.NoFsync {
+		return nil
+	}
+	paths = slices.DeleteFunc(paths, func(p string) bool { return p == "" })
+	if len(paths) == 0 {
 		return nil
 	}
 	return fsyncAll(paths)
@@ -102,19 +108,35 @@ func (f *flusher) add(paths ...string) {
 			f.barred = f.barred || covered
 			continue
 		}
-		f.wg.Add(1)
-		go func() {
-			f.sem <- struct{}{}
-			defer func() { <-f.sem; f.wg.Done() }()
-			if err := fsyncPath(p); err != nil {
-				f.mu.Lock()
-				if f.first == nil {
-					f.first = err
-				}
-				f.mu.Unlock()
-			}
-		}()
+		f.start(p)
 	}
+}
+
+// addOwn starts flushing p with an fsync of its own, whatever the
+// barrier covers: for a file written before the barrier was opened, a
+// write-back error of which the barrier might not report.
+func (f *flusher) addOwn(p string) {
+	if f.off || p == "" || f.seen[p] {
+		return
+	}
+	f.seen[p] = true
+	f.start(p)
+}
+
+// start flushes p in the background (at most maxParallelSync at a time).
+func (f *flusher) start(p string) {
+	f.wg.Add(1)
+	go func() {
+		f.sem <- struct{}{}
+		defer func() { <-f.sem; f.wg.Done() }()
+		if err := fsyncPath(p); err != nil {
+			f.mu.Lock()
+			if f.first == nil {
+				f.first = err
+			}
+			f.mu.Unlock()
+		}
+	}()
 }
 
 // wait returns when every path added is flushed, with the first error.

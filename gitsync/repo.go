@@ -76,6 +76,9 @@ type Repo struct {
 	// written is what RecordWritten's caller holds of the files of the
 	// commit under way (written.go); nil otherwise. Under mu.
 	written Written
+	// placing is the file RecordPlacing's caller has yet to rename into
+	// place (placing.go); nil otherwise. Under mu.
+	placing *placing
 
 	// mark is this process's unflushed-index mark, open and flocked
 	// once it left an unflushed index (indexmark.go); under mu.

@@ -30,7 +30,7 @@ func (r *Repo) RecordWritten(ctx context.Context, summary string, paths []string
 // the bytes the caller of RecordWritten holds when the file is still the
 // one it wrote, else the file read. r.mu is held.
 func (r *Repo) readStaged(p string) ([]byte, os.FileInfo, error) {
-	full := filepath.Join(r.dir, filepath.FromSlash(p))
+	full := r.placing.at(p, filepath.Join(r.dir, filepath.FromSlash(p)))
 	if r.written != nil {
 		if content, was, ok := r.written(p); ok {
 			fi, err := os.Lstat(full)

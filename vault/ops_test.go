@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"vaultmcp/internal/syncfs"
 )
 
 func TestWriteFile(t *testing.T) {
@@ -376,6 +379,30 @@ func (r *failingRecorder) Record(_ context.Context, _ string, _ []string) (strin
 
 var _ Recorder = (*failingRecorder)(nil)
 
+// failingPlacer is a PlacingRecorder that fails, after putting the
+// pending file into place when placeFirst is set (as a commit whose ref
+// could not be moved does).
+type failingPlacer struct {
+	failingRecorder
+	placeFirst bool
+}
+
+func (r *failingPlacer) RecordWritten(ctx context.Context, summary string, paths []string, _ func(string) ([]byte, fs.FileInfo, bool)) (string, error) {
+	return r.Record(ctx, summary, paths)
+}
+
+func (r *failingPlacer) RecordPlacing(ctx context.Context, summary string, paths []string, _ func(string) ([]byte, fs.FileInfo, bool),
+	_, _ string, _ *syncfs.Barrier, place func() error) (string, error) {
+	if r.placeFirst {
+		if err := place(); err != nil {
+			return "", err
+		}
+	}
+	return r.Record(ctx, summary, paths)
+}
+
+var _ PlacingRecorder = (*failingPlacer)(nil)
+
 // Every change whose recording fails is undone: the vault is byte-
 // identical afterwards and observers hear nothing.
 func TestRollbackOnRecordFailure(t *testing.T) {
@@ -445,40 +472,55 @@ func TestRollbackOnRecordFailure(t *testing.T) {
 			return renameRewritingBulk(t.Context(), v, "links rewritten")
 		}},
 	}
+	recorders := []struct {
+		name string
+		make func() (Recorder, *failingRecorder)
+	}{
+		{"", func() (Recorder, *failingRecorder) { r := &failingRecorder{}; return r, r }},
+		// The change's last write is left for the recorder to put into
+		// place: it fails before, or after it did.
+		{" placing", func() (Recorder, *failingRecorder) { r := &failingPlacer{}; return r, &r.failingRecorder }},
+		{" placed", func() (Recorder, *failingRecorder) {
+			r := &failingPlacer{placeFirst: true}
+			return r, &r.failingRecorder
+		}},
+	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			v, root := newTestVault(t, Options{})
-			mkfile(t, root, "notes/a.md", "alpha\nbeta\n")
-			for i := range minBarrierBatch + 4 {
-				mkfile(t, root, fmt.Sprintf("bulk/b%02d.md", i), "[[a]]")
-			}
-			mkfile(t, root, "notes/private.md", "secret")
-			if err := os.Chmod(filepath.Join(root, "notes/private.md"), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			mkfile(t, root, "solo/only.md", "only")
-			rec := &failingRecorder{}
-			v.SetRecorder(rec)
-			observed := 0
-			v.Observe(func([]string) { observed++ })
+		for _, rc := range recorders {
+			t.Run(tt.name+rc.name, func(t *testing.T) {
+				v, root := newTestVault(t, Options{})
+				mkfile(t, root, "notes/a.md", "alpha\nbeta\n")
+				for i := range minBarrierBatch + 4 {
+					mkfile(t, root, fmt.Sprintf("bulk/b%02d.md", i), "[[a]]")
+				}
+				mkfile(t, root, "notes/private.md", "secret")
+				if err := os.Chmod(filepath.Join(root, "notes/private.md"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				mkfile(t, root, "solo/only.md", "only")
+				r, rec := rc.make()
+				v.SetRecorder(r)
+				observed := 0
+				v.Observe(func([]string) { observed++ })
 
-			before := snapshot(t, root)
-			err := tt.op(v)
-			if err == nil {
-				t.Fatal("no error although the recorder failed")
-			}
-			if rec.calls != 1 {
-				t.Errorf("recorder called %d times", rec.calls)
-			}
-			if !strings.Contains(err.Error(), "undone") {
-				t.Errorf("error %q does not say the change was undone", err)
-			}
-			noAbsPath(t, err.Error(), "", root)
-			sameSnapshot(t, before, snapshot(t, root))
-			if observed != 0 {
-				t.Errorf("observers called %d times", observed)
-			}
-		})
+				before := snapshot(t, root)
+				err := tt.op(v)
+				if err == nil {
+					t.Fatal("no error although the recorder failed")
+				}
+				if rec.calls != 1 {
+					t.Errorf("recorder called %d times", rec.calls)
+				}
+				if !strings.Contains(err.Error(), "undone") {
+					t.Errorf("error %q does not say the change was undone", err)
+				}
+				noAbsPath(t, err.Error(), "", root)
+				sameSnapshot(t, before, snapshot(t, root))
+				if observed != 0 {
+					t.Errorf("observers called %d times", observed)
+				}
+			})
+		}
 	}
 }
 

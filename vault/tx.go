@@ -36,6 +36,48 @@ type Tx struct {
 	// written holds the content of the files the change wrote, for a
 	// WrittenRecorder and the change's observers (Vault.Written).
 	written map[string]writtenFile
+	// pending is the file WriteFile left under its temporary name for a
+	// PlacingRecorder to put into place; nil for none (see settle).
+	pending *pendingFile
+}
+
+// pendingFile is a file WriteFile wrote to a temporary file beside it,
+// not yet flushed nor renamed into place. bar, opened before the
+// temporary file was written, flushes it with the commit.
+type pendingFile struct {
+	rel, abs, tmp string
+	bar           *syncfs.Barrier
+	placed        bool
+}
+
+// rename puts the file into place.
+func (pf *pendingFile) rename() error {
+	if err := os.Rename(pf.tmp, pf.abs); err != nil {
+		return err
+	}
+	pf.placed = true
+	return nil
+}
+
+// settle puts the file WriteFile left pending into place as a write
+// without a PlacingRecorder goes: flushed, then renamed. The folder's
+// entry is flushed by the recorder with the commit. Every Tx operation
+// settles first, so a change that goes on after a write sees the file
+// in place; only the change's last write is left to the recorder.
+func (tx *Tx) settle() error {
+	pf := tx.pending
+	if pf == nil {
+		return nil
+	}
+	tx.pending = nil
+	defer pf.bar.Close()
+	if err := syncPath(pf.tmp); err != nil {
+		return osError(pf.rel, err)
+	}
+	if err := pf.rename(); err != nil {
+		return osError(pf.rel, err)
+	}
+	return nil
 }
 
 // writtenFile is a file's content as the change wrote it, where, and its
@@ -49,11 +91,18 @@ type writtenFile struct {
 // record makes the change durable with rec, handing it the content of
 // the files the change wrote when it can take them.
 func (tx *Tx) record(ctx context.Context, rec Recorder) (string, error) {
+	known := func(rel string) ([]byte, fs.FileInfo, bool) {
+		w, ok := tx.written[rel]
+		return w.data, w.fi, ok
+	}
+	if pr, ok := rec.(PlacingRecorder); ok && tx.pending != nil {
+		pf := tx.pending
+		tx.pending = nil
+		defer pf.bar.Close()
+		return pr.RecordPlacing(ctx, tx.summary, tx.touched, known, pf.rel, pf.tmp, pf.bar, pf.rename)
+	}
 	if wr, ok := rec.(WrittenRecorder); ok && len(tx.written) > 0 {
-		return wr.RecordWritten(ctx, tx.summary, tx.touched, func(rel string) ([]byte, fs.FileInfo, bool) {
-			w, ok := tx.written[rel]
-			return w.data, w.fi, ok
-		})
+		return wr.RecordWritten(ctx, tx.summary, tx.touched, known)
 	}
 	return rec.Record(ctx, tx.summary, tx.touched)
 }
@@ -91,14 +140,52 @@ func (tx *Tx) touch(rel string) {
 // made for it, must have a name every platform can hold that clashes with
 // no sibling (see checkNew).
 func (tx *Tx) WriteFile(p Path, data []byte) error {
+	if err := tx.settle(); err != nil {
+		return err
+	}
 	perm, err := tx.prepareWrite(p)
 	if err != nil {
 		return err
+	}
+	if _, ok := tx.v.recorder.(PlacingRecorder); ok {
+		return tx.writePending(p, data, perm)
 	}
 	fi, err := tx.v.writeAtomicInfo(p.Abs, data, perm)
 	if err != nil {
 		return osError(p.Given, err)
 	}
+	tx.touch(p.Rel)
+	tx.wrote(p, data, fi)
+	return nil
+}
+
+// writePending writes data to a temporary file beside p, unflushed, and
+// leaves it for the PlacingRecorder to flush with the commit and rename
+// into place (or for settle, when the change goes on). Until then the
+// change's undo removes it.
+func (tx *Tx) writePending(p Path, data []byte, perm fs.FileMode) error {
+	// Opened before the file is written, so that its syncfs reports a
+	// write-back error of the file (see package syncfs).
+	bar := syncfs.Open(tx.v.root)
+	f, fi, err := tx.v.createTempStat(p.Abs, data, perm)
+	if err == nil {
+		if err = f.Close(); err != nil {
+			os.Remove(f.Name())
+		}
+	}
+	if err != nil {
+		bar.Close()
+		return osError(p.Given, err)
+	}
+	pf := &pendingFile{rel: p.Rel, abs: p.Abs, tmp: f.Name(), bar: bar}
+	tx.pending = pf
+	tx.undo = append(tx.undo, func() error {
+		if pf.placed {
+			return nil // what prepareWrite kept puts the old file back
+		}
+		pf.bar.Close()
+		return removeIfExists(pf.tmp)
+	})
 	tx.touch(p.Rel)
 	tx.wrote(p, data, fi)
 	return nil
@@ -138,6 +225,9 @@ type FileWrite struct {
 // the content (the index) can later tell the file is still the one it
 // wrote without reading it again.
 func (tx *Tx) WriteFiles(files []FileWrite) ([]fs.FileInfo, error) {
+	if err := tx.settle(); err != nil {
+		return nil, err
+	}
 	// Names are checked before any file is written, so two new files of
 	// one batch would not see each other: a batch names each file once.
 	seen := make(map[string]bool, len(files))
@@ -572,6 +662,9 @@ func (v *Vault) backupName(abs string) (string, error) {
 
 // Remove deletes the regular file p.
 func (tx *Tx) Remove(p Path) error {
+	if err := tx.settle(); err != nil {
+		return err
+	}
 	if err := tx.allowed(p); err != nil {
 		return err
 	}
@@ -609,6 +702,9 @@ func (tx *Tx) Remove(p Path) error {
 // WriteFile, except that renaming a file to a case variant of its own
 // name is allowed.
 func (tx *Tx) Rename(from, to Path) error {
+	if err := tx.settle(); err != nil {
+		return err
+	}
 	if err := tx.allowed(from); err != nil {
 		return err
 	}
@@ -701,16 +797,16 @@ func (v *Vault) syncDirs(dirs []string) error {
 		if v.dirSynced != nil {
 			v.dirSynced(d)
 		}
-		wg.Go(func() { errs[i] = syncDir(d) })
+		wg.Go(func() { errs[i] = syncPath(d) })
 	}
 	wg.Wait()
 	return errors.Join(errs...)
 }
 
-// syncDir flushes the folder dir, so that the entries made in it are
-// durable.
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
+// syncPath flushes the file or folder at abs: a file's content, a
+// folder's entries.
+func syncPath(abs string) error {
+	f, err := os.Open(abs)
 	if err != nil {
 		return err
 	}

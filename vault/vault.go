@@ -2,6 +2,13 @@
 // path is checked against, atomic file changes that are recorded (committed)
 // or rolled back as one, listings and walks that skip what clients must not
 // see. It knows nothing of MCP, git or Markdown.
+//
+// A change's files are the vault's to write and to undo; making the change
+// durable is the Recorder's. With a PlacingRecorder the line between them
+// runs through the change's last write: the vault writes the new content
+// to a temporary file beside the note and keeps what undoes the change,
+// and the recorder flushes that file with its commit and calls back to
+// rename it into place before the commit counts (see PlacingRecorder).
 package vault
 
 import (
@@ -17,6 +24,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"vaultmcp/internal/syncfs"
 	"vaultmcp/vault/access"
 )
 
@@ -52,6 +60,24 @@ type Recorder interface {
 type WrittenRecorder interface {
 	Recorder
 	RecordWritten(ctx context.Context, summary string, paths []string, known func(rel string) ([]byte, fs.FileInfo, bool)) (commit string, err error)
+}
+
+// PlacingRecorder is a WrittenRecorder that also decides when a change's
+// last written file goes into place, so that the file's flush and the
+// commit's share one barrier. Tx.WriteFile, with such a recorder, writes
+// the new content to a temporary file beside rel without flushing it and
+// leaves it there; RecordPlacing commits rel's content from the bytes
+// known holds, flushes tmp with the commit's own files (through bar, a
+// barrier of the vault's file system opened before tmp was written, or
+// nil), calls place to rename tmp over rel, moves the branch, and flushes
+// the folders of both renames. The vault keeps what undoes the change: if
+// RecordPlacing fails, the vault removes tmp when it is still there and
+// puts the old file back when it is not. When it returns nil, rel must be
+// in place and durable.
+type PlacingRecorder interface {
+	WrittenRecorder
+	RecordPlacing(ctx context.Context, summary string, paths []string, known func(rel string) ([]byte, fs.FileInfo, bool),
+		rel, tmp string, bar *syncfs.Barrier, place func() error) (commit string, err error)
 }
 
 // Options configure a Vault. The zero value is usable.
@@ -283,6 +309,15 @@ func (v *Vault) Update(ctx context.Context, fn func(tx *Tx) error) (commit strin
 	}
 	if len(tx.touched) == 0 {
 		return "", nil
+	}
+	if _, ok := v.recorder.(PlacingRecorder); !ok {
+		if err := tx.settle(); err != nil {
+			err = v.explain(err)
+			if rbErr := tx.rollback(); rbErr != nil {
+				return "", errors.Join(err, rbErr)
+			}
+			return "", err
+		}
 	}
 	if v.recorder != nil {
 		commit, err = tx.record(ctx, v.recorder)

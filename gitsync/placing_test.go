@@ -1,0 +1,201 @@
+package gitsync
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+
+	"vaultmcp/internal/syncfs"
+)
+
+// writeTempBeside writes content to a temporary file beside rel, as the
+// vault does before RecordPlacing, and returns its path and stat data.
+func writeTempBeside(t *testing.T, dir, rel, content string) (string, os.FileInfo) {
+	t.Helper()
+	full := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(filepath.Dir(full), ".vaultmcp-"+itoa(os.Getpid())+"-"+filepath.Base(full)+"-1.tmp")
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tmp, fi
+}
+
+// TestRecordPlacing: the commit is made from the bytes held for a file
+// still under its temporary name, the file is put into place after the
+// commit's files are flushed and before the branch moves, and when
+// RecordPlacing returns the note, HEAD and the worktree agree; with and
+// without durability, with the vault's barrier and without one.
+func TestRecordPlacing(t *testing.T) {
+	tests := []struct {
+		name    string
+		durable bool
+		barrier bool
+		before  string // the note's content on disk first ("" for none)
+		head    string // the note's content in HEAD first ("" for none)
+		content string
+		commit  bool // a new commit is expected
+	}{
+		{name: "new note", durable: true, barrier: true, content: "new\n", commit: true},
+		{name: "new note without a barrier", durable: true, content: "new\n", commit: true},
+		{name: "new note, fsync off", content: "new\n", commit: true},
+		{name: "overwrite", durable: true, barrier: true, before: "old\n", head: "old\n", content: "new\n", commit: true},
+		{name: "overwrite, fsync off", before: "old\n", head: "old\n", content: "new\n", commit: true},
+		{name: "content already committed", durable: true, barrier: true, before: "edited outside\n", head: "same\n", content: "same\n"},
+		{name: "content already committed, fsync off", before: "edited outside\n", head: "same\n", content: "same\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			r := openDurableRepo(t, Options{Dir: dir, NoFsync: !tt.durable})
+			const rel = "deep/er/n.md"
+			record(t, r, "first", "other.md", "other\n")
+			if tt.head != "" {
+				record(t, r, "head", rel, tt.head)
+			}
+			if tt.before != "" {
+				writeFile(t, dir, rel, tt.before)
+			}
+			old, err := r.headHash()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var bar *syncfs.Barrier
+			if tt.barrier {
+				bar = syncfs.Open(dir)
+				defer bar.Close()
+			}
+			tmp, fi := writeTempBeside(t, dir, rel, tt.content)
+			full := filepath.Join(dir, filepath.FromSlash(rel))
+			lock := filepath.Join(r.gitDir, filepath.FromSlash(r.branch.String())+".lock")
+			placed := 0
+			place := func() error {
+				placed++
+				if h, err := r.refHash(r.branch); err != nil || h != old {
+					t.Errorf("the branch moved before the note was put into place (%s, %v)", h, err)
+				}
+				if _, err := os.Stat(lock); tt.commit && err != nil {
+					t.Errorf("no ref lock when the note is put into place: %v", err)
+				}
+				return os.Rename(tmp, full)
+			}
+			known := func(p string) ([]byte, os.FileInfo, bool) {
+				if p != rel {
+					return nil, nil, false
+				}
+				return []byte(tt.content), fi, true
+			}
+			hash, err := r.RecordPlacing(context.Background(), "write "+rel, []string{rel}, known, rel, tmp, bar, place)
+			if err != nil {
+				t.Fatalf("RecordPlacing: %v", err)
+			}
+			if placed != 1 {
+				t.Fatalf("place called %d times", placed)
+			}
+			if got := readFile(t, dir, rel); got != tt.content {
+				t.Errorf("note = %q, want %q", got, tt.content)
+			}
+			if _, err := os.Stat(tmp); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("temporary file left: %v", err)
+			}
+			head, err := r.headHash()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (head != old) != tt.commit {
+				t.Errorf("HEAD moved: %v, want %v", head != old, tt.commit)
+			}
+			if !strings.HasPrefix(head.String(), hash) {
+				t.Errorf("returned %s, HEAD is %s", hash, head)
+			}
+			// The index entry holds the note's stat data in place (a
+			// rename changes its ctime), so nothing hashes it again.
+			r.mu.Lock()
+			idx, err := r.index.load()
+			var e *index.Entry
+			if err == nil {
+				e = entryFor(idx, rel)
+			}
+			r.mu.Unlock()
+			if nfi, serr := os.Lstat(full); e == nil || serr != nil || !statUnchanged(e, nfi) {
+				t.Errorf("the index entry of %s does not hold its stat data in place (%v, %v)", rel, err, serr)
+			}
+			if got := git(t, dir, "show", "HEAD:"+rel); got != strings.TrimSuffix(tt.content, "\n") && got != tt.content {
+				t.Errorf("HEAD holds %q, want %q", got, tt.content)
+			}
+			assertClean(t, dir)
+		})
+	}
+}
+
+// TestRecordPlacingFails: a commit that fails before the note is put into
+// place never calls place and leaves the temporary file to its caller
+// and the branch where it was; a rename into place that fails is the
+// commit's error, and the branch does not move either.
+func TestRecordPlacingFails(t *testing.T) {
+	tests := []struct {
+		name      string
+		foreign   bool  // another program holds the ref lock
+		placeErr  error // what the rename into place returns
+		wantPlace int
+	}{
+		{name: "ref locked by another program", foreign: true},
+		{name: "rename refused", placeErr: errors.New("no room"), wantPlace: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			r := openDurableRepo(t, Options{Dir: dir})
+			const rel = "n.md"
+			record(t, r, "first", rel, "old\n")
+			old, err := r.headHash()
+			if err != nil {
+				t.Fatal(err)
+			}
+			lock := filepath.Join(r.gitDir, filepath.FromSlash(r.branch.String())+".lock")
+			if tt.foreign {
+				if err := os.WriteFile(lock, []byte("someone else's\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tmp, fi := writeTempBeside(t, dir, rel, "new\n")
+			placed := 0
+			place := func() error {
+				placed++
+				return tt.placeErr
+			}
+			known := func(string) ([]byte, os.FileInfo, bool) { return []byte("new\n"), fi, true }
+			if _, err := r.RecordPlacing(context.Background(), "write", []string{rel}, known, rel, tmp, nil, place); err == nil {
+				t.Fatal("no error")
+			}
+			if placed != tt.wantPlace {
+				t.Errorf("place called %d times, want %d", placed, tt.wantPlace)
+			}
+			if h, err := r.refHash(r.branch); err != nil || h != old {
+				t.Errorf("the branch moved to %s (%v)", h, err)
+			}
+			if got := readFile(t, dir, rel); got != "old\n" {
+				t.Errorf("note = %q", got)
+			}
+			if _, err := os.Stat(tmp); err != nil {
+				t.Errorf("the temporary file is the caller's to remove: %v", err)
+			}
+			if _, err := os.Stat(lock); tt.foreign != (err == nil) {
+				t.Errorf("ref lock there: %v, want %v", err == nil, tt.foreign)
+			}
+		})
+	}
+}
