@@ -194,34 +194,3 @@ func TestRecentListsMergesWithoutFiles(t *testing.T) {
 		t.Errorf("b.md history: %+v", got)
 	}
 }
-
-// The history cache's warm-up waits for WarmHistoryAfter (a server's
-// index build), and runs once it returns.
-func TestWarmHistoryAfter(t *testing.T) {
-	dir := t.TempDir()
-	called := make(chan struct{})
-	release := make(chan struct{})
-	r := openRepo(t, Options{Dir: dir, SyncInterval: -1, GCInterval: -1, WarmHistoryAfter: func(ctx context.Context) error {
-		close(called)
-		select {
-		case <-release:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}})
-	record(t, r, "first", "a.md", "alpha\n")
-	record(t, r, "second", "a.md", "beta\n")
-	warmed := func() bool {
-		r.hist.mu.Lock()
-		defer r.hist.mu.Unlock()
-		return r.hist.lin != nil
-	}
-	r.Start(t.Context())
-	<-called
-	if warmed() {
-		t.Fatal("the history was warmed before WarmHistoryAfter returned")
-	}
-	close(release)
-	waitFor(t, "the history warm-up", warmed)
-}

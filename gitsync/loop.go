@@ -37,11 +37,6 @@ func (r *Repo) loop(ctx context.Context) {
 	}()
 	go func() {
 		defer r.recoverPanic("warming the history cache", nil)
-		if wait := r.opts.WarmHistoryAfter; wait != nil {
-			if err := wait(ctx); err != nil {
-				return
-			}
-		}
 		r.warmHistory(ctx)
 	}()
 

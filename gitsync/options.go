@@ -1,7 +1,6 @@
 package gitsync
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -98,13 +97,6 @@ type Options struct {
 	// unreadable one as Open otherwise does. A server answering its first
 	// client before any work that grows with the vault sets it.
 	LoadIndexLater bool
-	// WarmHistoryAfter, when set, holds the history cache's warm-up
-	// (a walk of every commit's changes, which the history tools would
-	// otherwise pay for at their first call) until it returns. A server
-	// passes its index's readiness, so on 2 cores the warm-up does not
-	// take a core from the index build that most tools wait for. An
-	// error (the context ended) skips the warm-up.
-	WarmHistoryAfter func(context.Context) error
 	// MaxFileBytes is the largest file the external-changes scan hashes
 	// and commits: a larger file dropped into the vault or grown there is
 	// left out of commits (a tracked one keeps its committed version) and

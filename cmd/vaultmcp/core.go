@@ -115,13 +115,7 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 	ix.SetMaxNoteBytes(cfg.Limits.MaxNoteBytes)
 	feed.Listen(ix.Refresh)
 
-	opts := gitOptions(cfg, v, feed, logger)
-	// Most tools wait for the index; only the history tools use the
-	// history cache, and they fill what they need themselves: so on 2
-	// cores the index build gets the core a long history's warm-up would
-	// take from it.
-	opts.WarmHistoryAfter = ix.Wait
-	repo, err := gitsync.Open(ctx, opts)
+	repo, err := gitsync.Open(ctx, gitOptions(cfg, v, feed, logger))
 	if err != nil {
 		return nil, fmt.Errorf("git: %w", err)
 	}
