@@ -102,8 +102,10 @@ type commitMeta struct {
 }
 
 func newHistory(st *filesystem.Storage, gitDir string) *history {
+	obj := newObjects(st, gitDir)
+	obj.maxCached = historyTreeCacheEntries
 	return &history{
-		obj:     newObjects(st, gitDir),
+		obj:     obj,
 		meta:    map[plumbing.Hash]*commitMeta{},
 		stats:   map[[2]plumbing.Hash]lineCounts{},
 		renames: map[renameKey]renameSource{},

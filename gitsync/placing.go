@@ -156,7 +156,8 @@ func (pl *placing) restat(upd *indexUpdate) {
 		return
 	}
 	fi, err := os.Lstat(pl.full)
-	if err != nil || inodeOf(fi) != uint64(e.Inode) || uint32(fi.Size()) != e.Size {
+	// The index keeps an inode's low 32 bits, as git does.
+	if err != nil || uint32(inodeOf(fi)) != e.Inode || uint32(fi.Size()) != e.Size {
 		return
 	}
 	fillStat(e, fi)

@@ -33,7 +33,9 @@ type objects struct {
 	order []plumbing.Hash // FIFO eviction for trees; may name trees gone
 	// cached is the number of entries in trees (see treeCacheEntries).
 	cached int
-	zw     *zlib.Writer // reused: a new one allocates up to ~1 MB
+	// maxCached bounds cached; 0 means treeCacheEntries.
+	maxCached int
+	zw        *zlib.Writer // reused: a new one allocates up to ~1 MB
 	// zwStored writes trees (see zlibFor).
 	zwStored *zlib.Writer
 	tmp      int // temp file counter
@@ -65,13 +67,21 @@ type objects struct {
 // treeCacheEntries bounds the decoded-tree cache by the entries it holds
 // (about 70 bytes each): at most some 9 MB, room for every folder of a
 // 100,000-note vault (about 105,000 entries in all; 11,000 at 10,000
-// notes, where the cache never grows past them), so a write to a folder
+// notes, where the commits' cache never grows past them, since a commit
+// forgets the versions it replaced), so a write to a folder
 // not written for a while does not read its trees back from disk. A
 // rename that relinks notes all over a large vault rewrites most of its
 // folders: with room for a quarter of them, each such rename decoded
 // some 100,000 entries again (17 MB of garbage a rename at 100,000
 // notes, which brings on a collection of the whole heap sooner).
 const treeCacheEntries = 1 << 17
+
+// historyTreeCacheEntries bounds the history's own tree cache. Its
+// warm-up diffs every commit and forgets no old version of a folder, so
+// on a long history it fills to its bound whatever the vault's size: at
+// treeCacheEntries that is 9 MB of the 120 MB a 10,000-note server may
+// use; this bound keeps it near 2 MB.
+const historyTreeCacheEntries = 1 << 15
 
 func newObjects(st *filesystem.Storage, gitDir string) *objects {
 	return &objects{st: st, dir: filepath.Join(gitDir, "objects"), trees: make(map[plumbing.Hash][]object.TreeEntry),
@@ -247,7 +257,11 @@ func (o *objects) remember(h plumbing.Hash, es []object.TreeEntry) {
 	if _, ok := o.trees[h]; ok {
 		return
 	}
-	for o.cached+len(es) > treeCacheEntries && len(o.order) > 0 {
+	bound := o.maxCached
+	if bound == 0 {
+		bound = treeCacheEntries
+	}
+	for o.cached+len(es) > bound && len(o.order) > 0 {
 		o.forget(o.order[0])
 		o.order = o.order[1:]
 	}

@@ -271,43 +271,58 @@ func TestCmpTreeOrder(t *testing.T) {
 }
 
 // TestTreeCacheBound remembers and forgets trees of many sizes: the cache
-// holds at most treeCacheEntries entries, counts them right, and its
-// eviction order stays short and names every cached tree.
+// holds at most its bound of entries (the commits' default, and the
+// history's smaller one), counts them right, and its eviction order stays
+// short and names every cached tree.
 func TestTreeCacheBound(t *testing.T) {
 	t.Parallel()
-	o := &objects{trees: map[plumbing.Hash][]object.TreeEntry{}}
-	rng := rand.New(rand.NewPCG(3, 4))
-	var all []plumbing.Hash
-	for i := range 5000 {
-		h := plumbing.Hash(sha1.Sum([]byte(strconv.Itoa(i % 3000))))
-		switch rng.IntN(3) {
-		case 0:
-			if len(all) > 0 {
-				o.forget(all[rng.IntN(len(all))])
+	for _, tc := range []struct {
+		name            string
+		maxCached, want int
+	}{
+		{"default", 0, treeCacheEntries},
+		{"history", historyTreeCacheEntries, historyTreeCacheEntries},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := &objects{trees: map[plumbing.Hash][]object.TreeEntry{}, maxCached: tc.maxCached}
+			rng := rand.New(rand.NewPCG(3, 4))
+			var all []plumbing.Hash
+			for i := range 5000 {
+				h := plumbing.Hash(sha1.Sum([]byte(strconv.Itoa(i % 3000))))
+				switch rng.IntN(3) {
+				case 0:
+					if len(all) > 0 {
+						o.forget(all[rng.IntN(len(all))])
+					}
+				default:
+					o.remember(h, make([]object.TreeEntry, 1+rng.IntN(400)))
+				}
+				all = append(all, h)
+				n := 0
+				for _, es := range o.trees {
+					n += len(es)
+				}
+				if n != o.cached || n > tc.want {
+					t.Fatalf("step %d: %d entries cached, counted %d (bound %d)", i, n, o.cached, tc.want)
+				}
+				if len(o.order) > 2*len(o.trees)+65 {
+					t.Fatalf("step %d: order holds %d for %d trees", i, len(o.order), len(o.trees))
+				}
+				inOrder := map[plumbing.Hash]bool{}
+				for _, h := range o.order {
+					inOrder[h] = true
+				}
+				for h := range o.trees {
+					if !inOrder[h] {
+						t.Fatalf("step %d: tree %s cached but not in the eviction order", i, h)
+					}
+				}
 			}
-		default:
-			o.remember(h, make([]object.TreeEntry, 1+rng.IntN(400)))
-		}
-		all = append(all, h)
-		n := 0
-		for _, es := range o.trees {
-			n += len(es)
-		}
-		if n != o.cached || n > treeCacheEntries {
-			t.Fatalf("step %d: %d entries cached, counted %d (bound %d)", i, n, o.cached, treeCacheEntries)
-		}
-		if len(o.order) > 2*len(o.trees)+65 {
-			t.Fatalf("step %d: order holds %d for %d trees", i, len(o.order), len(o.trees))
-		}
-		inOrder := map[plumbing.Hash]bool{}
-		for _, h := range o.order {
-			inOrder[h] = true
-		}
-		for h := range o.trees {
-			if !inOrder[h] {
-				t.Fatalf("step %d: tree %s cached but not in the eviction order", i, h)
-			}
-		}
+		})
+	}
+	if h := newHistory(nil, t.TempDir()); h.obj.maxCached != historyTreeCacheEntries {
+		t.Errorf("the history's tree cache is bounded by %d entries, want %d", h.obj.maxCached, historyTreeCacheEntries)
 	}
 }
 

@@ -79,10 +79,15 @@ type Options struct {
 	// session's scope: a tools/list whose only parameter is a _meta
 	// declaring such a protocol version (mcp-go's client sends one with
 	// every request) is then answered with those bytes, when that _meta
-	// is the one of the last request handed to mcp-go. mcp-go records a
-	// newer request's _meta (the client's identity and capabilities) on
-	// the session; an unchanged one would record nothing new, and a
-	// changed one is left to mcp-go to record. On an error mcp-go answers
+	// is byte for byte the one of the last request handed to mcp-go.
+	// mcp-go records a newer request's _meta (the client's identity and
+	// capabilities) on the session; an unchanged one would mostly record
+	// nothing new, and a changed one is left to mcp-go to record. This is
+	// not a promise that the session holds that _meta: mcp-go serves
+	// requests concurrently, so two forwarded requests with different
+	// _meta may be recorded in either order, and a request a hook refused
+	// recorded nothing. The tool list does not depend on what is recorded,
+	// only on the session's access scope. On an error mcp-go answers
 	// instead.
 	ModernListTools func(ctx context.Context) (json.RawMessage, error)
 	// AnswerToolCalls serves tools/call requests beside mcp-go's stdio
@@ -118,8 +123,8 @@ func Serve(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer
 			if opensSession(method) {
 				list := opts.ListTools
 				if method == string(mcp.MethodServerDiscover) && opts.ModernListTools != nil {
-					// The newer protocol's client asks in it; its
-					// answer is made from the plain one.
+					// The newer protocol's client asks in it, and
+					// that answer is encoded on its own.
 					list = opts.ModernListTools
 				}
 				go func() { _, _ = list(ctx) }()
