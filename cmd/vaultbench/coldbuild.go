@@ -54,7 +54,7 @@ func runBuildCommand(args []string) error {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	defer memlimit.Start(cfg.Limits.MemoryBytes, os.Getenv("GOMEMLIMIT"), logger).Stop()
-	v, err := vault.Open(args[0], vault.Options{Hidden: cfg.Vault.Hidden, Skip: cfg.Vault.Skip, MaxWriteBytes: cfg.Limits.MaxWriteBytes})
+	v, err := vault.Open(args[0], cfg.VaultOptions())
 	if err != nil {
 		return err
 	}

@@ -99,7 +99,7 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 			logger.Info("no vault configured: using the local default vault", "path", dir)
 		}
 	}
-	v, err := vault.Open(dir, vault.Options{Hidden: cfg.Vault.Hidden, Skip: cfg.Vault.Skip, MaxWriteBytes: cfg.Limits.MaxWriteBytes})
+	v, err := vault.Open(dir, cfg.VaultOptions())
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+
+	"vaultmcp/vault"
 )
 
 // Config is the whole configuration. Field tags are the keys in
@@ -252,6 +254,12 @@ func configDirs() []string {
 		dirs = append(dirs, filepath.Join(d, "vaultmcp"))
 	}
 	return append(dirs, "/etc/vaultmcp")
+}
+
+// VaultOptions are the options the server opens the vault with; the
+// bench's fresh index builds open it with the same ones.
+func (c *Config) VaultOptions() vault.Options {
+	return vault.Options{Hidden: c.Vault.Hidden, Skip: c.Vault.Skip, MaxWriteBytes: c.Limits.MaxWriteBytes}
 }
 
 // Validate reports configuration that cannot work.
