@@ -100,6 +100,7 @@ func sequentialBuild(t *testing.T, v *vault.Vault, ix *Index) *Index {
 	rels := slices.Sorted(maps.Keys(ix.files))
 	for _, rel := range rels {
 		seq.files[rel] = struct{}{}
+		seq.countBelow(rel, 1)
 		seq.names.add(rel)
 		if !isNote(rel) {
 			continue
@@ -165,6 +166,9 @@ func tablesOf(t *testing.T, ix *Index) map[string]string {
 	}
 	for rel := range ix.files {
 		out["file "+rel] = ""
+	}
+	for dir, n := range ix.below {
+		out["below "+dir] = fmt.Sprint(n)
 	}
 	out["<counts>"] = fmt.Sprintf("notes=%d files=%d broken=%d badFM=%d gen=%d byPath=%d byBase=%d",
 		len(ix.notes), len(ix.files), ix.broken, ix.badFM, ix.gen, len(ix.names.byPath), len(ix.names.byBase))

@@ -54,9 +54,14 @@ type Index struct {
 	ownMu sync.Mutex
 	own   map[string]written
 
-	mu        sync.RWMutex
-	notes     map[string]*note      // Markdown notes by rel path
-	files     map[string]struct{}   // every indexed file by rel path
+	mu    sync.RWMutex
+	notes map[string]*note    // Markdown notes by rel path
+	files map[string]struct{} // every indexed file by rel path
+	// below counts, for each folder, the files of files at any depth
+	// below it (a folder with none is absent; the root is not counted).
+	// A refresh of a path that has nothing below it (a renamed note's
+	// old and new paths) then skips a scan of every file in the vault.
+	below     map[string]int
 	names     names                 // for link resolution
 	linkers   map[string]*bucket    // linkKey -> notes with links in that bucket
 	backlinks map[string]*sourceSet // target rel -> source rel -> link count
@@ -122,6 +127,7 @@ func New(v *vault.Vault, logger *slog.Logger) *Index {
 		ready:     make(chan struct{}),
 		notes:     map[string]*note{},
 		files:     map[string]struct{}{},
+		below:     map[string]int{},
 		names:     newNames(),
 		linkers:   map[string]*bucket{},
 		backlinks: map[string]*sourceSet{},
@@ -222,9 +228,11 @@ func (ix *Index) Build(ctx context.Context) error {
 		defer tables.Done()
 		for _, rel := range otherPaths {
 			ix.files[rel] = struct{}{}
+			ix.countBelow(rel, 1)
 		}
 		for _, n := range loaded {
 			ix.files[n.rel] = struct{}{}
+			ix.countBelow(n.rel, 1)
 			ix.notes[n.rel] = n
 		}
 	}()
@@ -263,6 +271,7 @@ func (ix *Index) presize(notes, others int) {
 	}
 	ix.notes = make(map[string]*note, notes)
 	ix.files = make(map[string]struct{}, notes+others)
+	ix.below = map[string]int{}
 	ix.names.byPath = make(map[string]string, notes+others)
 	ix.names.byBase = make(map[string][]string, notes+others)
 	// Most notes are linked to, and most link to names of notes.
@@ -552,6 +561,9 @@ func (ix *Index) refreshOne(rel string) {
 func (ix *Index) forgetBelow(rel string) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	if ix.below[rel] == 0 {
+		return // the common case, a new file: no scan of the vault
+	}
 	prefix := rel + "/"
 	for f := range ix.files {
 		if strings.HasPrefix(f, prefix) {
@@ -610,6 +622,10 @@ func (ix *Index) refreshFileAt(rel, abs string, fi fs.FileInfo) {
 func (ix *Index) forgetUnder(rel string) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	if rel != "" && ix.below[rel] == 0 {
+		ix.removeFile(rel) // no folder of files: rel alone, if known
+		return
+	}
 	prefix := rel + "/"
 	for f := range ix.files {
 		if f == rel || strings.HasPrefix(f, prefix) || rel == "" {
@@ -651,8 +667,26 @@ func (ix *Index) putName(rel string) {
 		return
 	}
 	ix.files[rel] = struct{}{}
+	ix.countBelow(rel, 1)
 	ix.names.add(rel)
 	ix.reresolve(linkKey(rel))
+}
+
+// countBelow adds d to the count of files below each folder above rel
+// (see Index.below). Caller holds mu.
+func (ix *Index) countBelow(rel string, d int) {
+	for {
+		i := strings.LastIndexByte(rel, '/')
+		if i < 0 {
+			return
+		}
+		rel = rel[:i]
+		if n := ix.below[rel] + d; n > 0 {
+			ix.below[rel] = n
+		} else {
+			delete(ix.below, rel)
+		}
+	}
 }
 
 // removeFile forgets rel entirely. Caller holds mu.
@@ -665,6 +699,7 @@ func (ix *Index) removeFile(rel string) {
 		return
 	}
 	delete(ix.files, rel)
+	ix.countBelow(rel, -1)
 	ix.names.remove(rel)
 	ix.reresolve(linkKey(rel))
 }

@@ -3,7 +3,9 @@ package index
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -690,6 +692,7 @@ func TestRefreshPathChangesKind(t *testing.T) {
 					t.Errorf("%s not indexed", rel)
 				}
 			}
+			checkBelow(t, ix, "A.md", "A.md/")
 			if bl, _ := ix.Backlinks(ctx, "B.md"); len(bl) != 0 {
 				t.Errorf("backlinks(B) = %q from a note that is gone", sources(bl))
 			}
@@ -730,5 +733,114 @@ func TestLinkToFolderIsNoFile(t *testing.T) {
 				t.Error("d/b.md is missing")
 			}
 		})
+	}
+}
+
+// checkBelow fails unless ix.below counts exactly the files below each
+// folder, and Files answers for each path in paths as a scan of every
+// file would.
+func checkBelow(t *testing.T, ix *Index, paths ...string) {
+	t.Helper()
+	ix.mu.RLock()
+	want := map[string]int{}
+	for rel := range ix.files {
+		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+			want[d]++
+		}
+	}
+	got := maps.Clone(ix.below)
+	var all []string
+	for rel := range ix.files {
+		all = append(all, rel)
+	}
+	ix.mu.RUnlock()
+	if !maps.Equal(got, want) {
+		t.Errorf("below = %v, want %v", got, want)
+	}
+	for _, p := range paths {
+		var listed, scanned []string
+		ix.Files(p, func(rel string) bool {
+			listed = append(listed, rel)
+			return true
+		})
+		for _, rel := range all {
+			if under(rel, strings.TrimSuffix(p, "/")) {
+				scanned = append(scanned, rel)
+			}
+		}
+		slices.Sort(listed)
+		slices.Sort(scanned)
+		if !slices.Equal(listed, scanned) {
+			t.Errorf("Files(%q) = %q, want %q", p, listed, scanned)
+		}
+	}
+}
+
+// The count of files below each folder follows every kind of change, so
+// a refresh or a listing that trusts it to skip a scan of the vault
+// drops and lists what a scan would.
+func TestBelowFollowsChanges(t *testing.T) {
+	files := map[string]string{
+		"A.md":          "[[B]]",
+		"B.md":          "",
+		"a/One.md":      "[[A]]",
+		"a/b/Two.md":    "[[One]]",
+		"a/b/c/pic.png": "png",
+		"ab/Three.md":   "",
+	}
+	paths := []string{"", "a", "a/", "a/b", "a/b/c", "ab", "A.md", "a/One.md", "gone", "x", "x/y"}
+	steps := []struct {
+		name    string
+		change  func(t *testing.T, root string)
+		refresh []string
+	}{
+		{"build", func(*testing.T, string) {}, nil},
+		{"new note deep", func(t *testing.T, root string) { writeFile(t, root, "x/y/z/New.md", "[[A]]") }, []string{"x/y/z/New.md"}},
+		{"new folder reported whole", func(t *testing.T, root string) {
+			writeFile(t, root, "f/g/One.md", "")
+			writeFile(t, root, "f/Two.md", "")
+		}, []string{"f"}},
+		{"note renamed", func(t *testing.T, root string) {
+			mustRename(t, filepath.Join(root, "a", "One.md"), filepath.Join(root, "a", "b", "One.md"))
+		}, []string{"a/One.md", "a/b/One.md"}},
+		{"note deleted", func(t *testing.T, root string) { mustRemove(t, filepath.Join(root, "x", "y", "z", "New.md")) }, []string{"x/y/z/New.md"}},
+		{"folder deleted", func(t *testing.T, root string) { mustRemove(t, filepath.Join(root, "a", "b")) }, []string{"a/b"}},
+		{"note becomes folder", func(t *testing.T, root string) {
+			mustRemove(t, filepath.Join(root, "A.md"))
+			writeFile(t, root, "A.md/inner.md", "")
+		}, []string{"A.md"}},
+		{"folder becomes note", func(t *testing.T, root string) {
+			mustRemove(t, filepath.Join(root, "f"))
+			writeFile(t, root, "f", "")
+		}, []string{"f"}},
+		{"folder renamed", func(t *testing.T, root string) {
+			mustRename(t, filepath.Join(root, "ab"), filepath.Join(root, "x", "ab"))
+		}, []string{"ab", "x/ab"}},
+		{"whole vault", func(t *testing.T, root string) { mustRemove(t, filepath.Join(root, "x")) }, []string{""}},
+	}
+	v, ix := newVault(t, files)
+	for _, st := range steps {
+		st.change(t, v.Root())
+		if st.refresh != nil {
+			ix.Refresh(st.refresh)
+		}
+		t.Run(st.name, func(t *testing.T) { checkBelow(t, ix, paths...) })
+	}
+}
+
+func mustRename(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(from, to); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustRemove(t *testing.T, p string) {
+	t.Helper()
+	if err := os.RemoveAll(p); err != nil {
+		t.Fatal(err)
 	}
 }

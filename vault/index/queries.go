@@ -388,10 +388,19 @@ func (ix *Index) Files(prefix string, fn func(rel string) bool) (ok bool) {
 	}
 	dir := strings.TrimSuffix(prefix, "/")
 	ix.mu.RLock()
-	files := make([]string, 0, len(ix.files))
-	for rel := range ix.files {
-		if under(rel, dir) {
-			files = append(files, rel)
+	var files []string
+	if _, file := ix.files[dir]; dir != "" && ix.below[dir] == 0 {
+		// No folder of files (a file, or a path that is gone): the
+		// answer is dir alone, if known, without a scan of the vault.
+		if file {
+			files = []string{dir}
+		}
+	} else {
+		files = make([]string, 0, len(ix.files))
+		for rel := range ix.files {
+			if under(rel, dir) {
+				files = append(files, rel)
+			}
 		}
 	}
 	ix.mu.RUnlock()
