@@ -17,7 +17,7 @@ import (
 
 // newVault writes files (rel path -> content) into a temp vault and returns
 // it with a built index, kept fresh by the vault's own changes.
-func newVault(t *testing.T, files map[string]string) (*vault.Vault, *Index) {
+func newVault(t testing.TB, files map[string]string) (*vault.Vault, *Index) {
 	t.Helper()
 	dir := t.TempDir()
 	for rel, content := range files {
@@ -35,7 +35,7 @@ func newVault(t *testing.T, files map[string]string) (*vault.Vault, *Index) {
 	return v, ix
 }
 
-func writeFile(t *testing.T, dir, rel, content string) {
+func writeFile(t testing.TB, dir, rel, content string) {
 	t.Helper()
 	p := filepath.Join(dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
