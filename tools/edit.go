@@ -43,6 +43,9 @@ func Patch(ctx context.Context, d Deps, a PatchNoteArgs) (*PatchNoteResult, erro
 	if err := checkText("content", a.Content); err != nil {
 		return nil, err
 	}
+	if edit.TargetType(a.TargetType) == edit.Frontmatter && !vault.IsNote(a.Path) {
+		return nil, invalid(notNoteProperties(a.Path))
+	}
 	p := edit.Patch{Type: edit.TargetType(a.TargetType), Target: a.Target, Op: edit.Op(a.Operation), Content: a.Content}
 	summary := func(rel string) string {
 		return fmt.Sprintf("patch %s (%s %s %s)", rel, a.Operation, a.TargetType, oneLine(a.Target))
@@ -183,6 +186,9 @@ func UpdateProperties(ctx context.Context, d Deps, a SetPropertiesArgs) (*SetPro
 	if len(set) == 0 && len(a.Remove) == 0 {
 		return nil, badInput("nothing to do: give properties to set and/or keys to remove")
 	}
+	if !vault.IsNote(a.Path) {
+		return nil, invalid(notNoteProperties(a.Path))
+	}
 	var ch edit.Change
 	var after []byte
 	summary := func(rel string) string {
@@ -252,6 +258,13 @@ func SetProperties(d Deps) server.ServerTool {
 		}
 		return jsonResult(res)
 	})}
+}
+
+// notNoteProperties refuses to change the properties of a file that is
+// not a note: frontmatter written into data.json or a .csv would corrupt
+// it, and Obsidian reads properties of notes only.
+func notNoteProperties(given string) string {
+	return given + " is not a note: properties are the frontmatter of .md notes, and writing one into this file would corrupt it, so nothing was changed"
 }
 
 // editError turns an edit error into a tool error that lists the
