@@ -43,9 +43,6 @@ func Patch(ctx context.Context, d Deps, a PatchNoteArgs) (*PatchNoteResult, erro
 	if err := checkText("content", a.Content); err != nil {
 		return nil, err
 	}
-	if edit.TargetType(a.TargetType) == edit.Frontmatter && !vault.IsNote(a.Path) {
-		return nil, invalid(notNoteProperties(a.Path))
-	}
 	p := edit.Patch{Type: edit.TargetType(a.TargetType), Target: a.Target, Op: edit.Op(a.Operation), Content: a.Content}
 	summary := func(rel string) string {
 		return fmt.Sprintf("patch %s (%s %s %s)", rel, a.Operation, a.TargetType, oneLine(a.Target))
@@ -54,6 +51,9 @@ func Patch(ctx context.Context, d Deps, a PatchNoteArgs) (*PatchNoteResult, erro
 	w, err := d.Vault.ModifyFile(ctx, a.Path, summary, func(src []byte) ([]byte, error) {
 		if edit.Binary(src) {
 			return nil, invalid(vault.BinaryRefusal(a.Path))
+		}
+		if p.Type == edit.Frontmatter && !vault.IsNote(a.Path) {
+			return nil, invalid(notNoteProperties(a.Path))
 		}
 		out, err := edit.Apply(src, p)
 		changed = err == nil && !bytes.Equal(out, src)
@@ -186,9 +186,6 @@ func UpdateProperties(ctx context.Context, d Deps, a SetPropertiesArgs) (*SetPro
 	if len(set) == 0 && len(a.Remove) == 0 {
 		return nil, badInput("nothing to do: give properties to set and/or keys to remove")
 	}
-	if !vault.IsNote(a.Path) {
-		return nil, invalid(notNoteProperties(a.Path))
-	}
 	var ch edit.Change
 	var after []byte
 	summary := func(rel string) string {
@@ -198,6 +195,9 @@ func UpdateProperties(ctx context.Context, d Deps, a SetPropertiesArgs) (*SetPro
 	w, err := d.Vault.ModifyFile(ctx, a.Path, summary, func(src []byte) ([]byte, error) {
 		if edit.Binary(src) {
 			return nil, invalid(vault.BinaryRefusal(a.Path))
+		}
+		if !vault.IsNote(a.Path) {
+			return nil, invalid(notNoteProperties(a.Path))
 		}
 		out, c, err := edit.SetProperties(src, set, a.Remove)
 		ch, after = c, out
