@@ -165,3 +165,36 @@ func gitTry(dir string, args ...string) (string, error) {
 	}
 	return strings.TrimSpace(string(out)), nil
 }
+
+// A note stored with a decomposed name, as macOS writes accents, leaves
+// every listing when it is renamed or deleted by its composed name (it
+// stayed in backlinks, search_files and grep under its old name until the
+// server restarted).
+func TestDecomposedNameLeavesTheIndex(t *testing.T) {
+	t.Parallel()
+	moved := "R\u00e9sum\u00e9 caf\u00e9.md" // composed, as a client types it
+	gone := "\u00c9t\u00e9 note.md"          // composed
+	decomposed := func(s string) string {    // é -> e + U+0301, É -> E + U+0301
+		return strings.NewReplacer("\u00e9", "e\u0301", "\u00c9", "E\u0301").Replace(s)
+	}
+	v := newVault(t, map[string]string{
+		"Target.md":       "# Target",
+		decomposed(moved): "links to [[Target]] qqmarker",
+		decomposed(gone):  "links to [[Target]] qqmarker",
+	})
+	s := startSession(t, v)
+	if got := backlinkFiles(t, s, map[string]any{"path": "Target.md"}); len(got) != 2 {
+		t.Fatalf("backlinks at start = %q", got)
+	}
+	s.ok(t, "rename_file", map[string]any{"old_path": moved, "new_path": "Notes/" + moved})
+	s.ok(t, "delete_file", map[string]any{"path": gone})
+	if got := backlinkFiles(t, s, map[string]any{"path": "Target.md"}); !slices.Equal(got, []string{"Notes/" + moved}) {
+		t.Errorf("backlinks after the rename and the delete = %q", got)
+	}
+	if got := s.ok(t, "search_files", map[string]any{"pattern": "**/*.md"}); got != "Notes/"+moved+"\nTarget.md" {
+		t.Errorf("search_files = %q", got)
+	}
+	if got := s.ok(t, "grep", map[string]any{"query": "qqmarker", "output": "files"}); got != "Notes/"+moved {
+		t.Errorf("grep = %q", got)
+	}
+}

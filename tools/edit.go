@@ -52,6 +52,9 @@ func Patch(ctx context.Context, d Deps, a PatchNoteArgs) (*PatchNoteResult, erro
 		if edit.Binary(src) {
 			return nil, invalid(vault.BinaryRefusal(a.Path))
 		}
+		if p.Type == edit.Frontmatter && !vault.IsNote(a.Path) {
+			return nil, invalid(notNoteProperties(a.Path))
+		}
 		out, err := edit.Apply(src, p)
 		changed = err == nil && !bytes.Equal(out, src)
 		return out, err
@@ -193,6 +196,9 @@ func UpdateProperties(ctx context.Context, d Deps, a SetPropertiesArgs) (*SetPro
 		if edit.Binary(src) {
 			return nil, invalid(vault.BinaryRefusal(a.Path))
 		}
+		if !vault.IsNote(a.Path) {
+			return nil, invalid(notNoteProperties(a.Path))
+		}
 		out, c, err := edit.SetProperties(src, set, a.Remove)
 		ch, after = c, out
 		return out, err
@@ -252,6 +258,13 @@ func SetProperties(d Deps) server.ServerTool {
 		}
 		return jsonResult(res)
 	})}
+}
+
+// notNoteProperties refuses to change the properties of a file that is
+// not a note: frontmatter written into data.json or a .csv would corrupt
+// it, and Obsidian reads properties of notes only.
+func notNoteProperties(given string) string {
+	return given + " is not a note: properties are the frontmatter of .md notes, and writing one into this file would corrupt it, so nothing was changed"
 }
 
 // editError turns an edit error into a tool error that lists the

@@ -292,6 +292,51 @@ func TestSetPropertiesCommits(t *testing.T) {
 	}
 }
 
+// Properties belong to notes: set_properties and a frontmatter patch_note
+// refuse any other file, whose content a frontmatter block would corrupt
+// (data.json gained "---\nstatus: x\n---\n" before its JSON). A heading
+// patch of a text file is a text edit, as before.
+func TestPropertiesOfNotesOnly(t *testing.T) {
+	files := map[string]string{"data.json": "{\"a\": 1}\n", "table.csv": "a,b\n1,2\n", "plain": "x\n", "notes.txt": "# Log\nline\n"}
+	g := newNotesVault(t, files)
+	ctx := context.Background()
+	n := g.commits()
+	tests := []struct {
+		name string
+		call func() error
+	}{
+		{"set_properties data.json", func() error {
+			_, err := tools.UpdateProperties(ctx, g.d, tools.SetPropertiesArgs{Path: "data.json", Properties: json.RawMessage(`{"status": "x"}`)})
+			return err
+		}},
+		{"set_properties removing from a file without extension", func() error {
+			_, err := tools.UpdateProperties(ctx, g.d, tools.SetPropertiesArgs{Path: "plain", Remove: []string{"status"}})
+			return err
+		}},
+		{"patch_note frontmatter table.csv", func() error {
+			_, err := tools.Patch(ctx, g.d, tools.PatchNoteArgs{Path: "table.csv", TargetType: "frontmatter", Target: "status", Operation: "replace", Content: "x"})
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		err := tt.call()
+		if err == nil || !strings.Contains(err.Error(), "is not a note: properties are the frontmatter of .md notes") {
+			t.Errorf("%s: %v", tt.name, err)
+		}
+	}
+	for rel, want := range files {
+		if got := g.read(rel); got != want {
+			t.Errorf("%s changed: %q", rel, got)
+		}
+	}
+	if g.commits() != n {
+		t.Errorf("refused calls committed")
+	}
+	if _, err := tools.Patch(ctx, g.d, tools.PatchNoteArgs{Path: "notes.txt", TargetType: "heading", Target: "Log", Operation: "append", Content: "more"}); err != nil {
+		t.Errorf("heading patch of notes.txt: %v", err)
+	}
+}
+
 // TestPropertiesOverTheWire: get_properties and set_properties answer in
 // their output schemas, keys in the order written.
 func TestPropertiesOverTheWire(t *testing.T) {

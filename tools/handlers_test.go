@@ -391,6 +391,9 @@ func TestArgumentValidation(t *testing.T) {
 		{"list_directory", `{"path":"","max_depth":1.5}`, []string{`argument "max_depth"`}},
 		{"list_directory", `{"path":"","max_depth":"3"}`, []string{`argument "max_depth"`}},
 		{"edit_file", `{"path":"a.md","old_text":"a"}`, []string{`missing required argument "new_text"`}},
+		// Whole numbers the schema takes but an int cannot hold.
+		{"read_file", `{"path":"a.md","limit":1e20}`, []string{`argument "limit": number 1e20 is out of range`}},
+		{"read_file", `{"path":"a.md","offset":1e300}`, []string{`argument "offset": number 1e300 is out of range`}},
 	}
 	for _, tt := range tests {
 		before := tree(t, h.root)

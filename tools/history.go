@@ -268,9 +268,16 @@ func (r RecentChangesResult) text() string {
 		}
 		if more := c.FileCount - len(c.Files); more > 0 {
 			hidden += more
-			see := fmt.Sprintf("get_diff(from=\"%s~1\", to=\"%s\") or files_only=true", c.Hash, c.Hash)
-			if c.Root {
+			// files_only is offered only to an answer that does not
+			// already list files alone: there the budget ran out anyway.
+			see := fmt.Sprintf("get_diff(from=\"%s~1\", to=\"%s\")", c.Hash, c.Hash)
+			switch {
+			case c.Root && r.FilesOnly:
+				see = "a path filter"
+			case c.Root:
 				see = "files_only=true or a path filter"
+			case !r.FilesOnly:
+				see += " or files_only=true"
 			}
 			fmt.Fprintf(&b, "   [... %d more file(s) not shown: answer budget of %s reached; see them with %s ...]\n",
 				more, humanBytes(int64(r.Budget)), see)

@@ -266,6 +266,21 @@ func TestGetRecentChangesBudget(t *testing.T) {
 	if n := strings.Count(files, "[added] import/"); n < 300 {
 		t.Errorf("files_only listed %d of 300 files (%d bytes)", n, len(files))
 	}
+
+	// A commit with more files than even files_only fits: its notice
+	// points at get_diff, not at files_only, which the call already set.
+	for i := 0; i < 600; i++ {
+		p := filepath.Join(g.root, "bulk", fmt.Sprintf("a rather long imported note name number %03d.md", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("x\n"), 0o644)
+	}
+	g.git("add", "-A")
+	g.git("commit", "-q", "-m", "bulk")
+	bulk := g.ok("get_recent_changes", map[string]any{"files_only": true, "count": 1})
+	if !strings.Contains(bulk, "more file(s) not shown: answer budget of 20.0 KB reached; see them with get_diff(from=\"") ||
+		strings.Contains(bulk, "files_only=true") {
+		t.Errorf("files_only answer cut by the budget:\n%s", bulk[len(bulk)-min(len(bulk), 600):])
+	}
 }
 
 // buildNoteHistory writes, edits and renames one note through the tools.

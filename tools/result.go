@@ -32,7 +32,7 @@ func handle[A any](d Deps, fn func(ctx context.Context, args A) (*mcp.CallToolRe
 		}()
 		var args A
 		if err := req.BindArguments(&args); err != nil {
-			return errorResult(ctx, d, fmt.Errorf("invalid arguments: %v", err)), nil
+			return errorResult(ctx, d, bindError(req.Params.Name, err)), nil
 		}
 		res, err = fn(ctx, args)
 		if err != nil {
@@ -40,6 +40,20 @@ func handle[A any](d Deps, fn func(ctx context.Context, args A) (*mcp.CallToolRe
 		}
 		return res, nil
 	}
+}
+
+// bindError words a failure to bind arguments that the schema check let
+// through, as that check words its refusals. What it lets through and a
+// Go field cannot hold is a whole number too large for an int (1e20),
+// which would otherwise be answered with encoding/json's message, naming
+// the Go struct.
+func bindError(tool string, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		name := te.Field[strings.LastIndexByte(te.Field, '.')+1:]
+		return fmt.Errorf("invalid arguments for %s: argument %q: %s is out of range", tool, name, te.Value)
+	}
+	return fmt.Errorf("invalid arguments for %s: %v", tool, err)
 }
 
 // toolError is an error result carrying extra JSON fields beside "error"

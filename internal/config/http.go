@@ -222,7 +222,16 @@ func (c *Config) validateHTTP() []error {
 			errs = append(errs, fmt.Errorf("http.users[%d] (%s): %w", i, u.Name, err))
 		}
 	}
+	hashes := map[string]int{} // a token's hash -> its index
 	for i, t := range h.Tokens {
+		// One token matching two entries would get the scope of one of
+		// them, silently: a read-only entry could be shadowed by a
+		// full-access one, or the other way round.
+		if j, ok := hashes[t.Hash]; ok && t.Hash != "" {
+			errs = append(errs, fmt.Errorf("http.tokens[%d] (%s) has the same hash as http.tokens[%d] (%s), so one token would be both; give each entry a token of its own (vaultmcp token create)", i, t.Name, j, h.Tokens[j].Name))
+		} else {
+			hashes[t.Hash] = i
+		}
 		if t.Name == "" {
 			errs = append(errs, fmt.Errorf("http.tokens[%d]: name is empty", i))
 		} else if names["token "+t.Name] {

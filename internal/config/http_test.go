@@ -114,6 +114,7 @@ func TestHTTPValidate(t *testing.T) {
 		{[]string{"VAULTMCP_HTTP_JWT_EXPIRY", "0s"}, "http.jwt_expiry must be positive"},
 		{[]string{"VAULTMCP_HTTP_OAUTH_ENABLED", "true"}, "http.oauth.enabled needs http.users"},
 		{[]string{"VAULTMCP_HTTP_TOKENS", `[{"name": "x", "hash": "` + hashA + `"}, {"name": "x", "hash": "` + hashA + `"}]`}, `"x" is listed twice`},
+		{[]string{"VAULTMCP_HTTP_TOKENS", `[{"name": "n8n", "hash": "` + hashA + `"}, {"name": "ro", "hash": "` + hashA + `", "read_only": true}]`}, `http.tokens[1] (ro) has the same hash as http.tokens[0] (n8n)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

@@ -51,8 +51,19 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		msg := "The body is not valid JSON"
 		var te *json.UnmarshalTypeError
 		switch {
+		case errors.As(err, &te) && te.Field == "":
+			msg = "The body must be a JSON object"
 		case errors.As(err, &te):
-			msg = fmt.Sprintf("Field %q must be a %s", te.Field, jsonKind(te.Type.Kind().String()))
+			// te.Field is the Go path (Paging.limit for a field of an
+			// embedded struct); the client knows only the last name.
+			field := te.Field[strings.LastIndexByte(te.Field, '.')+1:]
+			kind := jsonKind(te.Type.Kind().String())
+			msg = fmt.Sprintf("Field %q must be a %s", field, kind)
+			if number, ok := strings.CutPrefix(te.Value, "number "); ok && kind == "number" {
+				// A number that an integer field cannot hold: a
+				// fraction, or a whole number out of range.
+				msg = fmt.Sprintf("Field %q must be a whole number in range, not %s", field, number)
+			}
 		case errors.Is(err, errTrailingJSON):
 			msg = "The body must be one JSON object; more follows it"
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
@@ -81,10 +92,16 @@ func jsonFields(v any) []string {
 	}
 	var names []string
 	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" && f.Anonymous && f.Type.Kind() == reflect.Struct {
+			// An embedded struct's fields are the body's own, as
+			// encoding/json reads them (exported or not).
+			names = append(names, jsonFields(reflect.New(f.Type).Interface())...)
+			continue
+		}
 		if !f.IsExported() {
 			continue
 		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		switch name {
 		case "-":
 			continue

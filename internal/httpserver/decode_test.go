@@ -9,10 +9,14 @@ import (
 )
 
 func TestDecode(t *testing.T) {
+	type paging struct {
+		Offset int `json:"offset"`
+	}
 	type body struct {
 		Name  string `json:"name"`
 		Limit int    `json:"limit,omitempty"`
 		Skip  bool   `json:"-"`
+		paging
 	}
 	tests := []struct {
 		name, ct, body string
@@ -26,7 +30,12 @@ func TestDecode(t *testing.T) {
 		{"form", "application/x-www-form-urlencoded", `name=a`, false, 415, "Send the body as JSON"},
 		{"not json", "application/json", `{name:a}`, false, 400, "The body is not valid JSON"},
 		{"wrong type", "application/json", `{"limit":"3"}`, false, 400, `Field "limit" must be a number`},
-		{"unknown field", "application/json", `{"nam":"a"}`, false, 400, `Unknown field "nam"; this endpoint takes "name", "limit"`},
+		{"unknown field", "application/json", `{"nam":"a"}`, false, 400, `Unknown field "nam"; this endpoint takes "name", "limit", "offset"`},
+		{"not an object", "application/json", `[]`, false, 400, "The body must be a JSON object"},
+		{"fraction", "application/json", `{"limit":1.5}`, false, 400, `Field "limit" must be a whole number in range, not 1.5`},
+		{"too large", "application/json", `{"limit":1e20}`, false, 400, `Field "limit" must be a whole number in range, not 1e20`},
+		{"embedded field", "application/json", `{"offset":"2"}`, false, 400, `Field "offset" must be a number`},
+		{"embedded too large", "application/json", `{"offset":1e20}`, false, 400, `Field "offset" must be a whole number in range, not 1e20`},
 		{"dash field", "application/json", `{"Skip":true}`, false, 400, `Unknown field "Skip"`},
 		{"two values", "application/json", `{"name":"a"} {"name":"b"}`, false, 400, "The body must be one JSON object; more follows it"},
 		{"trailing space", "application/json", "{\"name\":\"a\"}\n  ", true, 200, ""},

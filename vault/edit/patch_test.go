@@ -60,6 +60,15 @@ var patchCases = []patchCase{
 	{name: "missing heading lists the headings", src: dupHeadings, patch: Patch{Heading, "Nope", Append, "x"},
 		wantErr: ErrNotFound, cands: []string{"Projects", "Projects::Active", "Projects::Done", "Areas", "Areas::Active"}},
 
+	// A heading's text may hold the separator: its text or its path
+	// (as a not-found error lists it) names it.
+	{name: "heading text holding :: by its path", src: "# H\n## A::B\nc\n", patch: Patch{Heading, "H::A::B", Append, "d"},
+		want: "# H\n## A::B\nc\nd\n"},
+	{name: "heading text holding :: by its text", src: "# H\n## A::B\nc\n", patch: Patch{Heading, "A::B", Prepend, "d"},
+		want: "# H\n## A::B\nd\nc\n"},
+	{name: "heading text holding :: not found", src: "# H\n## A::B\nc\n", patch: Patch{Heading, "H::A::C", Append, "d"},
+		wantErr: ErrNotFound, cands: []string{"H", "H::A::B"}},
+
 	// Headings in code are not headings, and do not end sections.
 	{name: "heading in code is no heading", src: codeHeadings, patch: Patch{Heading, "not a heading", Append, "x"},
 		wantErr: ErrNotFound, cands: []string{"Real", "Real::Sub"}},

@@ -137,6 +137,17 @@ func findHeading(hs []heading, target string) (int, error) {
 			break
 		}
 	}
+	if len(found) == 0 && len(parts) > 1 {
+		// A heading whose own text holds the separator ("## A::B") is
+		// named by that text, or by its path as the candidates below list
+		// it ("H::A::B"); split into parts, neither matches.
+		whole := strings.TrimSpace(target)
+		for i := range hs {
+			if hs[i].text == whole || headingPath(hs, i) == whole {
+				found = append(found, i)
+			}
+		}
+	}
 	switch len(found) {
 	case 1:
 		return found[0], nil

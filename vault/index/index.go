@@ -537,6 +537,14 @@ func (ix *Index) refreshOne(rel string) {
 	switch {
 	case err != nil, vault.IsSpecial(fi.Mode()):
 		ix.forgetUnder(p.Rel)
+		if p.Rel != rel {
+			// A name gone from disk resolves to its NFC spelling (the
+			// form new names take), but the index holds it as it was
+			// stored: a note saved decomposed, as macOS writes names,
+			// and then deleted or renamed away is reported under that
+			// stored name.
+			ix.forgetUnder(rel)
+		}
 	case fi.IsDir():
 		_ = ix.v.Walk(p, func(child string, d fs.DirEntry) error {
 			if ix.isFile(child, d) {

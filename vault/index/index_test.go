@@ -12,6 +12,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"vaultmcp/vault"
 )
 
@@ -842,5 +844,82 @@ func mustRemove(t *testing.T, p string) {
 	t.Helper()
 	if err := os.RemoveAll(p); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A note stored with a decomposed name (as macOS writes accents) that is
+// deleted, renamed away or removed outside the server leaves the index:
+// the path reported is the stored one, while a name gone from disk
+// resolves to its composed spelling (a renamed note stayed listed under
+// its old name, in backlinks, searches and grep).
+func TestRefreshForgetsDecomposedName(t *testing.T) {
+	nfd := norm.NFD.String("Résumé café.md")
+	folder := norm.NFD.String("Été")
+	tests := []struct {
+		name   string
+		files  map[string]string
+		change func(t *testing.T, v *vault.Vault)
+		gone   string
+	}{
+		{
+			name:  "delete_file",
+			files: map[string]string{nfd: "[[T]]", "T.md": ""},
+			change: func(t *testing.T, v *vault.Vault) {
+				if _, err := v.DeleteFile(ctx, norm.NFC.String(nfd)); err != nil {
+					t.Fatal(err)
+				}
+			},
+			gone: nfd,
+		},
+		{
+			name:  "rename_file",
+			files: map[string]string{nfd: "[[T]]", "T.md": ""},
+			change: func(t *testing.T, v *vault.Vault) {
+				if _, err := v.RenameFile(ctx, norm.NFC.String(nfd), "Notes/Moved.md", nil); err != nil {
+					t.Fatal(err)
+				}
+			},
+			gone: nfd,
+		},
+		{
+			name:  "removed outside the server",
+			files: map[string]string{nfd: "[[T]]", "T.md": ""},
+			change: func(t *testing.T, v *vault.Vault) {
+				if err := os.Remove(filepath.Join(v.Root(), nfd)); err != nil {
+					t.Fatal(err)
+				}
+			},
+			gone: nfd,
+		},
+		{
+			name:  "folder removed outside the server",
+			files: map[string]string{folder + "/A.md": "[[T]]", "T.md": ""},
+			change: func(t *testing.T, v *vault.Vault) {
+				if err := os.RemoveAll(filepath.Join(v.Root(), folder)); err != nil {
+					t.Fatal(err)
+				}
+			},
+			gone: folder + "/A.md",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, ix := newVault(t, tt.files)
+			tt.change(t, v)
+			// What the watcher reports for an outside change; a second
+			// report of the server's own change must do no harm either.
+			ix.Refresh([]string{strings.SplitN(tt.gone, "/", 2)[0]})
+			if ok, _ := ix.HasFile(ctx, tt.gone); ok {
+				t.Errorf("%q still indexed", tt.gone)
+			}
+			if bl, _ := ix.Backlinks(ctx, "T.md"); slices.Contains(sources(bl), tt.gone) {
+				t.Errorf("backlinks(T) = %q, still from %q", sources(bl), tt.gone)
+			}
+			var listed []string
+			ix.Files("", func(rel string) bool { listed = append(listed, rel); return true })
+			if slices.Contains(listed, tt.gone) {
+				t.Errorf("Files lists %q: %q", tt.gone, listed)
+			}
+		})
 	}
 }
