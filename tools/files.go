@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -26,6 +27,10 @@ type pathArgs struct {
 type ReadArgs struct {
 	Path string `json:"path"`
 	LineRange
+	// Exact reads only the file named, never one whose name differs in
+	// case, accents or a left-out ".md" (the REST API's callers name the
+	// file they mean, and are answered 404 with suggestions otherwise).
+	Exact bool `json:"-"`
 }
 
 // ReadFile is read_file: one file's text, a page of lines at a time.
@@ -57,6 +62,8 @@ type ReadResult struct {
 	// Resolved says which file was read when the path given differs from
 	// it (in case, accents or a left-out ".md"); empty otherwise.
 	Resolved string
+	// Modified is the file's modification time when it was read.
+	Modified time.Time
 }
 
 // Read is read_file's work: a page of lines of one file. A path that
@@ -66,7 +73,7 @@ type ReadResult struct {
 func Read(ctx context.Context, d Deps, a ReadArgs) (ReadResult, error) {
 	f, info, err := d.Vault.OpenFile(ctx, a.Path)
 	var res ReadResult
-	if errors.Is(err, vault.ErrNotFound) {
+	if errors.Is(err, vault.ErrNotFound) && !a.Exact {
 		if names := d.sameName(ctx, a.Path); len(names) == 1 && !strings.HasSuffix(names[0], "/") {
 			if f2, info2, err2 := d.Vault.OpenFile(ctx, names[0]); err2 == nil {
 				f, info, err = f2, info2, nil
@@ -78,7 +85,7 @@ func Read(ctx context.Context, d Deps, a ReadArgs) (ReadResult, error) {
 		return ReadResult{}, err
 	}
 	defer f.Close()
-	res.Path = info.Path.Rel
+	res.Path, res.Modified = info.Path.Rel, info.ModTime
 	res.Page, err = readLines(f, info.Size, a.LineRange, d.readBytes())
 	if err != nil {
 		return ReadResult{}, fmt.Errorf("read %s: %w", a.Path, err)
@@ -89,6 +96,26 @@ func Read(ctx context.Context, d Deps, a ReadArgs) (ReadResult, error) {
 // Text is read_file's answer: the page, after the line saying which file
 // was read when the path given was taken for another.
 func (r ReadResult) Text() string { return r.Resolved + renderPage(r.Path, r.Page) }
+
+// Notice says which part of the file the page is and how to read on, as
+// read_file's answer says it; "" when the page is the whole file.
+func (r ReadResult) Notice() string { return r.Page.notice(r.Path) }
+
+// Next says where the page after this one starts: the lines to skip and,
+// inside a line longer than a page, the bytes of that line to skip. more
+// is false when nothing follows the page.
+func (r ReadResult) Next() (offset int, column int64, more bool) {
+	pg := r.Page
+	switch {
+	case pg.Binary || pg.PastEnd:
+		return 0, 0, false
+	case pg.CutLine:
+		return pg.First - 1, pg.Column + int64(len(pg.Text)), true
+	case pg.last() < pg.TotalLines:
+		return pg.last(), 0, true
+	}
+	return 0, 0, false
+}
 
 // renderPage is read_file's text for one page.
 func renderPage(rel string, pg linePage) string {

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -212,10 +213,17 @@ type noteResponse struct {
 	Size      int64      `json:"size,omitempty"`
 	Modified  *time.Time `json:"modified,omitempty"`
 	Truncated bool       `json:"truncated,omitempty"`
-	Binary    bool       `json:"binary,omitempty"`
-	Bytes     *int       `json:"bytes,omitempty"`
-	Commit    string     `json:"commit,omitempty"`
-	Deleted   bool       `json:"deleted,omitempty"`
+	// A part of a note (truncated): its lines, and where the next part
+	// starts, as read_file's offset and column.
+	FirstLine  int    `json:"first_line,omitempty"`
+	Lines      *int   `json:"lines,omitempty"`
+	TotalLines int    `json:"total_lines,omitempty"`
+	NextOffset *int   `json:"next_offset,omitempty"`
+	NextColumn int64  `json:"next_column,omitempty"`
+	Binary     bool   `json:"binary,omitempty"`
+	Bytes      *int   `json:"bytes,omitempty"`
+	Commit     string `json:"commit,omitempty"`
+	Deleted    bool   `json:"deleted,omitempty"`
 }
 
 type putNoteRequest struct {
@@ -237,20 +245,7 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 	v := s.opts.Deps.Vault
 	switch r.Method {
 	case http.MethodGet:
-		f, err := v.ReadFile(ctx, p, s.maxRead())
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		mod := f.ModTime.UTC()
-		res := noteResponse{Path: f.Path.Rel, Size: f.Size, Modified: &mod, Truncated: f.Truncated}
-		if utf8.Valid(f.Data) {
-			text := string(f.Data)
-			res.Content = &text
-		} else {
-			res.Binary = true
-		}
-		writeJSON(w, http.StatusOK, res)
+		s.readNote(w, r, p)
 	case http.MethodPut:
 		var req putNoteRequest
 		if !decode(w, r, &req) {
@@ -281,9 +276,59 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) maxRead() int64 {
-	if n := s.opts.Deps.MaxReadBytes; n > 0 {
-		return n
+// readNote answers GET /api/notes/{path}: the note's text, a page at a
+// time as read_file reads it. The query's offset, limit and column are
+// read_file's; a note longer than a page comes back truncated, with the
+// next_offset (and, inside a line longer than a page, next_column) to ask
+// for the rest.
+func (s *Server) readNote(w http.ResponseWriter, r *http.Request, p string) {
+	a := tools.ReadArgs{Path: p, Exact: true}
+	q := r.URL.Query()
+	for _, param := range []struct {
+		name string
+		min  int64
+		set  func(int64)
+	}{
+		{"offset", 0, func(n int64) { a.Offset = int(n) }},
+		{"limit", 1, func(n int64) { l := int(n); a.Limit = &l }},
+		{"column", 0, func(n int64) { a.Column = n }},
+	} {
+		v := q.Get(param.name)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err != nil || n < param.min {
+			detail(w, http.StatusBadRequest, fmt.Sprintf("query parameter %s=%q: want a whole number of at least %d", param.name, v, param.min))
+			return
+		}
+		param.set(n)
 	}
-	return 256 << 10
+	res, err := tools.Read(r.Context(), s.opts.Deps, a)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	pg := res.Page
+	if pg.PastEnd {
+		detail(w, http.StatusBadRequest, strings.Trim(res.Notice(), "[]"))
+		return
+	}
+	mod := res.Modified.UTC()
+	out := noteResponse{Path: res.Path, Size: pg.Size, Modified: &mod}
+	if pg.Binary {
+		out.Binary = true
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	text := string(pg.Text)
+	out.Content = &text
+	if res.Notice() != "" {
+		lines := pg.Lines
+		out.Truncated, out.FirstLine, out.Lines, out.TotalLines = true, pg.First, &lines, pg.TotalLines
+		if offset, column, more := res.Next(); more {
+			out.NextOffset, out.NextColumn = &offset, column
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
 }

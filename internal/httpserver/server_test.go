@@ -807,3 +807,70 @@ func TestAPIStatuses(t *testing.T) {
 		}
 	}
 }
+
+// GET /api/notes/{path} reads a note a page at a time, as read_file does:
+// a note longer than a page is truncated with the next_offset (and inside
+// a line longer than a page, the next_column) to ask for the rest.
+func TestGetNotePaged(t *testing.T) {
+	e := newEnv(t, func(o *Options) { o.Deps.MaxReadBytes = 64 })
+	var long strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&long, "line %02d abcdefgh\n", i) // 17 bytes: 3 lines a page
+	}
+	wide := strings.Repeat("é", 100) + "\n" // 200 bytes in one line
+	for rel, content := range map[string]string{"Long.md": long.String(), "Wide.md": wide} {
+		if err := os.WriteFile(filepath.Join(e.root, rel), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		path    string
+		status  int
+		content string         // the content's start
+		want    map[string]any // fields of the answer; nil: absent
+		detail  string
+	}{
+		{path: "Home.md", status: 200, content: "# Home\n",
+			want: map[string]any{"truncated": nil, "first_line": nil, "next_offset": nil}},
+		{path: "Long.md", status: 200, content: "line 01 abcdefgh\nline 02 abcdefgh\nline 03 abcdefgh\n",
+			want: map[string]any{"truncated": true, "first_line": 1.0, "lines": 3.0, "total_lines": 20.0, "next_offset": 3.0, "next_column": nil}},
+		{path: "Long.md?offset=3", status: 200, content: "line 04 abcdefgh\n",
+			want: map[string]any{"first_line": 4.0, "lines": 3.0, "next_offset": 6.0}},
+		{path: "Long.md?offset=18", status: 200, content: "line 19 abcdefgh\nline 20 abcdefgh\n",
+			want: map[string]any{"truncated": true, "first_line": 19.0, "lines": 2.0, "next_offset": nil}},
+		{path: "Long.md?limit=2", status: 200, content: "line 01 abcdefgh\nline 02 abcdefgh\n",
+			want: map[string]any{"lines": 2.0, "next_offset": 2.0}},
+		{path: "Wide.md", status: 200, content: strings.Repeat("é", 32),
+			want: map[string]any{"truncated": true, "lines": 1.0, "next_offset": 0.0, "next_column": 64.0}},
+		{path: "Wide.md?column=192", status: 200, content: "éééé\n",
+			want: map[string]any{"truncated": true, "next_offset": nil, "next_column": nil}},
+		{path: "Long.md?offset=20", status: 400, detail: "offset=20 is past the end: Long.md has 20 lines"},
+		{path: "Long.md?offset=-1", status: 400, detail: `query parameter offset="-1": want a whole number of at least 0`},
+		{path: "Long.md?limit=0", status: 400, detail: `query parameter limit="0": want a whole number of at least 1`},
+		{path: "Long.md?column=x", status: 400, detail: `query parameter column="x"`},
+		{path: "home.md", status: 404, detail: "Home.md"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			e.clock.add(2 * time.Second) // within the API's rate limit
+			resp, m := e.do("GET", "/api/notes/"+tt.path, "", bearer(e.tokens["full"])...)
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d: %v", resp.StatusCode, tt.status, m)
+			}
+			if tt.detail != "" {
+				if d, _ := m["detail"].(string); !strings.Contains(d, tt.detail) {
+					t.Errorf("detail %q, want it to hold %q", d, tt.detail)
+				}
+				return
+			}
+			if c, _ := m["content"].(string); !strings.HasPrefix(c, tt.content) {
+				t.Errorf("content %q, want it to start %q", c, tt.content)
+			}
+			for k, want := range tt.want {
+				if got, ok := m[k]; want == nil && ok || want != nil && got != want {
+					t.Errorf("%s = %v, want %v", k, got, want)
+				}
+			}
+		})
+	}
+}
