@@ -66,6 +66,18 @@ var patchCases = []patchCase{
 		want: "# H\n## A::B\nc\nd\n"},
 	{name: "heading text holding :: by its text", src: "# H\n## A::B\nc\n", patch: Patch{Heading, "A::B", Prepend, "d"},
 		want: "# H\n## A::B\nd\nc\n"},
+	// Headings that share one path are picked as the ambiguity error
+	// lists them, with their line.
+	{name: "duplicate heading by its line", src: "# H\n## Dup\na\n## Dup\nb\n", patch: Patch{Heading, "H::Dup (line 4)", Append, "c"},
+		want: "# H\n## Dup\na\n## Dup\nb\nc\n"},
+	{name: "duplicate heading by its text and line", src: "# H\n## Dup\na\n## Dup\nb\n", patch: Patch{Heading, "Dup (line 2)", Append, "c"},
+		want: "# H\n## Dup\na\nc\n## Dup\nb\n"},
+	{name: "duplicate heading at a line that is not one of them", src: "# H\n## Dup\na\n## Dup\nb\n", patch: Patch{Heading, "H::Dup (line 3)", Append, "c"},
+		wantErr: ErrNotFound, cands: []string{"H", "H::Dup", "H::Dup"}},
+	{name: "duplicate heading ambiguous", src: "# H\n## Dup\na\n## Dup\nb\n", patch: Patch{Heading, "H::Dup", Append, "c"},
+		wantErr: ErrAmbiguous, cands: []string{"H::Dup (line 2)", "H::Dup (line 4)"}},
+	{name: "a heading whose text ends like a line is matched as written", src: "# H\n## Dup (line 4)\na\n## Dup\nb\n", patch: Patch{Heading, "Dup (line 4)", Append, "c"},
+		want: "# H\n## Dup (line 4)\na\nc\n## Dup\nb\n"},
 	{name: "heading text holding :: not found", src: "# H\n## A::B\nc\n", patch: Patch{Heading, "H::A::C", Append, "d"},
 		wantErr: ErrNotFound, cands: []string{"H", "H::A::B"}},
 

@@ -3,6 +3,7 @@ package edit
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"vaultmcp/vault/markdown"
@@ -117,34 +118,20 @@ func headingPath(hs []heading, i int) string {
 // headings "Outer::Inner" where each part is an enclosing heading (not
 // necessarily the immediate parent) of the next. Text is compared as
 // written; only when nothing matches so is it compared ignoring case and
-// leading "#"s. The target must name exactly one heading.
+// leading "#"s. The target must name exactly one heading. Headings that
+// share one path are told apart as the ambiguity error lists them, by the
+// line after the path: "Log::Notes (line 12)".
 func findHeading(hs []heading, target string) (int, error) {
 	if strings.TrimSpace(target) == "" {
 		return -1, invalid("target is empty: give the heading's text, or a path like \"Projects::Active\"")
 	}
-	parts := strings.Split(target, PathSeparator)
-	for i, p := range parts {
-		parts[i] = strings.TrimSpace(p)
-	}
-	var found []int
-	for _, loose := range []bool{false, true} {
-		for i := range hs {
-			if matchPath(hs, i, parts, loose) {
-				found = append(found, i)
-			}
-		}
-		if len(found) > 0 {
-			break
-		}
-	}
-	if len(found) == 0 && len(parts) > 1 {
-		// A heading whose own text holds the separator ("## A::B") is
-		// named by that text, or by its path as the candidates below list
-		// it ("H::A::B"); split into parts, neither matches.
-		whole := strings.TrimSpace(target)
-		for i := range hs {
-			if hs[i].text == whole || headingPath(hs, i) == whole {
-				found = append(found, i)
+	found := matchHeadings(hs, target)
+	if len(found) == 0 {
+		if named, line, ok := cutLine(target); ok {
+			for _, i := range matchHeadings(hs, named) {
+				if hs[i].line+1 == line {
+					return i, nil
+				}
 			}
 		}
 	}
@@ -166,7 +153,58 @@ func findHeading(hs []heading, target string) (int, error) {
 		cands[k] = fmt.Sprintf("%s (line %d)", headingPath(hs, i), hs[i].line+1)
 	}
 	return -1, withCandidates(ErrAmbiguous, cands,
-		"heading %q occurs %d times; name it by its path of headings (joined by %q) to pick one", target, len(found), PathSeparator)
+		"heading %q occurs %d times; name it by its path of headings (joined by %q), or as listed here with its line, to pick one", target, len(found), PathSeparator)
+}
+
+// matchHeadings returns the headings target names (see findHeading), in
+// the order of the note.
+func matchHeadings(hs []heading, target string) []int {
+	parts := strings.Split(target, PathSeparator)
+	for i, p := range parts {
+		parts[i] = strings.TrimSpace(p)
+	}
+	var found []int
+	for _, loose := range []bool{false, true} {
+		for i := range hs {
+			if matchPath(hs, i, parts, loose) {
+				found = append(found, i)
+			}
+		}
+		if len(found) > 0 {
+			return found
+		}
+	}
+	if len(parts) > 1 {
+		// A heading whose own text holds the separator ("## A::B") is
+		// named by that text, or by its path as the candidates list it
+		// ("H::A::B"); split into parts, neither matches.
+		whole := strings.TrimSpace(target)
+		for i := range hs {
+			if hs[i].text == whole || headingPath(hs, i) == whole {
+				found = append(found, i)
+			}
+		}
+	}
+	return found
+}
+
+// cutLine splits a target written as an ambiguity error lists a heading,
+// "Log::Notes (line 12)", into the heading's path and its line.
+func cutLine(target string) (named string, line int, ok bool) {
+	target = strings.TrimSpace(target)
+	rest, found := strings.CutSuffix(target, ")")
+	if !found {
+		return "", 0, false
+	}
+	i := strings.LastIndex(rest, " (line ")
+	if i < 0 {
+		return "", 0, false
+	}
+	line, err := strconv.Atoi(rest[i+len(" (line "):])
+	if err != nil || line < 1 {
+		return "", 0, false
+	}
+	return rest[:i], line, true
 }
 
 // matchPath reports whether heading i is named by parts: its text matches
