@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
+	"strings"
 	"syscall"
+	"unicode/utf8"
 )
 
 // Sentinel kinds of vault errors. Every *Error unwraps to exactly one of
@@ -70,11 +73,45 @@ func osError(given string, err error) error {
 	case errors.Is(err, syscall.ENOSPC):
 		return newError(ErrInvalidInput, given, "No space left on the vault's disk while writing %s", given)
 	case errors.Is(err, syscall.ENAMETOOLONG):
-		return newError(ErrInvalidPath, given, "Path is too long: %s", given)
+		return newError(ErrInvalidPath, given, "%s", tooLong(given))
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return newError(ErrInvalidInput, given, "%s %s: %v", pe.Op, given, pe.Err)
 	}
 	return newError(ErrInvalidInput, given, "%s: %v", given, err)
+}
+
+// tooLong says why the file system refused given as too long: one of its
+// names is over the 255 bytes a name may have (on the file systems vaults
+// live on), or else the whole path is too long. The path is shown cut, so
+// that the error about a 5 KB path is not itself 5 KB.
+func tooLong(given string) string {
+	const maxName = 255
+	longest := ""
+	for name := range strings.SplitSeq(given, "/") {
+		if len(name) > len(longest) {
+			longest = name
+		}
+	}
+	if len(longest) > maxName {
+		return fmt.Sprintf("Path is too long: the name %s is %d bytes, and a file or folder name may have at most %d", shorten(longest), len(longest), maxName)
+	}
+	return fmt.Sprintf("Path is too long: %s is %d bytes, more than the file system takes", shorten(given), len(given))
+}
+
+// shorten quotes s, cut in its middle when it is long.
+func shorten(s string) string {
+	const keep = 40
+	if len(s) <= 2*keep+10 {
+		return strconv.Quote(s)
+	}
+	head, tail := s[:keep], s[len(s)-keep:]
+	for len(head) > 0 && !utf8.ValidString(head) {
+		head = head[:len(head)-1]
+	}
+	for len(tail) > 0 && !utf8.ValidString(tail) {
+		tail = tail[1:]
+	}
+	return strconv.Quote(head) + "…" + strconv.Quote(tail)
 }
