@@ -109,6 +109,15 @@ type GetPropertiesResult struct {
 // Properties is get_properties' work: read a note's frontmatter
 // properties.
 func Properties(ctx context.Context, d Deps, a GetPropertiesArgs) (*GetPropertiesResult, error) {
+	if !vault.IsNote(a.Path) {
+		// Not read whole for nothing: a missing file is still not found.
+		f, _, err := d.Vault.OpenFile(ctx, a.Path)
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+		return nil, invalid(a.Path + " is not a note: properties are the frontmatter of .md notes")
+	}
 	f, err := d.Vault.ReadFile(ctx, a.Path, 0)
 	if err != nil {
 		return nil, err

@@ -292,8 +292,8 @@ func TestSetPropertiesCommits(t *testing.T) {
 	}
 }
 
-// Properties belong to notes: set_properties and a frontmatter patch_note
-// refuse any other file, whose content a frontmatter block would corrupt
+// Properties belong to notes: get_properties, set_properties and a
+// frontmatter patch_note refuse any other file, whose content a frontmatter block would corrupt
 // (data.json gained "---\nstatus: x\n---\n" before its JSON). A heading
 // patch of a text file is a text edit, as before.
 func TestPropertiesOfNotesOnly(t *testing.T) {
@@ -331,6 +331,15 @@ func TestPropertiesOfNotesOnly(t *testing.T) {
 	}
 	if g.commits() != n {
 		t.Errorf("refused calls committed")
+	}
+	for given, want := range map[string]string{
+		"data.json": "data.json is not a note: properties are the frontmatter of .md notes",
+		"gone.json": "not found",
+		"notes.txt": "notes.txt is not a note",
+	} {
+		if _, err := tools.Properties(ctx, g.d, tools.GetPropertiesArgs{Path: given}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("get_properties %s: %v, want %q", given, err, want)
+		}
 	}
 	if _, err := tools.Patch(ctx, g.d, tools.PatchNoteArgs{Path: "notes.txt", TargetType: "heading", Target: "Log", Operation: "append", Content: "more"}); err != nil {
 		t.Errorf("heading patch of notes.txt: %v", err)
