@@ -33,6 +33,28 @@ type Result struct {
 	Created bool
 }
 
+// NotFlushedError says a commit was made, and the branch points at it,
+// but flushing the folders of its renames to disk failed after the branch
+// moved: the change stands (the worktree holds it, as the branch does),
+// but it may not survive a power loss. Before the branch moves, every
+// failure leaves the branch where it was and is an ordinary error.
+type NotFlushedError struct {
+	Hash string        // the commit's short hash
+	Full plumbing.Hash // the commit
+	Err  error         // why the flush failed
+}
+
+// Error says what was committed and what failed.
+func (e *NotFlushedError) Error() string {
+	return fmt.Sprintf("commit %s was made, but flushing it to disk failed: %v", e.Hash, e.Err)
+}
+
+// Unwrap returns why the flush failed.
+func (e *NotFlushedError) Unwrap() error { return e.Err }
+
+// Committed returns the commit's short hash: the change stands.
+func (e *NotFlushedError) Committed() string { return e.Hash }
+
 // recorder is the shape of the vault's Recorder interface; gitsync does not
 // import the vault, so the guard restates it.
 type recorder interface {
@@ -56,7 +78,8 @@ func short(h plumbing.Hash) string {
 // Recorder interface. When the paths hold nothing new (the same content
 // written again) no commit is made and HEAD's short hash is returned with a
 // nil error: the change is already durable. Use Commit to tell the cases
-// apart. On error the index and HEAD are unchanged.
+// apart. On error the index and HEAD are unchanged, except for a
+// *NotFlushedError: the commit was made and its hash is returned with it.
 func (r *Repo) Record(ctx context.Context, summary string, paths []string) (string, error) {
 	res, err := r.Commit(ctx, summary, paths)
 	return res.Hash, err
@@ -76,7 +99,8 @@ func (r *Repo) Commit(ctx context.Context, summary string, paths []string) (Resu
 func (r *Repo) commitWith(ctx context.Context, summary string, paths []string, known Written) (Result, error) {
 	res, err := r.commitPaths(ctx, r.opts.MessagePrefix+summary, paths, known, nil)
 	if err != nil {
-		return Result{}, fmt.Errorf("commit %s: %w", strings.Join(paths, ", "), err)
+		// A *NotFlushedError keeps its result: the commit stands.
+		return res, fmt.Errorf("commit %s: %w", strings.Join(paths, ", "), err)
 	}
 	return res, nil
 }
@@ -97,7 +121,9 @@ func (r *Repo) CommitExternal(ctx context.Context, paths []string) (Result, erro
 // commitPaths commits exactly the given paths with message, and tells the
 // pusher when a commit was made. known, when not nil, holds what the
 // caller wrote (see RecordWritten); pl, when not nil, the file it has yet
-// to rename into place (see RecordPlacing).
+// to rename into place (see RecordPlacing). A *NotFlushedError comes with
+// the result of the commit made: the branch points at it, so the pusher
+// is told of it too.
 func (r *Repo) commitPaths(ctx context.Context, message string, paths []string, known Written, pl *placing) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
@@ -115,11 +141,15 @@ func (r *Repo) commitPaths(ctx context.Context, message string, paths []string, 
 	res, err := r.commitLocked(message, clean)
 	r.written, r.placing = nil, nil
 	r.mu.Unlock()
-	if err != nil {
+	var nf *NotFlushedError
+	if err != nil && !errors.As(err, &nf) {
 		return Result{}, r.scrub(err)
 	}
 	if res.Created {
 		r.committed(res.Full)
+	}
+	if nf != nil {
+		return res, &NotFlushedError{Hash: nf.Hash, Full: nf.Full, Err: r.scrub(nf.Err)}
 	}
 	return res, nil
 }
@@ -242,8 +272,12 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 	if err := r.obj.endBlobs(); err != nil { // a large commit's pack
 		return Result{}, err
 	}
-	if err := r.moveBranch(s.bar, idx, s.index, h, head, "commit: "+firstLine(message), r.worktreeDirs(r.placing.others(s.paths))); err != nil {
-		return Result{}, err
+	// A *NotFlushedError means the branch moved all the same: the commit
+	// is recorded as made, and returned with the error.
+	moved := r.moveBranch(s.bar, idx, s.index, h, head, "commit: "+firstLine(message), r.worktreeDirs(r.placing.others(s.paths)))
+	var nf *NotFlushedError
+	if moved != nil && !errors.As(moved, &nf) {
+		return Result{}, moved
 	}
 	r.tip.commit, r.tip.tree = h, newTree
 	// The trees on both sides are at hand (the new ones cached, the old
@@ -252,7 +286,7 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 	if d, err := r.obj.diffTrees(orEmpty(baseTree), newTree); err == nil {
 		r.hist.handCommit(h, c, d)
 	}
-	return Result{Hash: short(h), Full: h, Created: true}, nil
+	return Result{Hash: short(h), Full: h, Created: true}, moved
 }
 
 // baseTreeOf returns the tree of commit head (zero for an unborn branch),
@@ -281,7 +315,9 @@ func (r *Repo) baseTreeOf(head plumbing.Hash) (plumbing.Hash, error) {
 // memory under index.lock, taken before the ref, and written later (see
 // scheduleIndexWrite),
 // unflushed (see indexmark.go). If the ref update fails, a lock taken for
-// it is given back and the index is unchanged.
+// it is given back and the index is unchanged. Once the ref has moved,
+// only the last flush can fail: that is a *NotFlushedError, the ref and
+// the index staying as they now are.
 func (r *Repo) moveBranch(bar *syncfs.Barrier, idx *index.Index, upd *indexUpdate, h, old plumbing.Hash, msg string, dirs []string) error {
 	// The objects and folders are complete: their flushes run while the
 	// index is locked and the ref written.
@@ -333,7 +369,10 @@ func (r *Repo) moveBranch(bar *syncfs.Barrier, idx *index.Index, upd *indexUpdat
 	}
 	r.placing.restat(upd)
 	r.stageIndex(upd)
-	return r.flush(ref.dir(), r.placing.dir())
+	if err := r.flush(ref.dir(), r.placing.dir()); err != nil {
+		return &NotFlushedError{Hash: short(h), Full: h, Err: err}
+	}
+	return nil
 }
 
 func withNewline(s string) string {

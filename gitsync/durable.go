@@ -43,6 +43,11 @@ func (r *Repo) flush(paths ...string) error {
 	if len(paths) == 0 {
 		return nil
 	}
+	if r.flushFault != nil {
+		if err := r.flushFault(paths); err != nil {
+			return err
+		}
+	}
 	return fsyncAll(paths)
 }
 

@@ -2,6 +2,7 @@ package gitsync
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,7 +26,9 @@ import (
 // and makes it durable. If the commit fails before the rename, the
 // temporary file is still there and the vault removes it; if it fails
 // after (the ref could not be renamed), the vault puts the old note back,
-// as for any change whose recording failed.
+// as for any change whose recording failed. Once the ref has moved the
+// change stands: a failure to flush the folders of the renames is a
+// *NotFlushedError, and the vault keeps the note as committed.
 
 // placing is a file the caller of RecordPlacing wrote under a temporary
 // name and has yet to rename into place. A nil *placing stands for none:
@@ -51,8 +54,10 @@ type placing struct {
 //
 // When RecordPlacing returns nil, rel is in place and durable, and so is
 // the commit (or HEAD, when the content was already committed). When it
-// returns an error, place may or may not have been called: the caller
-// undoes the change either way.
+// returns a *NotFlushedError, the commit was made and the branch points
+// at it, rel is in place, but the last flush failed: the caller keeps the
+// change. On any other error, place may or may not have been called: the
+// caller undoes the change either way.
 func (r *Repo) RecordPlacing(ctx context.Context, summary string, paths []string, known Written, rel, tmp string, bar *syncfs.Barrier, place func() error) (string, error) {
 	c, err := cleanPath(rel)
 	if err != nil {
@@ -62,6 +67,12 @@ func (r *Repo) RecordPlacing(ctx context.Context, summary string, paths []string
 	pl := &placing{rel: c, tmp: tmp, bar: bar, place: place, full: full, dirAt: filepath.Dir(full)}
 	res, err := r.commitPaths(ctx, r.opts.MessagePrefix+summary, paths, known, pl)
 	if err != nil {
+		// The branch moves only once the note is in place: a
+		// *NotFlushedError comes with the note placed and the commit made.
+		var nf *NotFlushedError
+		if errors.As(err, &nf) {
+			return res.Hash, fmt.Errorf("commit %s: %w", rel, err)
+		}
 		return "", fmt.Errorf("commit %s: %w", rel, err)
 	}
 	if !pl.done {

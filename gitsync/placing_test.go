@@ -3,6 +3,7 @@ package gitsync
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -196,6 +197,65 @@ func TestRecordPlacingFails(t *testing.T) {
 			if _, err := os.Stat(lock); tt.foreign != (err == nil) {
 				t.Errorf("ref lock there: %v, want %v", err == nil, tt.foreign)
 			}
+		})
+	}
+}
+
+// TestFlushFailsAfterTheRefMoved injects a failing flush at the last step
+// of a commit, after the branch has moved (the folders of the renames):
+// the commit stands, the note is in place as committed, the error is a
+// *NotFlushedError naming the commit, and the pusher counts the commit.
+// Through RecordPlacing and through Record alike.
+func TestFlushFailsAfterTheRefMoved(t *testing.T) {
+	for _, placing := range []bool{true, false} {
+		t.Run(fmt.Sprintf("placing=%v", placing), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			r := openDurableRepo(t, Options{Dir: dir})
+			const rel = "n.md"
+			record(t, r, "first", rel, "old\n")
+			old, err := r.headHash()
+			if err != nil {
+				t.Fatal(err)
+			}
+			fault := errors.New("injected: input/output error")
+			r.flushFault = func([]string) error { return fault }
+			var hash string
+			if placing {
+				tmp, fi := writeTempBeside(t, dir, rel, "new\n")
+				place := func() error { return os.Rename(tmp, filepath.Join(dir, rel)) }
+				known := func(string) ([]byte, os.FileInfo, bool) { return []byte("new\n"), fi, true }
+				hash, err = r.RecordPlacing(context.Background(), "write", []string{rel}, known, rel, tmp, nil, place)
+			} else {
+				if err := os.WriteFile(filepath.Join(dir, rel), []byte("new\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				hash, err = r.Record(context.Background(), "write", []string{rel})
+			}
+			r.flushFault = nil
+			var nf *NotFlushedError
+			if !errors.As(err, &nf) || !errors.Is(err, fault) {
+				t.Fatalf("err = %v, want a *NotFlushedError wrapping the fault", err)
+			}
+			head, herr := r.headHash()
+			if herr != nil || head == old {
+				t.Fatalf("the branch did not move (%v)", herr)
+			}
+			if hash == "" || hash != short(head) || nf.Committed() != hash || nf.Full != head {
+				t.Errorf("hash %q, error's %q (%s), want HEAD's %s", hash, nf.Committed(), nf.Full, short(head))
+			}
+			if got := readFile(t, dir, rel); got != "new\n" {
+				t.Errorf("note = %q, want the committed content", got)
+			}
+			if got := git(t, dir, "show", "HEAD:"+rel); strings.TrimSpace(got) != "new" {
+				t.Errorf("HEAD holds %q", got)
+			}
+			// The next commit builds on it, and git sees a clean vault.
+			record(t, r, "again", rel, "newer\n")
+			if got := strings.TrimSpace(git(t, dir, "rev-list", "--count", "HEAD")); got != "3" {
+				t.Errorf("%s commits, want 3", got)
+			}
+			assertClean(t, dir)
 		})
 	}
 }

@@ -35,6 +35,9 @@ type Repo struct {
 	remoteURL string                 // effective remote; "" = local only
 	auth      transport.AuthMethod
 	authURL   string // the URL auth was made for
+	// flushFault, set by tests only, fails flush with its error (nil
+	// lets the flush run): a disk fault at a chosen step.
+	flushFault func(paths []string) error
 
 	// mu guards the main go-git storage and everything derived from it.
 	mu     sync.Mutex

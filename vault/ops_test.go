@@ -599,3 +599,125 @@ func TestRecorderSuccess(t *testing.T) {
 		t.Errorf("empty Update: commit %q, err %v, %d calls", commit, err, len(calls))
 	}
 }
+
+// committedRecorder commits and then fails to flush: its error is a
+// CommittedError. As a PlacingRecorder it first puts the pending file
+// into place, as a commit whose ref moved did.
+type committedRecorder struct{ calls int }
+
+// notFlushed is the CommittedError committedRecorder returns.
+type notFlushed struct{ err error }
+
+func (e notFlushed) Error() string {
+	return "commit abc1234 was made, but flushing it failed: " + e.err.Error()
+}
+func (e notFlushed) Committed() string { return "abc1234" }
+func (e notFlushed) Unwrap() error     { return e.err }
+
+func (r *committedRecorder) Record(context.Context, string, []string) (string, error) {
+	r.calls++
+	return "", fmt.Errorf("commit: %w", notFlushed{errors.New("flush folder: input/output error")})
+}
+
+func (r *committedRecorder) RecordWritten(ctx context.Context, summary string, paths []string, _ func(string) ([]byte, fs.FileInfo, bool)) (string, error) {
+	return r.Record(ctx, summary, paths)
+}
+
+func (r *committedRecorder) RecordPlacing(ctx context.Context, summary string, paths []string, _ func(string) ([]byte, fs.FileInfo, bool),
+	_, _ string, _ *syncfs.Barrier, place func() error) (string, error) {
+	if err := place(); err != nil {
+		return "", err
+	}
+	return r.Record(ctx, summary, paths)
+}
+
+var _ PlacingRecorder = (*committedRecorder)(nil)
+
+// A change whose commit was made but whose last flush failed is not
+// undone: the files stay as committed (matching the branch), nothing of
+// the undo is left behind, observers hear of it, and the error says it
+// was committed and may not survive a power loss.
+func TestCommittedChangeStaysWhenTheFlushFails(t *testing.T) {
+	tests := []struct {
+		name  string
+		op    func(v *Vault) error
+		after map[string]string // path: content, "" for gone
+	}{
+		{"overwrite", func(v *Vault) error {
+			_, err := v.WriteFile(t.Context(), "notes/a.md", []byte("replaced"))
+			return err
+		}, map[string]string{"notes/a.md": "replaced"}},
+		{"new file in new folders", func(v *Vault) error {
+			_, err := v.WriteFile(t.Context(), "new/dir/n.md", []byte("fresh"))
+			return err
+		}, map[string]string{"new/dir/n.md": "fresh"}},
+		{"edit", func(v *Vault) error {
+			_, err := v.EditFile(t.Context(), "notes/a.md", "alpha", "omega")
+			return err
+		}, map[string]string{"notes/a.md": "omega\nbeta\n"}},
+		{"delete", func(v *Vault) error {
+			_, err := v.DeleteFile(t.Context(), "notes/a.md")
+			return err
+		}, map[string]string{"notes/a.md": ""}},
+		{"rename", func(v *Vault) error {
+			_, err := v.RenameFile(t.Context(), "notes/a.md", "moved/a.md", nil)
+			return err
+		}, map[string]string{"notes/a.md": "", "moved/a.md": "alpha\nbeta\n"}},
+	}
+	for _, tt := range tests {
+		for _, placing := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s placing=%v", tt.name, placing), func(t *testing.T) {
+				v, root := newTestVault(t, Options{})
+				mkfile(t, root, "notes/a.md", "alpha\nbeta\n")
+				rec := &committedRecorder{}
+				if placing {
+					v.SetRecorder(rec)
+				} else {
+					v.SetRecorder(recorderOnly{rec})
+				}
+				observed := 0
+				v.Observe(func([]string) { observed++ })
+				err := tt.op(v)
+				if err == nil {
+					t.Fatal("no error although the flush failed")
+				}
+				for _, want := range []string{"committed as abc1234", "flushing it to disk failed", "power loss", "input/output error"} {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("error %q does not say %q", err, want)
+					}
+				}
+				if strings.Contains(err.Error(), "undone") {
+					t.Errorf("error %q says the change was undone", err)
+				}
+				noAbsPath(t, err.Error(), "", root)
+				if rec.calls != 1 {
+					t.Errorf("recorder called %d times", rec.calls)
+				}
+				if observed != 1 {
+					t.Errorf("observers called %d times, want 1", observed)
+				}
+				for rel, want := range tt.after {
+					got, rerr := os.ReadFile(filepath.Join(root, rel))
+					switch {
+					case want == "" && !errors.Is(rerr, fs.ErrNotExist):
+						t.Errorf("%s still there (%v)", rel, rerr)
+					case want != "" && (rerr != nil || string(got) != want):
+						t.Errorf("%s = %q (%v), want %q", rel, got, rerr, want)
+					}
+				}
+				for name := range snapshot(t, root) {
+					if strings.Contains(name, tempPrefix) {
+						t.Errorf("left behind: %s", name)
+					}
+				}
+			})
+		}
+	}
+}
+
+// recorderOnly hides every interface of its recorder but Recorder.
+type recorderOnly struct{ r Recorder }
+
+func (r recorderOnly) Record(ctx context.Context, summary string, paths []string) (string, error) {
+	return r.r.Record(ctx, summary, paths)
+}

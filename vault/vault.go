@@ -44,9 +44,22 @@ const tempPrefix = ".vaultmcp-"
 // Recorder makes a change durable in history (a git commit). summary reads
 // like "write notes/daily.md"; paths are the vault-relative paths the
 // change touched. Record runs with the vault's write lock held; if it
-// fails the vault rolls the files back, so Record must leave no trace.
+// fails the vault rolls the files back, so Record must leave no trace,
+// with one exception: an error that is a CommittedError says the commit
+// was made and counts (the branch points at it) but a step after it
+// failed. The vault then keeps the change as committed, so the files
+// match the branch, and reports the error.
 type Recorder interface {
 	Record(ctx context.Context, summary string, paths []string) (commit string, err error)
+}
+
+// CommittedError is a Recorder's error for a change that was committed
+// all the same: Committed is the commit's hash, and Unwrap gives what
+// failed after the commit counted (flushing it to disk).
+type CommittedError interface {
+	error
+	Committed() string
+	Unwrap() error
 }
 
 // WrittenRecorder is a Recorder that can take the content of files the
@@ -287,7 +300,9 @@ func IsTemp(name string) bool { return strings.HasPrefix(name, tempPrefix) }
 // Update runs fn as one change: everything fn does through the Tx is
 // recorded as a single history entry, or, if fn or the recorder fails,
 // rolled back so the vault is as it was. It returns the recorder's commit
-// id ("" without a recorder or when nothing changed).
+// id ("" without a recorder or when nothing changed). A recorder's
+// CommittedError is not rolled back: the change stands as committed, and
+// Update returns the commit with an error saying it may not be on disk.
 //
 // Under a read-only access scope (see package access) Update refuses at
 // once, before fn reads anything; otherwise every path the Tx changes
@@ -319,9 +334,20 @@ func (v *Vault) Update(ctx context.Context, fn func(tx *Tx) error) (commit strin
 			return "", err
 		}
 	}
+	var notFlushed error
 	if v.recorder != nil {
 		commit, err = tx.record(ctx, v.recorder)
-		if err != nil {
+		var done CommittedError
+		switch {
+		case errors.As(err, &done):
+			// The commit counts: undoing the files now would leave the
+			// branch holding a change the vault does not, and the next
+			// scan would commit the old content back. The change stays,
+			// and the answer is an error that says what happened.
+			commit = done.Committed()
+			notFlushed = fmt.Errorf("the change (%s) was committed as %s, but flushing it to disk failed, so it may not survive a power loss: %w",
+				tx.summary, commit, done.Unwrap())
+		case err != nil:
 			err = fmt.Errorf("could not record %q, the change was undone: %w", tx.summary, err)
 			if rbErr := tx.rollback(); rbErr != nil {
 				return "", errors.Join(err, rbErr)
@@ -337,7 +363,7 @@ func (v *Vault) Update(ctx context.Context, fn func(tx *Tx) error) (commit strin
 	for _, fn := range v.observers {
 		fn(tx.touched)
 	}
-	return commit, nil
+	return commit, notFlushed
 }
 
 // Written returns, while the observers are told of a change (see

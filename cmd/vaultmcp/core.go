@@ -199,6 +199,9 @@ func (c *core) Close() error {
 // is a commit.
 var _ vault.Recorder = (*gitsync.Repo)(nil)
 
+// A commit whose last flush failed still counts: the vault keeps it.
+var _ vault.CommittedError = (*gitsync.NotFlushedError)(nil)
+
 // gitOptions maps the configuration onto gitsync.
 func gitOptions(cfg *config.Config, v *vault.Vault, feed *changes.Feed, logger *slog.Logger) gitsync.Options {
 	interval := cfg.Git.SyncInterval
