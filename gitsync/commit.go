@@ -113,7 +113,8 @@ func (r *Repo) CommitExternal(ctx context.Context, paths []string) (Result, erro
 	paths = r.withoutMassDeletion(paths)
 	res, err := r.commitPaths(ctx, ExternalChangesMessage, paths, nil, nil)
 	if err != nil {
-		return Result{}, fmt.Errorf("commit external changes: %w", err)
+		// A *NotFlushedError keeps its result: the commit stands.
+		return res, fmt.Errorf("commit external changes: %w", err)
 	}
 	return res, nil
 }

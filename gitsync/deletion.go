@@ -129,20 +129,26 @@ func (r *Repo) ConfirmDeletion(ctx context.Context, files int) (Result, error) {
 		}
 		var err error
 		res, err = r.commitLocked(fmt.Sprintf("%s (confirmed deletion of %d files)", ExternalChangesMessage, len(gone)), gone)
-		if err != nil {
+		var nf *NotFlushedError
+		if err != nil && !errors.As(err, &nf) {
 			return err
 		}
+		// Committed, even if its last flush failed (err is then that).
 		r.statMu.Lock()
 		r.state.held = nil
 		r.statMu.Unlock()
 		r.log.Warn("mass deletion confirmed and committed", "files", len(gone), "commit", res.Hash)
-		return nil
+		return err
 	})
-	if err != nil {
+	var nf *NotFlushedError
+	if err != nil && !errors.As(err, &nf) {
 		return Result{}, r.scrub(err)
 	}
 	if res.Created {
 		r.committed(res.Full)
+	}
+	if nf != nil {
+		return res, &NotFlushedError{Hash: nf.Hash, Full: nf.Full, Err: r.scrub(nf.Err)}
 	}
 	return res, nil
 }

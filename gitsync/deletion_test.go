@@ -145,3 +145,46 @@ func TestSmallDeletionsAreCommitted(t *testing.T) {
 	}
 	assertClean(t, w.vault)
 }
+
+// A confirmed deletion whose commit was made but whose last flush failed
+// counts as confirmed: the hold is gone, the commit is returned with the
+// error, and the pusher takes it to the remote.
+func TestConfirmedDeletionFlushFails(t *testing.T) {
+	t.Parallel()
+	w := newWorldOpened(t, Options{SyncInterval: -1}, openDurableRepo)
+	manyNotes(t, w, 40)
+	if err := os.RemoveAll(filepath.Join(w.vault, "notes")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	fault := errors.New("injected: input/output error")
+	w.r.flushFault = func(paths []string) error {
+		for _, p := range paths {
+			if strings.Contains(filepath.ToSlash(p), ".git/refs/heads") {
+				return fault
+			}
+		}
+		return nil
+	}
+	res, err := w.r.ConfirmDeletion(context.Background(), 40)
+	w.r.flushFault = nil
+	var nf *NotFlushedError
+	if !errors.As(err, &nf) || !errors.Is(err, fault) || !res.Created || nf.Committed() != res.Hash {
+		t.Fatalf("ConfirmDeletion = %+v, %v; want the commit with a *NotFlushedError", res, err)
+	}
+	if held := w.r.Status().HeldDeletion; held != nil {
+		t.Errorf("HeldDeletion = %+v after the deletion was committed", held)
+	}
+	if _, err := w.r.ConfirmDeletion(context.Background(), 40); !errors.Is(err, ErrNoHeldDeletion) {
+		t.Errorf("second ConfirmDeletion = %v", err)
+	}
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if files := git(t, w.remote, "ls-tree", "-r", "--name-only", "main"); strings.Contains(files, "notes/") {
+		t.Errorf("remote still has notes after the confirmed deletion:\n%s", files)
+	}
+	assertClean(t, w.vault)
+}

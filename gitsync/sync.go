@@ -106,14 +106,20 @@ func (r *Repo) withLocks(fn func() error) error {
 // notes the new head. r.mu and the vault lock are held.
 func (r *Repo) commitExternalLocked() (Result, error) {
 	res, ext, err := r.commitExternal()
-	if err != nil {
+	var nf *NotFlushedError
+	if err != nil && !errors.As(err, &nf) {
 		return Result{}, fmt.Errorf("commit external changes: %w", err)
 	}
+	// A commit whose last flush failed was made all the same: the branch
+	// points at it, so the head follows it.
 	if res.Created {
 		r.log.Info("committed external changes", "commit", res.Hash, "files", len(ext))
 		r.statMu.Lock()
 		r.state.head = res.Full
 		r.statMu.Unlock()
+	}
+	if err != nil {
+		return res, fmt.Errorf("commit external changes: %w", err)
 	}
 	return res, nil
 }
@@ -246,7 +252,13 @@ func (r *Repo) integrateLocked(remote plumbing.Hash) (changed, conflicts []strin
 		return nil, nil, err
 	}
 	changed, err = r.checkout(localTree, rp.tree, rp.head, local)
-	if err != nil {
+	// The branch moved and the files are checked out even when the last
+	// flush failed: the pull's conflicts and tracking ref still count, and
+	// the error says what may not be on disk.
+	var notFlushed error
+	if nf := (*NotFlushedError)(nil); errors.As(err, &nf) {
+		notFlushed = fmt.Errorf("pull: the branch moved to %s and the pulled files are in place, but flushing them to disk failed, so they may not survive a power loss: %w", nf.Hash, nf.Err)
+	} else if err != nil {
 		return nil, nil, err
 	}
 	if dropped := ahead - len(chain); dropped > 0 {
@@ -263,7 +275,7 @@ func (r *Repo) integrateLocked(remote plumbing.Hash) (changed, conflicts []strin
 		r.log.Warn("conflict: the remote's version kept at the path, ours saved next to it", "path", c[0], "copy", c[1])
 		conflicts = append(conflicts, c[1])
 	}
-	return changed, conflicts, r.setTrackingLocked(remote)
+	return changed, conflicts, errors.Join(notFlushed, r.setTrackingLocked(remote))
 }
 
 // setTrackingLocked moves the remote-tracking branch to h (what the remote
@@ -698,13 +710,16 @@ func (r *Repo) checkout(from, to, newHead, old plumbing.Hash) ([]string, error) 
 		upd.set[d.Path] = e
 		changed = append(changed, d.Path)
 	}
-	if err := r.moveBranch(nil, idx, upd, newHead, old, "pull: replay onto "+r.opts.RemoteName, r.worktreeFiles(changed)); err != nil {
-		return nil, err
+	moved := r.moveBranch(nil, idx, upd, newHead, old, "pull: replay onto "+r.opts.RemoteName, r.worktreeFiles(changed))
+	var nf *NotFlushedError
+	if moved != nil && !errors.As(moved, &nf) {
+		return nil, moved
 	}
+	// A *NotFlushedError: the branch moved all the same (see moveBranch).
 	r.statMu.Lock()
 	r.state.head = newHead
 	r.statMu.Unlock()
-	return changed, nil
+	return changed, moved
 }
 
 // saveIfEdited copies a worktree file that differs from its index entry

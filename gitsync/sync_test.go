@@ -29,6 +29,13 @@ type world struct {
 // first push.
 func newWorld(t *testing.T, opts Options) *world {
 	t.Helper()
+	return newWorldOpened(t, opts, openRepo)
+}
+
+// newWorldOpened is newWorld with the server's repository opened by open
+// (openDurableRepo for one that flushes).
+func newWorldOpened(t *testing.T, opts Options, open func(testing.TB, Options) *Repo) *world {
+	t.Helper()
 	base := t.TempDir()
 	w := &world{
 		remote: filepath.Join(base, "remote.git"),
@@ -48,7 +55,7 @@ func newWorld(t *testing.T, opts Options) *world {
 		w.changed = append(w.changed, paths...)
 		w.changedMu.Unlock()
 	}
-	w.r = openRepo(t, opts)
+	w.r = open(t, opts)
 	w.write(t, "write welcome.md", "welcome.md", "# Welcome\n")
 	if err := w.r.Push(context.Background()); err != nil {
 		t.Fatalf("first push: %v", err)
@@ -667,4 +674,41 @@ func TestPullMovesAsideAFolderInTheWay(t *testing.T) {
 	if got := readFile(t, w.vault, conflicts[0]+"/cache.tmp"); got != "precious scratch\n" {
 		t.Errorf("the ignored file was not kept: %q", got)
 	}
+}
+
+// A pull whose last flush fails after the branch moved still counts: the
+// pulled files are in place, the index is told of them, the head and the
+// tracking branch follow, and the error says what may not be on disk.
+func TestPullFlushFailsAfterTheBranchMoved(t *testing.T) {
+	t.Parallel()
+	w := newWorldOpened(t, Options{SyncInterval: -1}, openDurableRepo)
+	w.laptopCommit(t, "laptop.md", "from the laptop\n", "laptop adds a note")
+	w.takeChanged()
+	fault := errors.New("injected: input/output error")
+	w.r.flushFault = func(paths []string) error {
+		for _, p := range paths {
+			if strings.Contains(filepath.ToSlash(p), ".git/refs/heads") {
+				return fault
+			}
+		}
+		return nil
+	}
+	err := w.r.Sync(context.Background())
+	w.r.flushFault = nil
+	if !errors.Is(err, fault) || !strings.Contains(err.Error(), "pull: the branch moved to") || !strings.Contains(err.Error(), "may not survive a power loss") {
+		t.Fatalf("Sync: %v, want the pull's flush failure", err)
+	}
+	if got := readFile(t, w.vault, "laptop.md"); got != "from the laptop\n" {
+		t.Errorf("laptop.md = %q", got)
+	}
+	if got := w.takeChanged(); !slices.Equal(got, []string{"laptop.md"}) {
+		t.Errorf("Changed got %q, want the pulled file", got)
+	}
+	if st := w.r.Status(); st.Behind != 0 || st.Ahead != 0 {
+		t.Errorf("status = %+v, want even with the remote", st)
+	}
+	if err := w.r.Sync(context.Background()); err != nil {
+		t.Fatalf("the next sync: %v", err)
+	}
+	w.assertSameEverywhere(t)
 }
