@@ -49,7 +49,7 @@ func handle[A any](d Deps, fn func(ctx context.Context, args A) (*mcp.CallToolRe
 // the Go struct.
 func bindError(tool string, err error) error {
 	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
+	if errors.As(err, &te) && te.Field != "" && strings.HasPrefix(te.Value, "number ") {
 		name := te.Field[strings.LastIndexByte(te.Field, '.')+1:]
 		return fmt.Errorf("invalid arguments for %s: argument %q: %s is out of range", tool, name, te.Value)
 	}

@@ -62,6 +62,25 @@ type CommittedError interface {
 	Unwrap() error
 }
 
+// NotDurableError is Update's error for a change that was committed (the
+// branch points at Commit, and the files hold the change) but whose last
+// flush to disk failed: the change stands, and may not survive a power
+// loss. Callers answer it as an error that says so, never as "nothing
+// happened": retrying the change would find it made.
+type NotDurableError struct {
+	Summary string // what the change was, e.g. "write notes/a.md"
+	Commit  string // the commit's hash
+	Err     error  // why the flush failed
+}
+
+// Error says what was committed and what failed.
+func (e *NotDurableError) Error() string {
+	return fmt.Sprintf("the change (%s) was committed as %s, but flushing it to disk failed, so it may not survive a power loss: %v", e.Summary, e.Commit, e.Err)
+}
+
+// Unwrap returns why the flush failed.
+func (e *NotDurableError) Unwrap() error { return e.Err }
+
 // WrittenRecorder is a Recorder that can take the content of files the
 // change wrote instead of reading them back: known(rel) returns the bytes
 // written to rel and the file's stat data right after the write, for
@@ -345,8 +364,7 @@ func (v *Vault) Update(ctx context.Context, fn func(tx *Tx) error) (commit strin
 			// scan would commit the old content back. The change stays,
 			// and the answer is an error that says what happened.
 			commit = done.Committed()
-			notFlushed = fmt.Errorf("the change (%s) was committed as %s, but flushing it to disk failed, so it may not survive a power loss: %w",
-				tx.summary, commit, done.Unwrap())
+			notFlushed = &NotDurableError{Summary: tx.summary, Commit: commit, Err: done.Unwrap()}
 		case err != nil:
 			err = fmt.Errorf("could not record %q, the change was undone: %w", tx.summary, err)
 			if rbErr := tx.rollback(); rbErr != nil {

@@ -191,6 +191,18 @@ func vaultStatus(err error) int {
 // A path that names nothing is answered with the paths it may have meant,
 // in the message and as "suggestions", as the tools do.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var nd *vault.NotDurableError
+	if errors.As(err, &nd) {
+		// The change was made and committed: say so, with its commit, so
+		// that a client does not take it for undone and retry it.
+		s.log.Error("REST change committed but not flushed", "err", err)
+		msg := nd.Error()
+		if v := s.opts.Deps.Vault; v != nil {
+			msg = strings.ReplaceAll(msg, v.Root(), "<vault>")
+		}
+		writeJSON(w, http.StatusInternalServerError, map[string]any{"detail": msg, "commit": nd.Commit})
+		return
+	}
 	status := vaultStatus(err)
 	if status == http.StatusInternalServerError {
 		s.log.Error("REST call failed", "err", err)

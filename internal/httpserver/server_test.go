@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -872,5 +873,43 @@ func TestGetNotePaged(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// flushFailRecorder stands for a repository whose commit was made but
+// whose last flush failed (gitsync's NotFlushedError).
+type flushFailRecorder struct{}
+
+func (flushFailRecorder) Record(context.Context, string, []string) (string, error) {
+	return "", committedNotFlushed{}
+}
+
+type committedNotFlushed struct{}
+
+func (committedNotFlushed) Error() string     { return "commit abc1234 was made, but flushing it failed" }
+func (committedNotFlushed) Committed() string { return "abc1234" }
+func (committedNotFlushed) Unwrap() error     { return syscall.EIO }
+
+// A REST write whose commit was made but not flushed is not answered as
+// an unexplained failure: the answer says it was committed, and names the
+// commit, so that a client does not retry a change already made.
+func TestRESTWriteCommittedNotFlushed(t *testing.T) {
+	e := newEnv(t)
+	e.srv.opts.Deps.Vault.SetRecorder(flushFailRecorder{})
+	resp, m := e.do("PUT", "/api/notes/Journal/new.md", `{"content": "kept"}`, bearer(e.tokens["full"])...)
+	if resp.StatusCode != 500 || m["commit"] != "abc1234" {
+		t.Fatalf("status %d, body %v", resp.StatusCode, m)
+	}
+	d, _ := m["detail"].(string)
+	for _, want := range []string{"the change (write Journal/new.md) was committed as abc1234", "may not survive a power loss", "input/output error"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("detail %q, want it to hold %q", d, want)
+		}
+	}
+	if strings.Contains(d, e.root) {
+		t.Errorf("detail shows the vault's path: %q", d)
+	}
+	if got, err := os.ReadFile(filepath.Join(e.root, "Journal", "new.md")); err != nil || string(got) != "kept" {
+		t.Errorf("the committed note: %q, %v", got, err)
 	}
 }
