@@ -204,7 +204,7 @@ func TestRecordPlacingFails(t *testing.T) {
 // TestFlushFailsAfterTheRefMoved injects a failing flush at the last step
 // of a commit, after the branch has moved (the folders of the renames):
 // the commit stands, the note is in place as committed, the error is a
-// *NotFlushedError naming the commit, and the pusher counts the commit.
+// *NotFlushedError naming the commit, and the next commit builds on it.
 // Through RecordPlacing and through Record alike.
 func TestFlushFailsAfterTheRefMoved(t *testing.T) {
 	for _, placing := range []bool{true, false} {
