@@ -128,10 +128,17 @@ func findHeading(hs []heading, target string) (int, error) {
 	found := matchHeadings(hs, target)
 	if len(found) == 0 {
 		if named, line, ok := cutLine(target); ok {
-			for _, i := range matchHeadings(hs, named) {
+			same := matchHeadings(hs, named)
+			for _, i := range same {
 				if hs[i].line+1 == line {
 					return i, nil
 				}
+			}
+			if len(same) > 0 {
+				// The note changed since the line was listed: list where
+				// those headings are now.
+				return -1, withCandidates(ErrNotFound, listed(hs, same),
+					"heading %q not found: no heading %q is at line %d now; they are", target, named, line)
 			}
 		}
 	}
@@ -148,12 +155,18 @@ func findHeading(hs []heading, target string) (int, error) {
 		}
 		return -1, withCandidates(ErrNotFound, all, "heading %q not found; the note's headings are", target)
 	}
+	return -1, withCandidates(ErrAmbiguous, listed(hs, found),
+		"heading %q occurs %d times; name it by its path of headings (joined by %q), or as listed here with its line, to pick one", target, len(found), PathSeparator)
+}
+
+// listed names each of the headings found by its path and line, as a
+// target may name it.
+func listed(hs []heading, found []int) []string {
 	cands := make([]string, len(found))
 	for k, i := range found {
 		cands[k] = fmt.Sprintf("%s (line %d)", headingPath(hs, i), hs[i].line+1)
 	}
-	return -1, withCandidates(ErrAmbiguous, cands,
-		"heading %q occurs %d times; name it by its path of headings (joined by %q), or as listed here with its line, to pick one", target, len(found), PathSeparator)
+	return cands
 }
 
 // matchHeadings returns the headings target names (see findHeading), in
