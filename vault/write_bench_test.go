@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -43,18 +42,8 @@ func BenchmarkWriteCommitted(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"config", "gc.auto", "0"},
-		{"add", "-A"},
-		{"-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "initial"},
-		{"repack", "-adq"},
-	} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
+	if err := vaultgen.CommitPacked(dir); err != nil {
+		b.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

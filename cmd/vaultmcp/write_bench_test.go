@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
@@ -53,18 +52,8 @@ func BenchmarkWriteTools(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
-		{"config", "gc.auto", "0"},
-		{"add", "-A"},
-		{"-c", "user.name=b", "-c", "user.email=b@b", "commit", "-q", "-m", "initial"},
-		{"gc", "-q"},
-	} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
+	if err := vaultgen.CommitPacked(dir); err != nil {
+		b.Fatal(err)
 	}
 	b.Setenv("VAULTMCP_GIT_SYNC_INTERVAL", "0")
 	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
