@@ -160,14 +160,7 @@ func TestConfirmedDeletionFlushFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	fault := errors.New("injected: input/output error")
-	w.r.flushFault = func(paths []string) error {
-		for _, p := range paths {
-			if strings.Contains(filepath.ToSlash(p), ".git/refs/heads") {
-				return fault
-			}
-		}
-		return nil
-	}
+	w.r.flushFault = failRefFlush(fault)
 	res, err := w.r.ConfirmDeletion(context.Background(), 40)
 	w.r.flushFault = nil
 	var nf *NotFlushedError

@@ -685,14 +685,7 @@ func TestPullFlushFailsAfterTheBranchMoved(t *testing.T) {
 	w.laptopCommit(t, "laptop.md", "from the laptop\n", "laptop adds a note")
 	w.takeChanged()
 	fault := errors.New("injected: input/output error")
-	w.r.flushFault = func(paths []string) error {
-		for _, p := range paths {
-			if strings.Contains(filepath.ToSlash(p), ".git/refs/heads") {
-				return fault
-			}
-		}
-		return nil
-	}
+	w.r.flushFault = failRefFlush(fault)
 	err := w.r.Sync(context.Background())
 	w.r.flushFault = nil
 	if !errors.Is(err, fault) || !strings.Contains(err.Error(), "pull: the branch moved to") || !strings.Contains(err.Error(), "may not survive a power loss") {
