@@ -13,18 +13,77 @@ func TestEffective(t *testing.T) {
 	for _, tc := range []struct {
 		configured     int64
 		live, overhead uint64
+		growing        bool
 		want           int64
 	}{
-		{100 * mib, 10 * mib, 4 * mib, 100 * mib},    // far below: the budget holds
-		{100 * mib, 66 * mib, 27 * mib, 100 * mib},   // 1.5 × 66 = 99, 1.1 × 66 + 27 = 99.6: still the budget
-		{100 * mib, 80 * mib, 12 * mib, 120 * mib},   // near the limit: 1.5 × the live heap
-		{100 * mib, 80 * mib, 42 * mib, 130 * mib},   // much overhead: a tenth of the live heap above both
-		{100 * mib, 500 * mib, 120 * mib, 750 * mib}, // a 100,000-note index
-		{1, 1 << 62, 1 << 62, math.MaxInt64},         // no overflow
+		{100 * mib, 10 * mib, 4 * mib, false, 100 * mib},    // far below: the budget holds
+		{100 * mib, 66 * mib, 27 * mib, false, 100 * mib},   // 1.5 × 66 = 99, 1.1 × 66 + 27 = 99.6: still the budget
+		{100 * mib, 80 * mib, 12 * mib, false, 120 * mib},   // near the limit: 1.5 × the live heap
+		{100 * mib, 80 * mib, 42 * mib, false, 130 * mib},   // much overhead: a tenth of the live heap above both
+		{100 * mib, 500 * mib, 120 * mib, false, 750 * mib}, // a 100,000-note index
+		{1, 1 << 62, 1 << 62, false, math.MaxInt64},         // no overflow
+		// Growing, but below the configured limit: the limit still
+		// bounds memory (a 10,000-note vault's search index being built).
+		{100 * mib, 64 * mib, 10 * mib, true, 100 * mib},
+		{100 * mib, 80 * mib, 12 * mib, true, 120 * mib},
+		// Growing past it: room to double, as without a limit.
+		{100 * mib, 300 * mib, 40 * mib, true, 640 * mib},
+		{100 * mib, 300 * mib, 40 * mib, false, 450 * mib},
+		{0, 300 * mib, 40 * mib, true, 450 * mib}, // no configured limit to be past (Start sets none then)
+		{1, 1 << 62, 1 << 62, true, math.MaxInt64},
 	} {
-		if got := Effective(tc.configured, tc.live, tc.overhead); got != tc.want {
-			t.Errorf("Effective(%d, %d, %d) = %d, want %d", tc.configured, tc.live, tc.overhead, got, tc.want)
+		if got := Effective(tc.configured, tc.live, tc.overhead, tc.growing); got != tc.want {
+			t.Errorf("Effective(%d, %d, %d, %v) = %d, want %d", tc.configured, tc.live, tc.overhead, tc.growing, got, tc.want)
 		}
+	}
+}
+
+func TestGrowing(t *testing.T) {
+	const mib = 1 << 20
+	for _, tc := range []struct {
+		live, prevLive, allocated uint64
+		want                      bool
+	}{
+		{395 * mib, 308 * mib, 118 * mib, true},  // an index being built: three quarters survived
+		{308 * mib, 241 * mib, 134 * mib, true},  // exactly half survived
+		{308 * mib, 241 * mib, 135 * mib, false}, // less than half
+		{420 * mib, 421 * mib, 300 * mib, false}, // a server answering calls: all garbage
+		{420 * mib, 420 * mib, 0, false},         // nothing allocated (a forced collection)
+		{10 * mib, 0, 12 * mib, true},            // the first collection of a process filling its heap
+	} {
+		if got := growing(tc.live, tc.prevLive, tc.allocated); got != tc.want {
+			t.Errorf("growing(%d, %d, %d) = %v, want %v", tc.live, tc.prevLive, tc.allocated, got, tc.want)
+		}
+	}
+}
+
+// TestGovernorLetsGrowingHeapDouble grows a live heap past the configured
+// limit, collection after collection, and waits for the governor to leave
+// it room to double; then lets it go and waits for the configured limit
+// to come back.
+func TestGovernorLetsGrowingHeapDouble(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	const configured = 8 << 20
+	g := Start(configured, "", slog.New(slog.DiscardHandler))
+	defer g.Stop()
+	// Judged from 16 MiB held up: there the other rules give at most
+	// 1.5 times the live heap, or a tenth above it plus the runtime's
+	// few megabytes of overhead, both short of twice what is held.
+	const step, judged, most = 2 << 20, 16 << 20, 80 << 20
+	doubled := false
+	for heldBytes := step; heldBytes <= most && !doubled; heldBytes += step {
+		held = append(held, make([]byte, step))
+		runtime.GC()
+		runtime.Gosched()
+		doubled = heldBytes >= judged && g.Limit() >= GrowingHeadroom*int64(heldBytes)
+	}
+	if !doubled {
+		t.Errorf("limit %d with %d MiB held and growing, want at least twice that", g.Limit(), most>>20)
+	}
+	held = nil
+	for g.Limit() != configured { // the test's deadline bounds the wait
+		runtime.GC()
+		runtime.Gosched()
 	}
 }
 
