@@ -63,7 +63,15 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	defer c.Close() // last: the final push gets the commits of the drained requests
 
 	drain := &mcpserver.Drain{}
-	s, err := mcpserver.New(c.deps, version, mcpserver.WithClientLog(clientLog), mcpserver.WithDrain(drain), mcpserver.WithStartGate(c.Started(), c.Begin))
+	opts := []mcpserver.Option{mcpserver.WithClientLog(clientLog), mcpserver.WithDrain(drain), mcpserver.WithStartGate(c.Started(), c.Begin)}
+	// On stdio the tools are registered with mcp-go after the session's
+	// first answers (serveStdio): neither needs them registered.
+	var late *mcpserver.LateTools
+	if wb == nil {
+		late = &mcpserver.LateTools{}
+		opts = append(opts, mcpserver.WithLateTools(late))
+	}
+	s, err := mcpserver.New(c.deps, version, opts...)
 	if err != nil {
 		return err
 	}
@@ -85,7 +93,7 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 		err = wb.serve(tctx, c, s)
 	} else {
 		// Every request on stdio runs under the server's own scope.
-		err = serveStdio(access.With(tctx, scope), c, s, cfg, stdin, stdout)
+		err = serveStdio(access.With(tctx, scope), c, s, late, cfg, stdin, stdout)
 	}
 	select {
 	case <-c.Failed():

@@ -34,6 +34,7 @@ import (
 // protocol 2026-07-28 or later with (mcp-go's client asks in that protocol).
 type ToolList struct {
 	s      *server.MCPServer
+	late   *LateTools
 	info   mcp.Implementation
 	views  [2]toolListView // every tool, read-only tools
 	modern [2]toolListView // the same in the newer protocol's envelope
@@ -46,9 +47,11 @@ type toolListView struct {
 }
 
 // NewToolList returns the tools/list answers of s, the server New made
-// for version, each encoded on first use.
-func NewToolList(s *server.MCPServer, version string) *ToolList {
-	return &ToolList{s: s, info: mcp.Implementation{Name: Name, Version: version}}
+// for version, each encoded on first use. With late, the LateTools New
+// was given (or nil), the tools listed are the ones New left to it to
+// register: the list does not wait for mcp-go to have them.
+func NewToolList(s *server.MCPServer, version string, late *LateTools) *ToolList {
+	return &ToolList{s: s, late: late, info: mcp.Implementation{Name: Name, Version: version}}
 }
 
 // Result returns the encoded tools/list result for the access scope in
@@ -95,13 +98,20 @@ func (l *ToolList) envelope() string {
 }
 
 func (l *ToolList) encode(readOnly bool, head string) (json.RawMessage, error) {
-	registered := l.s.ListTools()
-	listed := make([]mcp.Tool, 0, len(registered))
-	for _, t := range registered {
-		if readOnly && writes(t.Tool) {
+	var all []mcp.Tool
+	if l.late != nil && l.late.listed != nil {
+		all = l.late.listed
+	} else {
+		for _, t := range l.s.ListTools() {
+			all = append(all, t.Tool)
+		}
+	}
+	listed := make([]mcp.Tool, 0, len(all))
+	for _, t := range all {
+		if readOnly && writes(t) {
 			continue
 		}
-		listed = append(listed, t.Tool)
+		listed = append(listed, t)
 	}
 	slices.SortFunc(listed, func(a, b mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
 	// The result is head, then "tools":[…]} with each tool as its MarshalJSON

@@ -40,6 +40,7 @@ type options struct {
 	drain          *Drain
 	startGate      <-chan struct{}
 	begin          func()
+	late           *LateTools
 }
 
 // WithClientLog forwards the records of l (the server's logger) to
@@ -166,7 +167,7 @@ func assemble(d tools.Deps, version string, opts ...Option) (*server.MCPServer, 
 	serverOpts = append(serverOpts, server.WithPromptCompletionProvider(prompts.NewCompleter(promptOpts)))
 
 	s := server.NewMCPServer(Name, version, serverOpts...)
-	s.AddTools(listed...)
+	registerTools(s, hooks, listed, o.late)
 	s.AddPrompts(prompts.All(promptOpts)...)
 	if res != nil {
 		res.attach(s, hooks)
