@@ -437,11 +437,12 @@ func (rp *replay) apply(c *object.Commit) error {
 // renamedTo returns where the remote moved a file it no longer has at
 // its path: the one path that is new since our commit's parent and holds
 // the same content and mode as the file had there. Nothing ("") when the
-// remote deleted it, changed it as it moved it, or left several copies
-// (a template's text, an empty note): a guess there could put our change
-// into a note it was never made to.
+// remote deleted it, changed it as it moved it, left several copies (a
+// template's text), or the file was empty (any new empty note would
+// match): a guess there could put our change into a note it was never
+// made to.
 func (rp *replay) renamedTo(parentTree plumbing.Hash, was fileEntry) (string, error) {
-	if was.Hash.IsZero() {
+	if was.Hash.IsZero() || was.Hash == emptyBlob {
 		return "", nil
 	}
 	diffs, err := rp.r.obj.diffTrees(parentTree, rp.tree)
@@ -459,6 +460,9 @@ func (rp *replay) renamedTo(parentTree plumbing.Hash, was fileEntry) (string, er
 	}
 	return found, nil
 }
+
+// emptyBlob is the hash of the empty file.
+var emptyBlob = plumbing.NewHash("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391")
 
 // ownChanges keeps, of a merge commit's diff against its first parent,
 // the paths where the merge differs from every parent: its own conflict

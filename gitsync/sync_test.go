@@ -383,8 +383,8 @@ func TestSyncDeleteAgainstEdit(t *testing.T) {
 // TestSyncFollowsARemoteRename: a note the laptop renamed (moved as it
 // was) while the server edited it keeps the server's edits at its new
 // name; the old name does not come back beside it. A note renamed and
-// changed on the laptop, one deleted there, and a rename whose content
-// several new files share are not guessed at: the server's version stays
+// changed on the laptop, one deleted there, a rename whose content
+// several new files share, and an empty note are not guessed at: the server's version stays
 // at the old name, as before.
 func TestSyncFollowsARemoteRename(t *testing.T) {
 	t.Parallel()
@@ -392,6 +392,7 @@ func TestSyncFollowsARemoteRename(t *testing.T) {
 	for _, n := range []string{"moved", "changed", "deleted", "twin"} {
 		w.write(t, "write "+n+".md", n+".md", "# "+n+"\n\nfirst line\n")
 	}
+	w.write(t, "write empty.md", "empty.md", "")
 	w.write(t, "write other.md", "other.md", "# other\n")
 	if err := w.r.Push(context.Background()); err != nil {
 		t.Fatal(err)
@@ -406,12 +407,16 @@ func TestSyncFollowsARemoteRename(t *testing.T) {
 	git(t, w.laptop, "rm", "-q", "deleted.md")
 	git(t, w.laptop, "mv", "twin.md", "twin1.md")
 	writeFile(t, w.laptop, "twin2.md", "# twin\n\nfirst line\n")
+	// An empty note deleted and another made: no rename, though the
+	// contents match.
+	git(t, w.laptop, "rm", "-q", "empty.md")
+	writeFile(t, w.laptop, "Inbox/blank.md", "")
 	w.laptopCommit(t, "other.md", "# other, on the laptop\n", "laptop renames")
 
 	// Two commits on the moved note: the second follows the first.
 	w.write(t, "edit moved.md", "moved.md", "# moved\n\nfirst line\nthe server's line\n")
 	w.write(t, "edit moved.md again", "moved.md", "# moved\n\nfirst line\nthe server's line\nand another\n")
-	for _, n := range []string{"changed", "deleted", "twin"} {
+	for _, n := range []string{"changed", "deleted", "twin", "empty"} {
 		w.write(t, "edit "+n+".md", n+".md", "# "+n+"\n\nfirst line\nthe server's line\n")
 	}
 	if err := w.r.Sync(context.Background()); err != nil {
@@ -426,6 +431,8 @@ func TestSyncFollowsARemoteRename(t *testing.T) {
 		"twin1.md":         "# twin\n\nfirst line\n",
 		"twin2.md":         "# twin\n\nfirst line\n",
 		"other.md":         "# other, on the laptop\n",
+		"empty.md":         "# empty\n\nfirst line\nthe server's line\n",
+		"Inbox/blank.md":   "",
 	}
 	for rel, content := range want {
 		if got := readFile(t, w.vault, rel); got != content {
