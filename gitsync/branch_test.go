@@ -107,3 +107,84 @@ func TestOpenWhenTheRemoteIsUnreachable(t *testing.T) {
 	}
 	assertClean(t, vault)
 }
+
+// TestUnusableRemoteURLIsAnErrorAtStart: a remote URL no fetch or push
+// could use (a typo, a scheme git does not speak) stops Open with what to
+// write instead, whether it comes from git.remote or from the repository's
+// own origin. Before, the server started, wrote the configured one into
+// .git/config, and only logged "push failed; retrying later" every few
+// seconds. A token in the URL is not shown.
+func TestUnusableRemoteURLIsAnErrorAtStart(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		url        string
+		configured bool     // given as git.remote, else as the repository's origin
+		want       []string // parts of the error; nil = Open succeeds
+	}{
+		{"not a URL", "ht!tp://bad url", true, []string{"git.remote cannot be used", "not a URL git can use", "git@host:owner/notes.git"}},
+		{"not a URL in origin", "ht!tp://bad url", false, []string{`remote "origin" cannot be used`, "git remote set-url origin"}},
+		{"scheme git does not speak", "ftp://example.com/notes.git", true, []string{"ftp://example.com/notes.git", "use https, ssh, git or a folder path"}},
+		{"token not shown", "https://me:s3cret@exa mple.com/notes.git", true, []string{"not a URL git can use"}},
+		{"https", "https://example.com/notes.git", true, nil},
+		{"https in origin", "https://example.com/notes.git", false, nil},
+		{"folder", "/srv/notes.git", true, nil},
+		{"file URL", "file:///srv/notes.git", true, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			git(t, dir, "init", "-q", "-b", "main")
+			opts := Options{Dir: dir}
+			if tt.configured {
+				opts.RemoteURL = tt.url
+			} else {
+				git(t, dir, "remote", "add", "origin", tt.url)
+			}
+			r, err := Open(context.Background(), opts)
+			if r != nil {
+				defer r.Close()
+			}
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("Open(%q) = %v", tt.url, err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Open(%q) succeeded", tt.url)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("error %q shows the token", err)
+			}
+			if tt.configured {
+				if out := git(t, dir, "remote"); strings.TrimSpace(out) != "" {
+					t.Errorf("the refused URL was written into .git/config: remotes %q", out)
+				}
+			}
+		})
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://example.com/notes.git":             "https://example.com/notes.git",
+		"https://me:s3cret@example.com/notes.git":   "https://me:xxxxx@example.com/notes.git",
+		"https://me@example.com/notes.git":          "https://me@example.com/notes.git",
+		"https://me:s3cret@exa mple.com/notes.git":  "https://me:xxxxx@exa mple.com/notes.git",
+		"https://me:s3c@ret@exa mple.com/a@b/c.git": "https://me:xxxxx@exa mple.com/a@b/c.git",
+		"ht!tp://bad url":                           "ht!tp://bad url",
+		"git@example.com:me/notes.git":              "git@example.com:me/notes.git",
+		"/srv/notes.git":                            "/srv/notes.git",
+	} {
+		if got := redactURL(in); got != want {
+			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

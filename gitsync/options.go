@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 )
@@ -211,6 +212,48 @@ func resolveLocalURL(u, worktree string) string {
 	return filepath.Join(worktree, filepath.FromSlash(u))
 }
 
+// redactUnparsed hides the password of a URL url.Parse refused, which a
+// typo elsewhere in it does not make any less secret: whatever follows
+// the first ':' of the part between "://" and the last '@' before the
+// path.
+func redactUnparsed(u string) string {
+	_, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return u
+	}
+	start := len(u) - len(rest)
+	authority := rest
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		authority = rest[:i]
+	}
+	at := strings.LastIndexByte(authority, '@')
+	colon := strings.IndexByte(authority, ':')
+	if at < 0 || colon < 0 || colon > at {
+		return u
+	}
+	return u[:start+colon+1] + "xxxxx" + u[start+at:]
+}
+
+// usableRemoteURL reports a remote URL no fetch or push could use: one
+// that does not parse, or whose scheme go-git has no client for. Either is
+// a mistake in the configuration, not a remote that is down, so it is said
+// at start rather than logged at every push. The URL is shown redacted,
+// and a parse error's own copy of it is left out: it may hold a token.
+func usableRemoteURL(u string) error {
+	ep, err := transport.NewEndpoint(u)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("%q is not a URL git can use: %w (write it as https://host/owner/notes.git, git@host:owner/notes.git or a folder path)", redactURL(u), err)
+	}
+	if _, err := client.NewClient(ep); err != nil {
+		return fmt.Errorf("%q: %w (use https, ssh, git or a folder path)", redactURL(u), err)
+	}
+	return nil
+}
+
 // isSSHURL tells whether u is an ssh URL, including the scp-like form
 // user@host:path.
 func isSSHURL(u string) bool {
@@ -283,7 +326,10 @@ func (a Auth) method(remoteURL string) (transport.AuthMethod, error) {
 // redactURL hides the password of a URL, for logs and status.
 func redactURL(u string) string {
 	p, err := url.Parse(u)
-	if err != nil || p.User == nil {
+	if err != nil {
+		return redactUnparsed(u)
+	}
+	if p.User == nil {
 		return u
 	}
 	if _, ok := p.User.Password(); ok {

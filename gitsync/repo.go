@@ -427,10 +427,18 @@ func (r *Repo) setupRemote() error {
 			return nil
 		}
 		r.remoteURL = resolveLocalURL(rc.URLs[0], r.dir)
+		if err := usableRemoteURL(r.remoteURL); err != nil {
+			return fmt.Errorf("gitsync: the repository's remote %q cannot be used: %w (fix it with git remote set-url %s URL)", name, err, name)
+		}
 	case exists && len(rc.URLs) > 0 && rc.URLs[0] != r.opts.RemoteURL:
 		return fmt.Errorf("gitsync: the repository's remote %q is %s, the configured remote is %s (set git.remote to the same URL, or leave it empty to use the repository's own)",
 			name, redactURL(rc.URLs[0]), redactURL(r.opts.RemoteURL))
 	default:
+		// Checked before it is written into .git/config, where a typo
+		// would outlive the configuration that made it.
+		if err := usableRemoteURL(r.opts.RemoteURL); err != nil {
+			return fmt.Errorf("gitsync: git.remote cannot be used: %w", err)
+		}
 		r.remoteURL = r.opts.RemoteURL
 		if !exists {
 			cfg.Remotes[name] = &config.RemoteConfig{

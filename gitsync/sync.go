@@ -382,6 +382,21 @@ func (rp *replay) apply(c *object.Commit) error {
 			// We deleted a note the remote changed: keep the remote's edit.
 			r.log.Info("kept a note the remote edited and we deleted", "path", p)
 		case cur.Hash.IsZero():
+			moved, err := rp.renamedTo(parentTree, d.From)
+			if err != nil {
+				return err
+			}
+			if moved != "" {
+				// The remote moved the note as it was (renamed in Obsidian
+				// on another device): our change follows it there, as it
+				// does with git rebase, instead of bringing the old name
+				// back beside the new one. Later commits of ours follow it
+				// too.
+				r.log.Info("followed a note the remote renamed", "path", p, "to", moved)
+				rp.copies[p] = moved
+				set(moved, d.To)
+				break
+			}
 			// The remote deleted a note we changed: keep ours.
 			r.log.Info("kept a note we edited and the remote deleted", "path", p)
 			set(p, d.To)
@@ -418,6 +433,36 @@ func (rp *replay) apply(c *object.Commit) error {
 	rp.head, rp.tree = h, newTree
 	return nil
 }
+
+// renamedTo returns where the remote moved a file it no longer has at
+// its path: the one path that is new since our commit's parent and holds
+// the same content and mode as the file had there. Nothing ("") when the
+// remote deleted it, changed it as it moved it, left several copies (a
+// template's text), or the file was empty (any new empty note would
+// match): a guess there could put our change into a note it was never
+// made to.
+func (rp *replay) renamedTo(parentTree plumbing.Hash, was fileEntry) (string, error) {
+	if was.Hash.IsZero() || was.Hash == emptyBlob {
+		return "", nil
+	}
+	diffs, err := rp.r.obj.diffTrees(parentTree, rp.tree)
+	if err != nil {
+		return "", err
+	}
+	found := ""
+	for _, d := range diffs {
+		if d.From.Hash.IsZero() && d.To.Hash == was.Hash && d.To.Mode == was.Mode {
+			if found != "" {
+				return "", nil
+			}
+			found = d.Path
+		}
+	}
+	return found, nil
+}
+
+// emptyBlob is the hash of the empty file.
+var emptyBlob = plumbing.NewHash("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391")
 
 // ownChanges keeps, of a merge commit's diff against its first parent,
 // the paths where the merge differs from every parent: its own conflict

@@ -380,6 +380,85 @@ func TestSyncDeleteAgainstEdit(t *testing.T) {
 	w.assertSameEverywhere(t)
 }
 
+// TestSyncFollowsARemoteRename: a note the laptop renamed (moved as it
+// was) while the server edited it keeps the server's edits at its new
+// name; the old name does not come back beside it. A note renamed and
+// changed on the laptop, one deleted there, a rename whose content
+// several new files share, and an empty note are not guessed at: the server's version stays
+// at the old name, as before.
+func TestSyncFollowsARemoteRename(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, Options{})
+	for _, n := range []string{"moved", "changed", "deleted", "twin"} {
+		w.write(t, "write "+n+".md", n+".md", "# "+n+"\n\nfirst line\n")
+	}
+	w.write(t, "write empty.md", "empty.md", "")
+	w.write(t, "write other.md", "other.md", "# other\n")
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	git(t, w.laptop, "pull", "-q")
+	if err := os.Mkdir(filepath.Join(w.laptop, "Archive"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(t, w.laptop, "mv", "moved.md", "Archive/moved.md")
+	git(t, w.laptop, "mv", "changed.md", "changed2.md")
+	writeFile(t, w.laptop, "changed2.md", "# changed\n\nfirst line, on the laptop\n")
+	git(t, w.laptop, "rm", "-q", "deleted.md")
+	git(t, w.laptop, "mv", "twin.md", "twin1.md")
+	writeFile(t, w.laptop, "twin2.md", "# twin\n\nfirst line\n")
+	// An empty note deleted and another made: no rename, though the
+	// contents match.
+	git(t, w.laptop, "rm", "-q", "empty.md")
+	writeFile(t, w.laptop, "Inbox/blank.md", "")
+	w.laptopCommit(t, "other.md", "# other, on the laptop\n", "laptop renames")
+
+	// Two commits on the moved note: the second follows the first.
+	w.write(t, "edit moved.md", "moved.md", "# moved\n\nfirst line\nthe server's line\n")
+	w.write(t, "edit moved.md again", "moved.md", "# moved\n\nfirst line\nthe server's line\nand another\n")
+	for _, n := range []string{"changed", "deleted", "twin", "empty"} {
+		w.write(t, "edit "+n+".md", n+".md", "# "+n+"\n\nfirst line\nthe server's line\n")
+	}
+	if err := w.r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"Archive/moved.md": "# moved\n\nfirst line\nthe server's line\nand another\n",
+		"changed2.md":      "# changed\n\nfirst line, on the laptop\n",
+		"changed.md":       "# changed\n\nfirst line\nthe server's line\n",
+		"deleted.md":       "# deleted\n\nfirst line\nthe server's line\n",
+		"twin.md":          "# twin\n\nfirst line\nthe server's line\n",
+		"twin1.md":         "# twin\n\nfirst line\n",
+		"twin2.md":         "# twin\n\nfirst line\n",
+		"other.md":         "# other, on the laptop\n",
+		"empty.md":         "# empty\n\nfirst line\nthe server's line\n",
+		"Inbox/blank.md":   "",
+	}
+	for rel, content := range want {
+		if got := readFile(t, w.vault, rel); got != content {
+			t.Errorf("%s = %q, want %q", rel, got, content)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(w.vault, "moved.md")); err == nil {
+		t.Error("moved.md came back beside Archive/moved.md")
+	}
+	for _, f := range strings.Split(git(t, w.vault, "ls-files"), "\n") {
+		if _, ok := want[f]; !ok && f != "welcome.md" {
+			t.Errorf("%s is tracked", f)
+		}
+	}
+	if c := w.r.Status().PendingConflicts; len(c) != 0 {
+		t.Errorf("conflicts %q", c)
+	}
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w.assertSameEverywhere(t)
+	if got := git(t, w.vault, "log", "--format=%s", "-2", "--", "Archive/moved.md"); got != "MCP: edit moved.md again\nMCP: edit moved.md" {
+		t.Errorf("history of Archive/moved.md:\n%s", got)
+	}
+}
+
 func TestExternalChangesAreCommitted(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, Options{})

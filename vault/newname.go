@@ -60,6 +60,30 @@ func checkName(given, name string) error {
 	return nil
 }
 
+// checkNoteNamedFolders refuses to make a folder named like a note on the
+// way to a path (parts[i:len(parts)-1], the folders this change creates):
+// `write_file Target.md/x.md` meant Target/x.md, or a note beside
+// Target.md, almost always, and a folder named Target.md looks like a
+// note in Obsidian's file list while no link can reach it. A folder
+// already named so is used as it is, and create_directory may still name
+// its last folder so on purpose.
+func checkNoteNamedFolders(given string, parts []string, i int) error {
+	for j := i; j < len(parts)-1; j++ {
+		if !IsNote(parts[j]) {
+			continue
+		}
+		instead := slices.Clone(parts)
+		for k := i; k < len(parts)-1; k++ {
+			if IsNote(instead[k]) {
+				instead[k] = strings.TrimSuffix(instead[k], path.Ext(instead[k]))
+			}
+		}
+		return newError(ErrInvalidPath, given, "Cannot create %s: %s would be a new folder, but its name ends in .md like a note's; did you mean %s?",
+			given, path.Join(parts[:j+1]...), path.Join(instead...))
+	}
+	return nil
+}
+
 // sameName reports whether two names are one on a case-insensitive file
 // system (macOS, Windows): equal after Unicode normalisation and case
 // folding.
@@ -103,6 +127,9 @@ func (v *Vault) checkNew(given, rel, self string) error {
 			if err := checkName(given, name); err != nil {
 				return err
 			}
+		}
+		if err := checkNoteNamedFolders(given, parts, i); err != nil {
+			return err
 		}
 		return v.checkClash(given, parts, i, dir, self)
 	}

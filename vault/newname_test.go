@@ -3,6 +3,8 @@ package vault
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -130,6 +132,8 @@ func TestCreateRefusesClashes(t *testing.T) {
 		{"Notes./x.md", ErrInvalidPath, "Notes.", "ends in a dot"},
 		{"Q: why?.md", ErrInvalidPath, "Q: why?.md", "contains ':'"},
 		{`Projets\x.md`, ErrInvalidPath, "backslash", "separate folders with /"},
+		{"Target.md/x.md", ErrInvalidPath, "Target.md would be a new folder", "did you mean Target/x.md?"},
+		{"Projets/A.MD/b.md/x.md", ErrInvalidPath, "Projets/A.MD would be a new folder", "did you mean Projets/A/b/x.md?"},
 	}
 	for _, op := range ops {
 		v, root := newTestVault(t, Options{})
@@ -186,6 +190,21 @@ func TestCreateAllowed(t *testing.T) {
 		}},
 		{"case-only rename of itself", func() (string, error) {
 			w, err := v.RenameFile(ctx, "résumé.md", "Résumé.md", nil)
+			return w.Path.Rel, err
+		}},
+		{"into an existing folder named like a note", func() (string, error) {
+			if err := os.Mkdir(filepath.Join(root, "Old.md"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			w, err := v.WriteFile(ctx, "Old.md/x.md", []byte("x\n"))
+			return w.Path.Rel, err
+		}},
+		{"a folder named like a note on purpose", func() (string, error) {
+			p, _, err := v.CreateDirectory(ctx, "Projets/Box.md")
+			return p.Rel, err
+		}},
+		{"a folder with a dot", func() (string, error) {
+			w, err := v.WriteFile(ctx, "v1.2/notes.md", []byte("x\n"))
 			return w.Path.Rel, err
 		}},
 		{"existing folder", func() (string, error) {

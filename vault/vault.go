@@ -179,8 +179,13 @@ func Open(dir string, opts Options) (*Vault, error) {
 		return nil, &Error{Kind: ErrVaultMissing, Path: dir, Msg: "Vault not found: " + dir}
 	}
 	fi, err := os.Stat(root)
-	if err != nil || !fi.IsDir() {
+	if err != nil {
 		return nil, &Error{Kind: ErrVaultMissing, Path: dir, Msg: "Vault not found: " + dir}
+	}
+	if !fi.IsDir() {
+		// Said apart from a missing one: the usual slip is naming a note
+		// or the vault's .obsidian config file instead of its folder.
+		return nil, &Error{Kind: ErrVaultMissing, Path: dir, Msg: "Vault is not a folder: " + dir + " (name the vault's folder)"}
 	}
 	if root == string(filepath.Separator) {
 		// The boundary is "below the root": the whole file system cannot be one.

@@ -21,6 +21,7 @@ func TestRun(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, "", `unknown command "frobnicate"`},
 		{"bad flag", []string{"serve", "--no-such-flag"}, "", "unknown flag"},
 		{"missing vault", []string{"serve", "--vault", "/nonexistent/vault"}, "", "Vault not found: /nonexistent/vault"},
+		{"vault not a folder", []string{"serve", "--vault", os.DevNull}, "", "Vault is not a folder: " + os.DevNull},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

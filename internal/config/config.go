@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
@@ -171,8 +172,12 @@ func Load(fs *pflag.FlagSet) (*Config, error) {
 	}
 
 	var c Config
-	if err := v.Unmarshal(&c, viper.DecodeHook(decodeHook)); err != nil {
+	var md mapstructure.Metadata
+	if err := v.Unmarshal(&c, viper.DecodeHook(decodeHook), func(dc *mapstructure.DecoderConfig) { dc.Metadata = &md }); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
+	}
+	if err := unknownKeys(md.Unused, cfgFile); err != nil {
+		return nil, err
 	}
 	c.File = cfgFile
 	c.Vault.Path = expandHome(c.Vault.Path)

@@ -29,6 +29,9 @@ type route struct {
 func (s *Server) apiRoutes() map[string]route {
 	routes := map[string]route{
 		"/api/notes/": {http.HandlerFunc(s.note), []string{http.MethodGet, http.MethodPut, http.MethodDelete}},
+		// Without it the mux answers /api/notes with a redirect and an
+		// HTML page; it gets note's JSON 400 saying to name a note.
+		"/api/notes": {http.HandlerFunc(s.note), []string{http.MethodGet, http.MethodPut, http.MethodDelete}},
 	}
 	maps.Copy(routes, s.conceptRoutes())
 	return routes
@@ -247,8 +250,8 @@ type putNoteRequest struct {
 // ones read_file, write_file and delete_file use, under the caller's
 // access scope.
 func (s *Server) note(w http.ResponseWriter, r *http.Request) {
-	p := strings.TrimPrefix(r.URL.Path, "/api/notes/")
-	if p == "" {
+	p, named := strings.CutPrefix(r.URL.Path, "/api/notes/")
+	if !named || p == "" {
 		detail(w, http.StatusBadRequest, "Name a note: /api/notes/{path}, e.g. /api/notes/Journal/2025-01-01.md")
 		return
 	}

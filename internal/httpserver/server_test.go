@@ -441,10 +441,17 @@ func TestNotesAPI(t *testing.T) {
 		{"PUT", "/api/notes/a.md", `not json`, 400},
 		{"POST", "/api/notes/a.md", `{}`, 405},
 		{"GET", "/api/nothing", "", 404},
+		{"GET", "/api/notes/", "", 400},
+		// Without the slash: answered in JSON, not redirected with an
+		// HTML page to the address above.
+		{"GET", "/api/notes", "", 400},
 	} {
 		resp, m := e.do(c.method, c.path, c.body, tok...)
 		if resp.StatusCode != c.want || m["detail"] == nil {
 			t.Errorf("%s %s: %d %v, want %d with a detail", c.method, c.path, resp.StatusCode, m, c.want)
+		}
+		if c.path == "/api/notes" && resp.Request.URL.Path != c.path {
+			t.Errorf("%s %s was redirected to %s", c.method, c.path, resp.Request.URL.Path)
 		}
 	}
 }
