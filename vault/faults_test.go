@@ -113,6 +113,7 @@ func TestFullDiskLeavesNothingHalfWritten(t *testing.T) {
 			rec := &countingRecorder{}
 			v.SetRecorder(rec)
 			fullDisk(v, tt.allow)
+			v.dropping.Wait() // earlier changes' backups are removed in the background
 			before := snapshot(t, root)
 			err := tt.op(v)
 			if err == nil {
@@ -147,6 +148,7 @@ func TestReadOnlyNote(t *testing.T) {
 	if err := os.Chmod(filepath.Join(root, "ro.md"), 0o444); err != nil {
 		t.Fatal(err)
 	}
+	v.dropping.Wait() // earlier changes' backups are removed in the background
 	before := snapshot(t, root)
 	_, err := v.WriteFile(t.Context(), "ro.md", []byte("changed"))
 	checkClientError(t, err, ErrPermission, "ro.md", root)
@@ -169,6 +171,7 @@ func TestWriteCap(t *testing.T) {
 	v, root := newTestVault(t, Options{MaxWriteBytes: 100})
 	mkfile(t, root, "big.md", strings.Repeat("x", 150))
 	mkfile(t, root, "small.md", "abc")
+	v.dropping.Wait() // earlier changes' backups are removed in the background
 	before := snapshot(t, root)
 	_, err := v.WriteFile(t.Context(), "n.md", []byte(strings.Repeat("y", 101)))
 	checkClientError(t, err, ErrTooLarge, "n.md", root)
@@ -252,6 +255,7 @@ func TestWriteCapModifyCreate(t *testing.T) {
 	v, root := newTestVault(t, Options{MaxWriteBytes: 100})
 	mkfile(t, root, "big.md", strings.Repeat("x", 150))
 	mkfile(t, root, "small.md", "abc")
+	v.dropping.Wait() // earlier changes' backups are removed in the background
 	before := snapshot(t, root)
 	called := false
 	_, err := v.ModifyFile(t.Context(), "big.md", func(rel string) string { return "patch " + rel }, func(src []byte) ([]byte, error) {

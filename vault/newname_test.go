@@ -142,6 +142,7 @@ func TestCreateRefusesClashes(t *testing.T) {
 		mkfile(t, root, nfd("résumé.md"), "the real one\n")
 		mkfile(t, root, "Projets/été/a.md", "a\n")
 		mkfile(t, root, "Inbox/draft.md", "draft\n")
+		v.dropping.Wait() // earlier changes' backups are removed in the background
 		before := snapshot(t, root)
 		for _, tt := range tests {
 			err := op.do(v, tt.path)
@@ -235,6 +236,7 @@ func TestRenameNoteWithoutExtension(t *testing.T) {
 	v, root := newTestVault(t, Options{})
 	mkfile(t, root, "Zettel/Bayes naïf.md", "[[x]]\n")
 	mkfile(t, root, "Files/LICENSE", "text\n")
+	v.dropping.Wait() // earlier changes' backups are removed in the background
 	before := snapshot(t, root)
 	for _, target := range []string{"Zettel/Bayes naïf", "Zettel/Bayes 2.5", "Other/Bayes naïf"} {
 		_, err := v.RenameFile(ctx, "Zettel/Bayes naïf.md", target, nil)

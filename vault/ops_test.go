@@ -57,7 +57,9 @@ func TestWriteFile(t *testing.T) {
 	if got := readRel(t, root, "private.md"); got != "new" {
 		t.Errorf("content = %q", got)
 	}
-	// No temporary files are left behind.
+	// No temporary files are left behind, once the backups removed in
+	// the background are gone.
+	v.dropping.Wait()
 	for _, dir := range []string{".", "a/b/c"} {
 		entries, _ := os.ReadDir(filepath.Join(root, dir))
 		for _, e := range entries {
@@ -105,6 +107,7 @@ func TestWriteFileRefused(t *testing.T) {
 		{"a\x00.md", ErrInvalidPath, "NUL"},
 	}
 	for _, tt := range tests {
+		v.dropping.Wait() // earlier changes' backups are removed in the background
 		before := snapshot(t, root)
 		_, err := v.WriteFile(ctx, tt.given, []byte("x"))
 		checkClientError(t, err, tt.kind, tt.given, root, outside)
@@ -147,6 +150,8 @@ func TestEditFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			v.dropping.Wait() // the backups of the edits before
+			v.dropping.Wait() // earlier changes' backups are removed in the background
 			before := snapshot(t, root)
 			_, err := v.EditFile(ctx, tt.given, tt.old, "y")
 			checkClientError(t, err, tt.kind, tt.given, root)
@@ -239,6 +244,7 @@ func TestDeleteFile(t *testing.T) {
 	mkdir(t, root, "empty")
 
 	for _, given := range []string{"notes", "empty", "/", "nope.md", "../x", ".git/HEAD"} {
+		v.dropping.Wait() // earlier changes' backups are removed in the background
 		before := snapshot(t, root)
 		_, err := v.DeleteFile(ctx, given)
 		checkClientError(t, err, nil, given, root)
@@ -283,6 +289,7 @@ func TestRenameFile(t *testing.T) {
 		{"a.md", "", ErrInvalidPath, "required"},
 	}
 	for _, tt := range tests {
+		v.dropping.Wait() // earlier changes' backups are removed in the background
 		before := snapshot(t, root)
 		_, err := v.RenameFile(ctx, tt.from, tt.to, nil)
 		checkClientError(t, err, tt.kind, tt.from+" -> "+tt.to, root)
@@ -332,6 +339,7 @@ func TestCreateDirectory(t *testing.T) {
 		{".git/hooks", ErrHidden},
 		{"../up", ErrOutside},
 	} {
+		v.dropping.Wait() // earlier changes' backups are removed in the background
 		before := snapshot(t, root)
 		_, _, err := v.CreateDirectory(context.Background(), tt.given)
 		checkClientError(t, err, tt.kind, tt.given, root)
@@ -503,6 +511,7 @@ func TestRollbackOnRecordFailure(t *testing.T) {
 				observed := 0
 				v.Observe(func([]string) { observed++ })
 
+				v.dropping.Wait() // earlier changes' backups are removed in the background
 				before := snapshot(t, root)
 				err := tt.op(v)
 				if err == nil {
@@ -530,6 +539,7 @@ func TestRollbackOnTxFailure(t *testing.T) {
 	v, root := newTestVault(t, Options{})
 	mkfile(t, root, "a.md", "a")
 	mkfile(t, root, "taken.md", "taken")
+	v.dropping.Wait() // earlier changes' backups are removed in the background
 	before := snapshot(t, root)
 	_, err := v.Update(t.Context(), func(tx *Tx) error {
 		p, err := v.Resolve("new/dir/x.md")
@@ -705,6 +715,7 @@ func TestCommittedChangeStaysWhenTheFlushFails(t *testing.T) {
 						t.Errorf("%s = %q (%v), want %q", rel, got, rerr, want)
 					}
 				}
+				v.dropping.Wait() // a recorded change's backup is removed in the background
 				for name := range snapshot(t, root) {
 					if strings.Contains(name, tempPrefix) {
 						t.Errorf("left behind: %s", name)

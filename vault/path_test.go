@@ -227,6 +227,7 @@ func TestResolveUnicodeForms(t *testing.T) {
 	if _, err := v.WriteFile(t.Context(), norm.NFD.String(nfcFile), []byte("changed")); err != nil {
 		t.Fatal(err)
 	}
+	v.dropping.Wait() // the old file's backup is removed in the background
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		t.Fatal(err)

@@ -836,16 +836,16 @@ func (tx *Tx) rollback() error {
 	return nil
 }
 
-// finish forgets the undo of a change that was recorded. The backups of
-// a large batch are removed in the background (see Vault.dropLater).
+// finish forgets the undo of a change that was recorded. Its backups are
+// removed in the background (see Vault.dropLater): the change is
+// committed and flushed, so nothing needs them, and the answer does not
+// wait for their removal.
 func (tx *Tx) finish() {
 	tx.undo = nil
-	if len(tx.backups) >= minBarrierBatch {
+	if len(tx.backups) > 0 {
 		tx.v.dropLater(tx.backups)
 		tx.backups = nil
-		return
 	}
-	tx.dropBackups()
 }
 
 // dropBackups removes the copies kept for undo. A backup a rollback

@@ -74,6 +74,7 @@ func TestWriteFilesBatch(t *testing.T) {
 // them exists.
 func TestWriteFilesRefusesAFileTwice(t *testing.T) {
 	v, root := newTestVault(t, Options{})
+	v.dropping.Wait() // earlier changes' backups are removed in the background
 	before := snapshot(t, root)
 	_, err := v.Update(context.Background(), func(tx *Tx) error {
 		a, _ := v.Resolve("Note.md")

@@ -116,6 +116,7 @@ func TestWriteFilesManyFolders(t *testing.T) {
 			if tt.allow >= 0 {
 				fullDisk(v, tt.allow)
 			}
+			v.dropping.Wait() // earlier changes' backups are removed in the background
 			before := snapshot(t, root)
 			_, infos, err := writeNew(v, rels)
 			if err := v.Close(); err != nil {
@@ -173,6 +174,7 @@ func TestWriteFilesRenameFails(t *testing.T) {
 					}
 					return renameOver(from, to)
 				}
+				v.dropping.Wait() // earlier changes' backups are removed in the background
 				before := snapshot(t, root)
 				_, _, err := writeNew(v, rels)
 				if cerr := v.Close(); cerr != nil {

@@ -172,6 +172,7 @@ func TestWritePending(t *testing.T) {
 					t.Errorf("%s = %q, want %q", rel, got, want)
 				}
 			}
+			v.dropping.Wait() // a recorded change's backup is removed in the background
 			if tmp := tempFilesIn(t, root); len(tmp) > 0 {
 				t.Errorf("temporary files left: %q", tmp)
 			}

@@ -64,6 +64,7 @@ func TestWriteFileMode(t *testing.T) {
 		}
 	}
 
+	v.dropping.Wait() // earlier changes' backups are removed in the background
 	before := snapshot(t, root)
 	if _, err := v.WriteFileMode(ctx, "plain.md", []byte("x"), CreateOnly); !errors.Is(err, ErrExists) {
 		t.Errorf("create only over a file: %v", err)
