@@ -241,7 +241,12 @@ func (r *Repo) integrateLocked(remote plumbing.Hash) (changed, conflicts []strin
 		// We are ahead: the push brings the remote along.
 		return nil, nil, r.setTrackingLocked(remote)
 	}
-	rp := &replay{r: r, head: remote, tree: remoteTree, stamp: r.opts.Now(), copies: map[string]string{}}
+	rp := &replay{r: r, head: remote, tree: remoteTree, stamp: r.opts.Now(), copies: map[string]string{}, followed: map[string]string{}, remote: remoteTree, base: emptyTree}
+	if len(chain) > 0 && len(chain[0].ParentHashes) > 0 {
+		if rp.base, err = r.treeOf(chain[0].ParentHashes[0]); err != nil {
+			return nil, nil, err
+		}
+	}
 	for _, c := range chain {
 		if err := rp.apply(c); err != nil {
 			return nil, nil, fmt.Errorf("replay %s: %w", short(c.Hash), err)
@@ -313,8 +318,17 @@ type replay struct {
 	stamp time.Time     // names conflict copies
 	// copies maps a path that collided to the conflict copy that now
 	// carries our side of it, so later commits of ours follow it there.
-	copies    map[string]string
-	conflicts [][2]string // path, copy
+	copies map[string]string
+	// followed maps a note the remote moved unchanged to its new name,
+	// where our changes to it go (remoteMoves), so later commits of ours
+	// follow it there too.
+	followed map[string]string
+	// base is the tree our replayed commits started from (the first one's
+	// parent) and remote the remote's tree: what the remote moved is
+	// read from the two once, on first need (moves).
+	base, remote plumbing.Hash
+	moves        *remoteMoves
+	conflicts    [][2]string // path, copy
 }
 
 // apply replays one commit: each path it changed is taken as is when the
@@ -353,6 +367,15 @@ func (rp *replay) apply(c *object.Commit) error {
 			set(cp, d.To)
 			continue
 		}
+		if to, ok := rp.followed[p]; ok {
+			if !d.From.Hash.IsZero() {
+				set(to, d.To)
+				continue
+			}
+			// A new note under the old name is another note: it stays
+			// there.
+			delete(rp.followed, p)
+		}
 		if !d.To.Hash.IsZero() {
 			// Our file where the remote now has a folder, or under a path
 			// the remote made a file: keep ours beside it, lose nothing.
@@ -382,7 +405,7 @@ func (rp *replay) apply(c *object.Commit) error {
 			// We deleted a note the remote changed: keep the remote's edit.
 			r.log.Info("kept a note the remote edited and we deleted", "path", p)
 		case cur.Hash.IsZero():
-			moved, err := rp.renamedTo(parentTree, d.From)
+			moved, err := rp.movedTo(p, d.From, diffs)
 			if err != nil {
 				return err
 			}
@@ -393,7 +416,7 @@ func (rp *replay) apply(c *object.Commit) error {
 				// back beside the new one. Later commits of ours follow it
 				// too.
 				r.log.Info("followed a note the remote renamed", "path", p, "to", moved)
-				rp.copies[p] = moved
+				rp.followed[p] = moved
 				set(moved, d.To)
 				break
 			}
@@ -434,31 +457,70 @@ func (rp *replay) apply(c *object.Commit) error {
 	return nil
 }
 
-// renamedTo returns where the remote moved a file it no longer has at
-// its path: the one path that is new since our commit's parent and holds
-// the same content and mode as the file had there. Nothing ("") when the
-// remote deleted it, changed it as it moved it, left several copies (a
-// template's text), or the file was empty (any new empty note would
-// match): a guess there could put our change into a note it was never
-// made to.
-func (rp *replay) renamedTo(parentTree plumbing.Hash, was fileEntry) (string, error) {
+// remoteMoves is what the remote did since our replayed commits began,
+// seen as moves: the files it removed and the files it added, by content.
+type remoteMoves struct {
+	gone, added map[fileKey][]string
+}
+
+// fileKey is a file's content and mode.
+type fileKey struct {
+	hash plumbing.Hash
+	mode filemode.FileMode
+}
+
+// movedTo returns where the remote moved the note that was at p, with the
+// content was, when our commit (its change diffs) changed it: the one new
+// file holding that content, when p is the one file that left with it.
+// Nothing ("") when the remote deleted the note, changed it as it moved
+// it, or when several files left or came with that content (notes made
+// from one template, empty notes), when our commit writes the new path
+// itself, or when another note of ours already went there: a guess there
+// could put our change into a note it was never made to.
+func (rp *replay) movedTo(p string, was fileEntry, diffs []fileDiff) (string, error) {
 	if was.Hash.IsZero() || was.Hash == emptyBlob {
 		return "", nil
 	}
-	diffs, err := rp.r.obj.diffTrees(parentTree, rp.tree)
-	if err != nil {
-		return "", err
-	}
-	found := ""
-	for _, d := range diffs {
-		if d.From.Hash.IsZero() && d.To.Hash == was.Hash && d.To.Mode == was.Mode {
-			if found != "" {
-				return "", nil
+	if rp.moves == nil {
+		theirs, err := rp.r.obj.diffTrees(rp.base, rp.remote)
+		if err != nil {
+			return "", err
+		}
+		m := &remoteMoves{gone: map[fileKey][]string{}, added: map[fileKey][]string{}}
+		for _, d := range theirs {
+			switch {
+			case d.To.Hash.IsZero() && !d.From.Hash.IsZero():
+				k := fileKey{d.From.Hash, d.From.Mode}
+				m.gone[k] = append(m.gone[k], d.Path)
+			case d.From.Hash.IsZero() && !d.To.Hash.IsZero():
+				k := fileKey{d.To.Hash, d.To.Mode}
+				m.added[k] = append(m.added[k], d.Path)
 			}
-			found = d.Path
+		}
+		rp.moves = m
+	}
+	k := fileKey{was.Hash, was.Mode}
+	gone, added := rp.moves.gone[k], rp.moves.added[k]
+	if len(gone) != 1 || gone[0] != p || len(added) != 1 {
+		return "", nil
+	}
+	to := added[0]
+	for _, d := range diffs {
+		if d.Path == to {
+			return "", nil
 		}
 	}
-	return found, nil
+	for _, taken := range rp.followed {
+		if taken == to {
+			return "", nil
+		}
+	}
+	// Still as the remote left it: no commit of ours replayed before
+	// wrote there.
+	if te, ok, err := rp.r.obj.lookup(rp.tree, to); err != nil || !ok || te.Hash != was.Hash {
+		return "", err
+	}
+	return to, nil
 }
 
 // emptyBlob is the hash of the empty file.

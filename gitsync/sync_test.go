@@ -394,6 +394,9 @@ func TestSyncFollowsARemoteRename(t *testing.T) {
 	}
 	w.write(t, "write empty.md", "empty.md", "")
 	w.write(t, "write other.md", "other.md", "# other\n")
+	// Two notes made from one template, byte for byte the same.
+	w.write(t, "write tplA.md", "tplA.md", "# Meeting\n\nAgenda\n")
+	w.write(t, "write tplB.md", "tplB.md", "# Meeting\n\nAgenda\n")
 	if err := w.r.Push(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -411,12 +414,16 @@ func TestSyncFollowsARemoteRename(t *testing.T) {
 	// contents match.
 	git(t, w.laptop, "rm", "-q", "empty.md")
 	writeFile(t, w.laptop, "Inbox/blank.md", "")
+	// One template note moved, its twin deleted: which of ours moved is
+	// not known, so neither is followed.
+	git(t, w.laptop, "mv", "tplA.md", "Archive/tplA.md")
+	git(t, w.laptop, "rm", "-q", "tplB.md")
 	w.laptopCommit(t, "other.md", "# other, on the laptop\n", "laptop renames")
 
 	// Two commits on the moved note: the second follows the first.
 	w.write(t, "edit moved.md", "moved.md", "# moved\n\nfirst line\nthe server's line\n")
 	w.write(t, "edit moved.md again", "moved.md", "# moved\n\nfirst line\nthe server's line\nand another\n")
-	for _, n := range []string{"changed", "deleted", "twin", "empty"} {
+	for _, n := range []string{"changed", "deleted", "twin", "empty", "tplB", "tplA"} {
 		w.write(t, "edit "+n+".md", n+".md", "# "+n+"\n\nfirst line\nthe server's line\n")
 	}
 	if err := w.r.Sync(context.Background()); err != nil {
@@ -433,6 +440,9 @@ func TestSyncFollowsARemoteRename(t *testing.T) {
 		"other.md":         "# other, on the laptop\n",
 		"empty.md":         "# empty\n\nfirst line\nthe server's line\n",
 		"Inbox/blank.md":   "",
+		"Archive/tplA.md":  "# Meeting\n\nAgenda\n",
+		"tplA.md":          "# tplA\n\nfirst line\nthe server's line\n",
+		"tplB.md":          "# tplB\n\nfirst line\nthe server's line\n",
 	}
 	for rel, content := range want {
 		if got := readFile(t, w.vault, rel); got != content {
