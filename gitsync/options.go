@@ -214,21 +214,21 @@ func resolveLocalURL(u, worktree string) string {
 
 // redactUnparsed hides the password of a URL url.Parse refused, which a
 // typo elsewhere in it does not make any less secret: whatever follows
-// the first ':' of the part between "://" and the last '@' before the
-// path.
+// the first ':' after "://" up to the last '@' (a password may hold '/',
+// '#' or '?', as base64 credentials do). A URL with an '@' in its path is
+// cut too much, which in a message is harmless.
 func redactUnparsed(u string) string {
 	_, rest, ok := strings.Cut(u, "://")
 	if !ok {
 		return u
 	}
 	start := len(u) - len(rest)
-	authority := rest
-	if i := strings.IndexByte(rest, '/'); i >= 0 {
-		authority = rest[:i]
+	at := strings.LastIndexByte(rest, '@')
+	if at < 0 {
+		return u
 	}
-	at := strings.LastIndexByte(authority, '@')
-	colon := strings.IndexByte(authority, ':')
-	if at < 0 || colon < 0 || colon > at {
+	colon := strings.IndexByte(rest[:at], ':')
+	if colon < 0 {
 		return u
 	}
 	return u[:start+colon+1] + "xxxxx" + u[start+at:]
@@ -245,6 +245,11 @@ func usableRemoteURL(u string) error {
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
+		}
+		if strings.Contains(u, "@") {
+			// The parser's reason may quote a piece of the password
+			// (`invalid port ":ab" after host`).
+			err = errors.New("it does not parse")
 		}
 		return fmt.Errorf("%q is not a URL git can use: %w (write it as https://host/owner/notes.git, git@host:owner/notes.git or a folder path)", redactURL(u), err)
 	}

@@ -427,8 +427,12 @@ func (r *Repo) setupRemote() error {
 			return nil
 		}
 		r.remoteURL = resolveLocalURL(rc.URLs[0], r.dir)
+		// Said, not refused: the repository's own remote may be served by
+		// a git remote helper go-git does not have (keybase://, s3://),
+		// and the vault is still served locally, each failed push shown
+		// in the status as before.
 		if err := usableRemoteURL(r.remoteURL); err != nil {
-			return fmt.Errorf("gitsync: the repository's remote %q cannot be used: %w (fix it with git remote set-url %s URL)", name, err, name)
+			r.log.Warn("the repository's remote cannot be used, so the vault will not sync until it is fixed (git remote set-url "+name+" URL)", "remote", name, "err", err)
 		}
 	case exists && len(rc.URLs) > 0 && rc.URLs[0] != r.opts.RemoteURL:
 		return fmt.Errorf("gitsync: the repository's remote %q is %s, the configured remote is %s (set git.remote to the same URL, or leave it empty to use the repository's own)",
