@@ -171,7 +171,7 @@ func TestCrashRecovery(t *testing.T) {
 	if out, err := gitTry(v.Root, "fsck", "--full", "--strict"); err != nil {
 		t.Errorf("git fsck --strict: %v\n%s", err, out)
 	}
-	if st := v.gitRun(t, "status", "--porcelain"); st != "" {
+	if st := v.gitStatus(t); st != "" {
 		t.Errorf("git status after the last run:\n%s", st)
 	}
 	if n := countTemps(v.Root); n != 0 {

@@ -163,7 +163,7 @@ func TestSyncWithRemote(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(laptop, "shared", filepath.Base(matches[0]))); err != nil {
 		t.Errorf("the conflict copy did not reach the laptop: %v", err)
 	}
-	if st := v.gitRun(t, "status", "--porcelain"); st != "" {
+	if st := v.gitStatus(t); st != "" {
 		t.Errorf("git status after sync:\n%s", st)
 	}
 }
@@ -300,7 +300,7 @@ func TestConcurrentWritesKeepRepositoryClean(t *testing.T) {
 	if out, err := gitTry(v.Root, "fsck", "--full", "--strict"); err != nil {
 		t.Errorf("git fsck: %v %s", err, out)
 	}
-	if st := v.gitRun(t, "status", "--porcelain"); st != "" {
+	if st := v.gitStatus(t); st != "" {
 		t.Errorf("git status not clean:\n%s", st)
 	}
 	after := strings.Count(v.gitRun(t, "log", "--format=%H"), "\n") + 1

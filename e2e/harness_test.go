@@ -172,6 +172,20 @@ func (v *testVault) symlink(t testing.TB, rel, target string) {
 
 // gitRun runs git in the vault, isolated from the user's git config, and
 // returns its trimmed output.
+// gitStatus is `git status --porcelain` of the vault without the
+// server's own temporary files: a change's backups are removed in the
+// background just after its answer, and one may still be there.
+func (v *testVault) gitStatus(t testing.TB) string {
+	t.Helper()
+	var kept []string
+	for _, line := range strings.Split(v.gitRun(t, "status", "--porcelain"), "\n") {
+		if line != "" && !strings.Contains(line, ".vaultmcp-") {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "\n")
+}
+
 func (v *testVault) gitRun(t testing.TB, args ...string) string {
 	t.Helper()
 	waitIndexWritten(v.Root)
@@ -198,7 +212,7 @@ func (v *testVault) gitRun(t testing.TB, args ...string) string {
 // external changes on its own, which would race with a test's snapshot).
 func (v *testVault) commitAll(t testing.TB, msg string) {
 	t.Helper()
-	if !v.git || v.gitRun(t, "status", "--porcelain") == "" {
+	if !v.git || v.gitStatus(t) == "" {
 		return
 	}
 	v.gitRun(t, "add", "-A")

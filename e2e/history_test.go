@@ -81,7 +81,7 @@ func TestHistoryThroughTheBinary(t *testing.T) {
 	laptopPush(t, laptop, "laptop: status")
 	until(t, "the conflict copy, committed on top of the laptop's commit", func() bool {
 		m, _ := filepath.Glob(filepath.Join(v.Root, "shared (conflict *).md"))
-		return len(m) == 1 && v.gitRun(t, "status", "--porcelain") == "" &&
+		return len(m) == 1 && v.gitStatus(t) == "" &&
 			strings.Contains(v.gitRun(t, "log", "--format=%s", "-3"), "laptop: status")
 	})
 	setup.c.Close() // waits for the process to exit

@@ -243,7 +243,7 @@ func TestWriteJustBeforeEOF(t *testing.T) {
 		if !strings.Contains(log, "MCP: write "+rel) || !strings.Contains(log, "MCP: edit a.md") {
 			t.Errorf("run %d: commits missing:\n%s", i, log)
 		}
-		if st := v.gitRun(t, "status", "--porcelain"); st != "" {
+		if st := v.gitStatus(t); st != "" {
 			t.Errorf("run %d: git status not clean:\n%s", i, st)
 		}
 	}
@@ -347,7 +347,7 @@ func TestRenameAtStart(t *testing.T) {
 		// The backups of the notes' old texts are removed in the
 		// background once the change is recorded: wait for them to go.
 		until(t, "the rename's backups to be removed", func() bool { return len(serverTemps(t, v)) == 0 })
-		if st := v.gitRun(t, "status", "--porcelain"); st != "" {
+		if st := v.gitStatus(t); st != "" {
 			t.Errorf("run %d: git status not clean:\n%.300s", run, st)
 		}
 		t.Logf("run %d took %s", run, time.Since(start).Round(time.Millisecond))
@@ -456,7 +456,7 @@ func TestSignalFinishesRequests(t *testing.T) {
 		if !strings.Contains(log, "MCP: rename Hub.md -> Hub 2.md") || !strings.Contains(log, "MCP: write late.md") {
 			t.Errorf("%v: commits missing:\n%s", sig, log)
 		}
-		if st := v.gitRun(t, "status", "--porcelain"); st != "" {
+		if st := v.gitStatus(t); st != "" {
 			t.Errorf("%v: git status not clean:\n%.300s", sig, st)
 		}
 	}

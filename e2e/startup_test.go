@@ -92,7 +92,7 @@ func TestWriteAtStart(t *testing.T) {
 		if !strings.Contains(log, "MCP: write First.md") {
 			t.Errorf("run %d: the write is not committed:\n%s", run, log)
 		}
-		if st := v.gitRun(t, "status", "--porcelain"); st != "" {
+		if st := v.gitStatus(t); st != "" {
 			t.Errorf("run %d: git status not clean:\n%s", run, st)
 		}
 	}

@@ -210,7 +210,7 @@ func TestHostileRemoteTreeIsRefused(t *testing.T) {
 		if got := v.gitRun(t, "rev-parse", "HEAD~1"); got != head {
 			t.Errorf("the write is not on top of the old head")
 		}
-		if st := v.gitRun(t, "status", "--porcelain"); st != "" {
+		if st := v.gitStatus(t); st != "" {
 			t.Errorf("git status:\n%s", st)
 		}
 	})
@@ -281,7 +281,7 @@ func TestStaleLocksOfAKilledServerAreRecovered(t *testing.T) {
 		if got := v.gitRun(t, "log", "-1", "--format=%s"); got != "MCP: write b.md" {
 			t.Errorf("head commit %q", got)
 		}
-		if st := v.gitRun(t, "status", "--porcelain"); st != "" {
+		if st := v.gitStatus(t); st != "" {
 			t.Errorf("git status:\n%s", st)
 		}
 	})

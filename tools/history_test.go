@@ -434,7 +434,7 @@ func TestRevertChangeTool(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(g.root, "doc.md")); string(data) != "a\nb\nc\nD2\ne\nF\ng\n" {
 		t.Errorf("doc.md changed by a refused revert: %q", data)
 	}
-	if st := g.git("status", "--porcelain"); st != "" {
+	if st := withoutTemps(g.git("status", "--porcelain")); st != "" {
 		t.Errorf("git status: %s", st)
 	}
 
