@@ -104,7 +104,9 @@ type Limits struct {
 	// rather than letting the heap double, which keeps the peak resident
 	// memory of a 10,000-note vault under 120 MB. The limit applied is
 	// raised to about 1.5 times the live heap when that is more (a large
-	// vault's index), so the collector never runs continuously (package
+	// vault's index), and to twice it while a heap already past the limit
+	// is growing (a large index being built), so the collector never runs
+	// continuously; memory may then reach twice the live heap (package
 	// memlimit).
 	// 0 turns it off; the GOMEMLIMIT environment variable, when set, wins.
 	MemoryBytes int64 `mapstructure:"memory_bytes"`
