@@ -180,7 +180,7 @@ func TestCrashRecovery(t *testing.T) {
 	// The unflushed-index marks of the killed servers were settled at the
 	// restarts, and the orderly stop flushed the index and dropped its own.
 	if marks, _ := filepath.Glob(filepath.Join(v.Root, ".git", "vaultmcp-*-index.unflushed")); len(marks) != 0 {
-		t.Errorf("unflushed-index marks left after the last run: %q", marks)
+		t.Errorf("unflushed-index marks left after the last run: %q\nlast run's log:\n%s", marks, p.log())
 	}
 	if names := v.gitRun(t, "log", "--all", "--format=", "--name-only"); strings.Contains(names, ".vaultmcp-") {
 		t.Errorf("a temporary file was committed")
