@@ -320,7 +320,7 @@ type replay struct {
 	// carries our side of it, so later commits of ours follow it there.
 	copies map[string]string
 	// followed maps a note the remote moved unchanged to its new name,
-	// where our changes to it go (remoteMoves), so later commits of ours
+	// where our changes to it go (movedTo), so later commits of ours
 	// follow it there too.
 	followed map[string]string
 	// base is the tree our replayed commits started from (the first one's
