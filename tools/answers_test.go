@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"vaultmcp/gitsync"
+	"vaultmcp/internal/tokens"
 	"vaultmcp/tools"
 )
 
@@ -257,8 +258,8 @@ func TestGrepOutputModes(t *testing.T) {
 	h.fails("grep", `{"query":"x","output":"paths"}`, "output")
 }
 
-// The default page of a list stops before it outgrows DefaultPageBytes,
-// whatever its item count, and says where to go on.
+// The default page of a list stops before it outgrows DefaultPageTokens
+// (estimated), whatever its item count, and says where to go on.
 func TestDefaultPageBudget(t *testing.T) {
 	files := map[string]string{}
 	long := strings.Repeat("long-folder-name-", 12)
@@ -270,16 +271,17 @@ func TestDefaultPageBudget(t *testing.T) {
 		tool, args      string
 		budget, atLeast int
 	}{
-		{"search_files", `{"pattern":"*.md"}`, tools.DefaultPageBytes, 100},
-		{"find_files", `{}`, tools.DefaultPageBytes, 100},
+		{"search_files", `{"pattern":"*.md"}`, tools.DefaultPageTokens + 200, 100},
+		{"find_files", `{}`, tools.DefaultPageTokens + 200, 100},
 		// grep's lines (here ~640 bytes each) have a smaller budget.
-		{"grep", `{"query":"needle"}`, tools.GrepPageBytes + 200, 40},
-		{"list_directory", `{"path":"","recursive":true}`, tools.DefaultPageBytes, 100},
+		{"grep", `{"query":"needle"}`, tools.GrepPageTokens + 200, 40},
+		{"list_directory", `{"path":"","recursive":true}`, tools.DefaultPageTokens + 200, 100},
 	} {
+		// The budgets leave room for the notice after the page.
 		got := h.ok(c.tool, c.args)
 		p := textPage(got)
-		if len(got) > c.budget || p.next == nil || len(p.items) < c.atLeast {
-			t.Errorf("%s: %d bytes, %d items, next %v", c.tool, len(got), len(p.items), p.next)
+		if toks := tokens.Estimate(got); toks > c.budget || p.next == nil || len(p.items) < c.atLeast {
+			t.Errorf("%s: %d estimated tokens, %d items, next %v", c.tool, toks, len(p.items), p.next)
 		}
 	}
 	// An explicit limit is honoured past grep's default budget.

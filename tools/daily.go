@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vaultmcp/internal/tokens"
 	"vaultmcp/vault"
 	"vaultmcp/vault/access"
 	"vaultmcp/vault/daily"
@@ -71,7 +72,9 @@ func (d Deps) dailyNote(ctx context.Context, a DailyNoteArgs, now time.Time) (da
 	f, err := d.Vault.ReadFile(ctx, res.Path, int64(d.readBytes()))
 	switch {
 	case err == nil:
-		res.Exists, res.Content, res.Truncated = true, string(trimPartialRune(f.Data)), f.Truncated
+		// Cut as a read_file page is: by bytes, then by estimated tokens.
+		data := f.Data[:tokens.Fit(f.Data, d.pageTokens())]
+		res.Exists, res.Content, res.Truncated = true, string(trimPartialRune(data)), f.Truncated || len(data) < len(f.Data)
 	case !errors.Is(err, vault.ErrNotFound):
 		return s, date, res, err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"vaultmcp/internal/tokens"
 	"vaultmcp/tools"
 	"vaultmcp/vault"
 	"vaultmcp/vault/access"
@@ -57,6 +58,14 @@ func TestDailyNotes(t *testing.T) {
 	}
 	if _, err := tools.DailyNote(ctx, g.d, tools.DailyNoteArgs{Date: "someday"}); err == nil || !strings.Contains(err.Error(), "YYYY-MM-DD") {
 		t.Errorf("bad date: %v", err)
+	}
+
+	// A long day in Greek is cut by tokens well before the 64 KB read.
+	greek := strings.Repeat("Σημείωση για τη συνάντηση.\n", 2000)[:60_000]
+	g.write("Journal/2026/01/2026-01-07 Wednesday.md", greek)
+	res, err = tools.DailyNote(ctx, g.d, tools.DailyNoteArgs{Date: "2026-01-07"})
+	if err != nil || !res.Truncated || !strings.HasPrefix(greek, res.Content) || tokens.Estimate(res.Content) > tools.DefaultPageTokens {
+		t.Errorf("long Greek day: truncated %v, %d bytes, %d estimated tokens, %v", res.Truncated, len(res.Content), tokens.Estimate(res.Content), err)
 	}
 }
 

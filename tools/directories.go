@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vaultmcp/internal/tokens"
 	"vaultmcp/vault"
 )
 
@@ -83,7 +84,7 @@ func ListDir(ctx context.Context, d Deps, a ListArgs) (*ListResult, error) {
 	}
 	s := paginate(a.Paging, len(entries), defaultListEntries, "entries")
 	page := window(entries, s)
-	s = s.fit(a.Paging, d.pageBytes(), func(i int) int { return len(entryLine(page[i])) + 1 })
+	s = s.fit(a.Paging, d.pageTokens(), func(i int) int { return tokens.Estimate(entryLine(page[i])) + 1 })
 	return &ListResult{Entries: window(entries, s), Total: len(entries), PageInfo: s.info(), page: s}, nil
 }
 

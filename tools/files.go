@@ -86,7 +86,7 @@ func Read(ctx context.Context, d Deps, a ReadArgs) (ReadResult, error) {
 	}
 	defer f.Close()
 	res.Path, res.Modified = info.Path.Rel, info.ModTime
-	res.Page, err = readLines(f, info.Size, a.LineRange, d.readBytes())
+	res.Page, err = readLines(f, info.Size, a.LineRange, d.readBytes(), d.pageTokens())
 	if err != nil {
 		return ReadResult{}, fmt.Errorf("read %s: %w", a.Path, err)
 	}

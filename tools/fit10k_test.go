@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"vaultmcp/internal/mcpserver"
+	"vaultmcp/internal/tokens"
 	"vaultmcp/internal/vaultgen"
 	"vaultmcp/tools"
 	"vaultmcp/vault"
@@ -94,7 +95,7 @@ func TestDefaultAnswersFit(t *testing.T) {
 		"get_tags":         {`{}`, `{"include_parents":true}`},
 	}
 	ceiling := d.ResultLimit()
-	const target = tools.DefaultPageBytes + 2048 // the page, plus its other fields and notice
+	const target = tools.DefaultPageTokens + 1000 // the page, plus its other fields and notice
 	resp := h.rpc("tools/list", `{}`)
 	list, _ := resp["result"].(map[string]any)["tools"].([]any)
 	for _, x := range list {
@@ -112,33 +113,33 @@ func TestDefaultAnswersFit(t *testing.T) {
 		}
 		for _, a := range args {
 			start := time.Now()
-			size := answerSize(t, h, name, a)
-			t.Logf("%-16s %-45s %7d bytes %v", name, a, size, time.Since(start))
-			if size > ceiling || size > target {
-				t.Errorf("%s %s: %d bytes, over the %d-byte page target or the %d-byte ceiling", name, a, size, target, ceiling)
+			size, toks := answerSize(t, h, name, a)
+			t.Logf("%-16s %-45s %7d bytes %6d tokens %v", name, a, size, toks, time.Since(start))
+			if size > ceiling || toks > target {
+				t.Errorf("%s %s: %d bytes, %d estimated tokens: over the %d-token page target or the %d-byte ceiling", name, a, size, toks, target, ceiling)
 			}
 		}
 	}
 }
 
-// answerSize is a successful answer's size as the ceiling measures it:
-// the larger of its text and its structured content.
-func answerSize(t *testing.T, h *harness, tool, args string) int {
+// answerSize is a successful answer's size as the ceiling measures it,
+// the larger of its text and its structured content, and the larger one's
+// estimated tokens (package internal/tokens).
+func answerSize(t *testing.T, h *harness, tool, args string) (size, toks int) {
 	t.Helper()
 	resp := h.rpc("tools/call", fmt.Sprintf(`{"name":%q,"arguments":%s}`, tool, args))
 	res, _ := resp["result"].(map[string]any)
 	if res["isError"] == true {
 		t.Errorf("%s %s failed: %v", tool, args, res["content"])
 	}
-	text := 0
+	var text strings.Builder
 	for _, c := range res["content"].([]any) {
 		s, _ := c.(map[string]any)["text"].(string)
-		text += len(s)
+		text.WriteString(s)
 	}
-	structured := 0
+	var structured []byte
 	if sc, ok := res["structuredContent"]; ok {
-		raw, _ := json.Marshal(sc)
-		structured = len(raw)
+		structured, _ = json.Marshal(sc)
 	}
-	return max(text, structured)
+	return max(text.Len(), len(structured)), max(tokens.Estimate(text.String()), tokens.Estimate(structured))
 }

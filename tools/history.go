@@ -25,7 +25,7 @@ const DefaultHistoryBytes = 20 << 10
 
 // historyBytes is the answer budget of the history tools: the default,
 // or less when the server's ceiling on every answer is lower.
-func (d Deps) historyBytes() int { return min(DefaultHistoryBytes, d.pageBytes()) }
+func (d Deps) historyBytes() int { return min(DefaultHistoryBytes, d.roomBytes()) }
 
 // historyTimeLayout shows a commit's time in its author's zone, as git
 // log does.

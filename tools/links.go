@@ -8,12 +8,13 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vaultmcp/internal/tokens"
 	"vaultmcp/vault"
 	"vaultmcp/vault/index"
 )
 
 // Default page sizes of the link tools. Each answer also stops before it
-// outgrows DefaultPageBytes.
+// outgrows DefaultPageTokens.
 const (
 	defaultBacklinks = 100
 	defaultBroken    = 100
@@ -149,12 +150,14 @@ func Backlinks(ctx context.Context, d Deps, a BacklinksArgs) (*BacklinksResult, 
 		}
 	}
 	root := d.Vault.Root()
-	s := paginate(a.Paging, res.BacklinkCount, defaultBacklinks, "notes").fit(a.Paging, d.pageBytes(), func(i int) int {
-		n := 2*len(page[i].Source) + len(root) + 60
+	// The structured item names the note twice (file, absolute_path).
+	itemCost := tokens.Estimate(root) + tokens.Estimate(`{"file":"","absolute_path":"/","links":[],"lines":[]},`)
+	s := paginate(a.Paging, res.BacklinkCount, defaultBacklinks, "notes").fit(a.Paging, d.pageTokens(), func(i int) int {
+		n := 2*tokens.Estimate(page[i].Source) + itemCost
 		for _, l := range page[i].Links {
-			n += len(l) + 3
+			n += tokens.Estimate(l) + 3
 		}
-		return n + 6*len(page[i].Lines)
+		return n + 3*len(page[i].Lines)
 	})
 	for _, ln := range keep(page, s) {
 		res.Backlinks = append(res.Backlinks, BacklinkItem{
@@ -215,10 +218,11 @@ func BrokenLinks(ctx context.Context, d Deps, a BrokenArgs) (*BrokenResult, erro
 	}
 	s := paginate(a.Paging, len(broken), defaultBroken, "notes with broken links")
 	page := window(broken, s)
-	s = s.fit(a.Paging, d.pageBytes(), func(i int) int {
-		n := len(page[i].Source) + 40
+	itemCost := tokens.Estimate(`{"file":"","broken_links":[]},`)
+	s = s.fit(a.Paging, d.pageTokens(), func(i int) int {
+		n := tokens.Estimate(page[i].Source) + itemCost
 		for _, t := range page[i].Targets {
-			n += len(t) + 3
+			n += tokens.Estimate(t) + 3
 		}
 		return n
 	})
@@ -319,7 +323,7 @@ func FindLinksOf(ctx context.Context, d Deps, a FindLinksArgs) (*FindLinksResult
 	if dir == "" {
 		dir = "both"
 	}
-	budget := d.pageBytes()
+	budget := d.pageTokens()
 	if dir == "both" {
 		budget /= 2
 	}
@@ -331,7 +335,7 @@ func FindLinksOf(ctx context.Context, d Deps, a FindLinksArgs) (*FindLinksResult
 		if err != nil {
 			return nil, err
 		}
-		s := paginate(a.Paging, total, defaultPageSize, "backlinks").fit(a.Paging, budget, func(i int) int { return len(page[i].Source) + 3 })
+		s := paginate(a.Paging, total, defaultPageSize, "backlinks").fit(a.Paging, budget, func(i int) int { return tokens.Estimate(page[i].Source) + 3 })
 		back = &BacklinkSection{Results: make([]string, 0, s.End-s.Start), Total: total, PageInfo: s.info()}
 		for _, ln := range keep(page, s) {
 			back.Results = append(back.Results, ln.Source)
@@ -344,7 +348,8 @@ func FindLinksOf(ctx context.Context, d Deps, a FindLinksArgs) (*FindLinksResult
 		}
 		s := paginate(a.Paging, len(ol), defaultPageSize, "outlinks")
 		page := window(ol, s)
-		s = s.fit(a.Paging, budget, func(i int) int { return len(page[i].Name) + len(page[i].Path) + 25 })
+		itemCost := tokens.Estimate(`{"name":"","path":""},`)
+		s = s.fit(a.Paging, budget, func(i int) int { return tokens.Estimate(page[i].Name) + tokens.Estimate(page[i].Path) + itemCost })
 		out = &OutlinkSection{Results: make([]Outlink, 0, s.End-s.Start), Total: len(ol), PageInfo: s.info()}
 		for _, o := range window(ol, s) {
 			item := Outlink{Name: o.Name}

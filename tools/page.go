@@ -13,7 +13,7 @@ const MaxPageLimit = 10_000
 // Paging is what every list tool takes besides its own arguments.
 type Paging struct {
 	// Limit is the most items to return; nil means the tool's default,
-	// which also stops the page before it outgrows DefaultPageBytes.
+	// which also stops the page before it outgrows DefaultPageTokens.
 	Limit *int `json:"limit"`
 	// Offset is how many items to skip.
 	Offset int `json:"offset"`
@@ -62,8 +62,8 @@ func paginate(p Paging, total, def int, noun string) span {
 }
 
 // fit shortens a page whose limit the client left to the tool so that it
-// stays under budget bytes, size(i) being the estimated size of the page's
-// i-th item; at least one item stays, whatever its size. An explicit limit
+// stays under budget tokens, size(i) being the estimated tokens of the
+// page's i-th item (package internal/tokens); at least one item stays, whatever its size. An explicit limit
 // is honoured whole: the result ceiling is the guard there.
 func (s span) fit(p Paging, budget int, size func(i int) int) span {
 	if p.Limit != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vaultmcp/internal/tokens"
 	"vaultmcp/vault/edit"
 	"vaultmcp/vault/index"
 	"vaultmcp/vault/query"
@@ -119,9 +120,9 @@ func Query(ctx context.Context, d Deps, a QueryNotesArgs) (*QueryNotesResult, er
 	}
 	s := paginate(a.Paging, res.Total, defaultPageSize, "notes")
 	s.End = s.Start + len(entries)
-	s = s.fit(a.Paging, d.pageBytes(), func(i int) int {
+	s = s.fit(a.Paging, d.pageTokens(), func(i int) int {
 		b, _ := json.Marshal(entries[i])
-		return len(b)
+		return tokens.Estimate(b)
 	})
 	return &QueryNotesResult{Total: res.Total, Notes: keep(entries, s), PageInfo: s.info()}, nil
 }
@@ -242,7 +243,11 @@ func RankedSearch(ctx context.Context, d Deps, a SearchNotesArgs) (*SearchNotesR
 	}
 	s := paginate(a.Paging, res.Total, defaultSearchLimit, "notes")
 	s.End = s.Start + len(hits)
-	s = s.fit(a.Paging, d.pageBytes(), func(i int) int { return len(hits[i].Path) + len(hits[i].Snippet) + 80 })
+	// The title is the path's last part.
+	itemCost := tokens.Estimate(`{"path":"","title":"","score":12.345678,"snippet":"","line":1234},`)
+	s = s.fit(a.Paging, d.pageTokens(), func(i int) int {
+		return 2*tokens.Estimate(hits[i].Path) + tokens.Estimate(hits[i].Snippet) + itemCost
+	})
 	return &SearchNotesResult{Query: a.Query, Total: res.Total, Results: keep(hits, s), PageInfo: s.info()}, nil
 }
 

@@ -53,7 +53,7 @@ func ReadVersion(ctx context.Context, d Deps, a ReadVersionArgs) (ReadVersionRes
 	if f.Symlink {
 		return res, nil
 	}
-	res.Page, err = readLines(bytes.NewReader(f.Content), f.Size, a.LineRange, d.readBytes())
+	res.Page, err = readLines(bytes.NewReader(f.Content), f.Size, a.LineRange, d.readBytes(), d.pageTokens())
 	if err != nil {
 		return ReadVersionResult{}, fmt.Errorf("read %s at %s: %w", a.Path, f.Version.Hash, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"unicode/utf8"
 
+	"vaultmcp/internal/tokens"
 	"vaultmcp/vault/edit"
 )
 
@@ -46,12 +47,13 @@ type linePage struct {
 	PastEnd bool
 }
 
-// readLines reads the page of r that lr asks for, at most maxBytes of it.
+// readLines reads the page of r that lr asks for, at most maxBytes of it
+// and maxTokens estimated tokens (package internal/tokens).
 // It reads through to the end to count the file's lines, holding only the
 // page in memory. A line that does not fit after other lines starts the
 // next page instead; a line that does not fit in a page of its own is cut,
 // and Column reads on inside it.
-func readLines(r io.Reader, size int64, lr LineRange, maxBytes int) (linePage, error) {
+func readLines(r io.Reader, size int64, lr LineRange, maxBytes, maxTokens int) (linePage, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	column := max(lr.Column, 0)
 	pg := linePage{Size: size, First: lr.Offset + 1}
@@ -65,6 +67,7 @@ func readLines(r io.Reader, size int64, lr LineRange, maxBytes int) (linePage, e
 		return pg, nil
 	}
 	var buf bytes.Buffer
+	spent := 0         // estimated tokens in buf
 	lines := 0         // lines begun so far
 	atStart := true    // the next byte begins a line
 	full := false      // the page is complete: from here lines are only counted
@@ -111,9 +114,11 @@ func readLines(r io.Reader, size int64, lr LineRange, maxBytes int) (linePage, e
 					data = data[1:]
 					pg.Column++
 				}
+				cost := tokens.Estimate(data)
 				switch {
-				case buf.Len()+len(data) <= maxBytes:
+				case buf.Len()+len(data) <= maxBytes && spent+cost <= maxTokens:
 					buf.Write(data)
+					spent += cost
 				case pg.Lines > 1:
 					// The line starts the next page rather than being cut.
 					buf.Truncate(lineStart)
@@ -121,7 +126,7 @@ func readLines(r io.Reader, size int64, lr LineRange, maxBytes int) (linePage, e
 					full = true
 				default:
 					// One line longer than the whole page: show its start.
-					buf.Write(data[:maxBytes-buf.Len()])
+					buf.Write(data[:min(maxBytes-buf.Len(), tokens.Fit(data, maxTokens-spent))])
 					pg.CutLine, full = true, true
 				}
 			}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"vaultmcp/internal/tokens"
 )
 
 // splitLines splits data after each '\n', as read_file counts lines.
@@ -50,7 +52,7 @@ func TestReadLines(t *testing.T) {
 		{"CRLF kept", "a\r\nb\r\n", LineRange{Limit: limit(1)}, 100, "a\r\n", 1, 2, false},
 	}
 	for _, tt := range tests {
-		pg, err := readLines(strings.NewReader(tt.data), int64(len(tt.data)), tt.lr, tt.maxBytes)
+		pg, err := readLines(strings.NewReader(tt.data), int64(len(tt.data)), tt.lr, tt.maxBytes, unlimited)
 		if err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 			continue
@@ -61,34 +63,73 @@ func TestReadLines(t *testing.T) {
 		}
 	}
 	for _, lr := range []LineRange{{Offset: 1}, {Offset: 5, Column: 3}, {Column: 3}} {
-		if pg, err := readLines(strings.NewReader("ab\n"), 3, lr, 100); err != nil || !pg.PastEnd || len(pg.Text) != 0 || pg.TotalLines != 1 {
+		if pg, err := readLines(strings.NewReader("ab\n"), 3, lr, 100, unlimited); err != nil || !pg.PastEnd || len(pg.Text) != 0 || pg.TotalLines != 1 {
 			t.Errorf("%+v past the end: %+v, %v", lr, pg, err)
 		}
 	}
-	if pg, _ := readLines(strings.NewReader("PK\x00\x01"), 4, LineRange{}, 100); !pg.Binary {
+	if pg, _ := readLines(strings.NewReader("PK\x00\x01"), 4, LineRange{}, 100, unlimited); !pg.Binary {
 		t.Error("NUL byte: not binary")
 	}
-	if pg, _ := readLines(strings.NewReader("caf\xe9\n"), 5, LineRange{}, 100); !pg.Binary {
+	if pg, _ := readLines(strings.NewReader("caf\xe9\n"), 5, LineRange{}, 100, unlimited); !pg.Binary {
 		t.Error("Latin-1: not binary")
+	}
+}
+
+// unlimited is a token budget no test text reaches.
+const unlimited = 1 << 30
+
+// TestReadLinesTokens: a page also ends where its estimated tokens would
+// pass the budget, at a line end, or inside a line too long for a page
+// of its own, on a character boundary.
+func TestReadLinesTokens(t *testing.T) {
+	greek := strings.Repeat("Σημείωση ", 20) + "\n"
+	two := 2 * tokens.Estimate(greek)
+	tests := []struct {
+		name      string
+		data      string
+		maxTokens int
+		text      string
+		lines     int
+		cut       bool
+	}{
+		{"under the budget", "one\ntwo\n", 100, "one\ntwo\n", 2, false},
+		{"the budget ends the page at a line end", greek + greek + "x\n", two + 1, greek + greek, 2, false},
+		{"a line over the budget is cut on a character", greek, 30, "Σημείωση Σημείωση Ση", 1, true},
+		{"English fits more than Greek", strings.Repeat("word ", 100) + "\n", 200, strings.Repeat("word ", 100) + "\n", 1, false},
+	}
+	for _, tt := range tests {
+		pg, err := readLines(strings.NewReader(tt.data), int64(len(tt.data)), LineRange{}, 1<<20, tt.maxTokens)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if string(pg.Text) != tt.text || pg.Lines != tt.lines || pg.CutLine != tt.cut {
+			t.Errorf("%s: text %q lines %d cut %v; want %q %d cut %v", tt.name, pg.Text, pg.Lines, pg.CutLine, tt.text, tt.lines, tt.cut)
+		}
+		if got := tokens.Estimate(pg.Text); got > tt.maxTokens {
+			t.Errorf("%s: the page is %d estimated tokens, over %d", tt.name, got, tt.maxTokens)
+		}
 	}
 }
 
 // FuzzReadLines pages through any text as an agent would, following
 // each page's way on (offset, or offset and column inside a cut line):
-// every page is within the byte limit and the line limit, has the file's
+// every page is within the byte limit, the token budget and the line
+// limit, has the file's
 // true line count, holds the file's bytes from where it starts, and the
 // pages joined are the file from the first offset: every byte is reached.
 func FuzzReadLines(f *testing.F) {
-	f.Add([]byte("a\nb\nc\n"), 0, 0, 4)
-	f.Add([]byte("one line without end"), 0, 2, 5)
-	f.Add([]byte("é\r\nü\n\n\nlast"), 1, 1, 3)
-	f.Add(bytes.Repeat([]byte("x"), 500), 0, 0, 100)
-	f.Add([]byte("short\n"+strings.Repeat("é", 300)+"\nend"), 0, 0, 7)
-	f.Fuzz(func(t *testing.T, data []byte, offset, limit, maxBytes int) {
+	f.Add([]byte("a\nb\nc\n"), 0, 0, 4, 1000)
+	f.Add([]byte("one line without end"), 0, 2, 5, 1000)
+	f.Add([]byte("é\r\nü\n\n\nlast"), 1, 1, 3, 1000)
+	f.Add(bytes.Repeat([]byte("x"), 500), 0, 0, 100, 1000)
+	f.Add([]byte("short\n"+strings.Repeat("é", 300)+"\nend"), 0, 0, 7, 1000)
+	f.Add([]byte("Σημείωση 日記\n  spaces   and words\n"), 0, 0, 150, 5)
+	f.Fuzz(func(t *testing.T, data []byte, offset, limit, maxBytes, maxTokens int) {
 		if len(data) > 4096 || bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
 			return // each page reads the whole file: keep runs quick
 		}
-		offset, maxBytes = abs(offset)%8, abs(maxBytes)%200+utf8.UTFMax
+		// Two tokens hold any one character: every page moves on.
+		offset, maxBytes, maxTokens = abs(offset)%8, abs(maxBytes)%200+utf8.UTFMax, abs(maxTokens)%100+2
 		var lim *int
 		if limit = abs(limit) % 5; limit > 0 {
 			lim = &limit
@@ -97,7 +138,7 @@ func FuzzReadLines(f *testing.F) {
 		lr := LineRange{Offset: offset, Limit: lim}
 		var joined []byte
 		for pages := 0; ; pages++ {
-			pg, err := readLines(bytes.NewReader(data), int64(len(data)), lr, maxBytes)
+			pg, err := readLines(bytes.NewReader(data), int64(len(data)), lr, maxBytes, maxTokens)
 			if err != nil || pg.Binary {
 				t.Fatalf("page at %+v: %v, binary %v", lr, err, pg.Binary)
 			}
@@ -109,6 +150,9 @@ func FuzzReadLines(f *testing.F) {
 			}
 			if pg.TotalLines != len(lines) || len(pg.Text) > maxBytes || (lim != nil && pg.Lines > *lim) {
 				t.Fatalf("page at %+v: %d lines of %d, %d bytes (max %d)", lr, pg.Lines, pg.TotalLines, len(pg.Text), maxBytes)
+			}
+			if n := tokens.Estimate(pg.Text); n > maxTokens {
+				t.Fatalf("page at %+v: %d estimated tokens (max %d)", lr, n, maxTokens)
 			}
 			rest := bytes.Join(lines[min(lr.Offset, len(lines)):], nil)[lr.Column:]
 			if !bytes.HasPrefix(rest, pg.Text) {

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vaultmcp/internal/tokens"
 	"vaultmcp/vault/index"
 	"vaultmcp/vault/search"
 )
@@ -98,7 +99,7 @@ func Glob(ctx context.Context, eng *search.Engine, d Deps, a SearchFilesArgs) (*
 	}
 	s := paginate(a.Paging, res.Total, search.DefaultFileLimit, "files")
 	page := window(res.Paths, s)
-	s = s.fit(a.Paging, d.pageBytes(), func(i int) int { return len(page[i]) + 1 })
+	s = s.fit(a.Paging, d.pageTokens(), func(i int) int { return tokens.Estimate(page[i]) + 1 })
 	return &FilesResult{Paths: window(res.Paths, s), Total: res.Total, PageInfo: s.info(), page: s}, nil
 }
 
@@ -191,15 +192,15 @@ func Grep(d Deps) server.ServerTool {
 	})}
 }
 
-// GrepPageBytes is what grep's answer aims to stay under when the client
-// gives no limit: about 30 KB (~8k tokens, some 100 lines). A matching
-// line costs more tokens than a path, mixed scripts many more, and an
-// agent usually wants the first matches to decide what to read; the
-// notice gives the offset to read on.
-const GrepPageBytes = 30_000
+// GrepPageTokens is what grep's answer aims to stay under when the
+// client gives no limit, in estimated tokens (package internal/tokens):
+// about 30 KB of English lines, some 100 of them. An agent usually wants
+// the first matches to decide what to read; the notice gives the offset
+// to read on.
+const GrepPageTokens = 10_000
 
-// grepBytes is grep's page budget, within the answer ceiling.
-func (d Deps) grepBytes() int { return min(GrepPageBytes, d.pageBytes()) }
+// grepTokens is grep's page budget, within the answer ceiling.
+func (d Deps) grepTokens() int { return min(GrepPageTokens, d.pageTokens()) }
 
 // GrepVault is grep's work, on eng.
 func GrepVault(ctx context.Context, eng *search.Engine, d Deps, a GrepArgs) (*GrepResult, error) {
@@ -221,12 +222,12 @@ func GrepVault(ctx context.Context, eng *search.Engine, d Deps, a GrepArgs) (*Gr
 	if files {
 		s := paginate(a.Paging, len(r.Counts), search.DefaultGrepLimit, fmt.Sprintf("files (%s matching lines)", count(r.Total)))
 		page := window(r.Counts, s)
-		s = s.fit(a.Paging, d.grepBytes(), func(i int) int { return len(page[i].Path) + 10 })
+		s = s.fit(a.Paging, d.grepTokens(), func(i int) int { return tokens.Estimate(page[i].Path) + 5 })
 		res.Counts, res.PageInfo, res.page = window(r.Counts, s), s.info(), s
 		return res, nil
 	}
 	s := paginate(a.Paging, r.Total, search.DefaultGrepLimit, "matching lines in "+plural(r.Files, "file"))
-	lines, shown := fitLines(r.Lines, a.Paging, d.grepBytes(), a.ContextLines)
+	lines, shown := fitLines(r.Lines, a.Paging, d.grepTokens(), a.ContextLines)
 	s.End = s.Start + min(shown, r.Shown)
 	res.Lines, res.PageInfo, res.page = lines, s.info(), s
 	return res, nil
@@ -247,7 +248,7 @@ func fitLines(lines []search.Line, p Paging, budget, context int) ([]search.Line
 	}
 	used, kept := 0, 0
 	for i, l := range lines {
-		used += len(grepLine(l)) + 1
+		used += tokens.Estimate(grepLine(l)) + 1
 		if used <= budget || kept == 0 {
 			if l.Match {
 				kept++
@@ -376,7 +377,7 @@ func find(ctx context.Context, eng *search.Engine, d Deps, a FindArgs, q search.
 	}
 	s := paginate(a.Paging, res.Total, search.DefaultFileLimit, "files")
 	page := window(res.Files, s)
-	s = s.fit(a.Paging, d.pageBytes(), func(i int) int { return len(foundLine(page[i])) + 1 })
+	s = s.fit(a.Paging, d.pageTokens(), func(i int) int { return tokens.Estimate(foundLine(page[i])) + 1 })
 	return &FindResult{Files: window(res.Files, s), Total: res.Total, PageInfo: s.info(), page: s}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vaultmcp/internal/tokens"
 	"vaultmcp/vault"
 )
 
@@ -88,7 +89,8 @@ func Tags(ctx context.Context, d Deps, a TagsArgs) (*TagsResult, error) {
 	}
 	s := paginate(a.Paging, len(tags), defaultTags, "tags")
 	page := window(tags, s)
-	s = s.fit(a.Paging, d.pageBytes(), func(i int) int { return len(page[i].Tag) + 40 })
+	itemCost := tokens.Estimate(`{"tag":"","count":1234,"notes":1234},`)
+	s = s.fit(a.Paging, d.pageTokens(), func(i int) int { return tokens.Estimate(page[i].Tag) + itemCost })
 	res := &TagsResult{Tags: make([]TagItem, 0, s.End-s.Start), Total: len(tags), PageInfo: s.info()}
 	for _, t := range window(tags, s) {
 		res.Tags = append(res.Tags, TagItem{Tag: t.Tag, Count: t.Count, Notes: t.Notes})

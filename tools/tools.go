@@ -20,8 +20,9 @@ import (
 )
 
 // DefaultMaxReadBytes is how much of a file one read_file call returns
-// when Deps does not say: a whole note of any usual size, about 16k
-// tokens; offset and limit reach the rest of a longer file.
+// when Deps does not say: a whole note of any usual size. A page also
+// stops at DefaultPageTokens (64 KB of Greek prose is about 40k tokens);
+// offset and limit reach the rest of a longer file.
 const DefaultMaxReadBytes = 64 << 10
 
 // DefaultMaxResultBytes is the largest answer of any tool when Deps does
@@ -30,10 +31,13 @@ const DefaultMaxReadBytes = 64 << 10
 // still gets them.
 const DefaultMaxResultBytes = 4 << 20
 
-// DefaultPageBytes is what a list aims to stay under when the client
-// gives no limit: about 25k tokens, the most an agent's client passes on
-// (Claude Code cuts tool results there).
-const DefaultPageBytes = 100_000
+// DefaultPageTokens is what a list, or a page of a file, aims to stay
+// under when the client gives no limit, in tokens as package
+// internal/tokens estimates them (an estimate that errs high). Claude
+// Code cuts a tool's answer at 25,000 tokens; the rest is room for the
+// answer's other fields and its notice. Counted in bytes, a page of paths
+// or of Greek prose came to 30,000–43,000 tokens.
+const DefaultPageTokens = 20_000
 
 // Deps is what the tools work on. Only Vault is required.
 type Deps struct {
@@ -93,11 +97,18 @@ func (d Deps) ResultLimit() int {
 	return DefaultMaxResultBytes
 }
 
-// pageBytes is the size a default page's items aim to stay under, with
-// room left under the ceiling for the answer's other fields and notice.
-func (d Deps) pageBytes() int {
+// roomBytes is what an answer's main part may take under the ceiling,
+// leaving room for its other fields and notice.
+func (d Deps) roomBytes() int {
 	limit := d.ResultLimit()
-	return min(DefaultPageBytes, max(limit-1024, limit/2))
+	return max(limit-1024, limit/2)
+}
+
+// pageTokens is the estimated tokens a default page's items aim to stay
+// under, within the ceiling: an estimate is at least a quarter of the
+// text's bytes.
+func (d Deps) pageTokens() int {
+	return min(DefaultPageTokens, d.roomBytes()/4)
 }
 
 func (d Deps) logger() *slog.Logger {
