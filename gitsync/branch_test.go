@@ -185,12 +185,66 @@ func TestRedactURL(t *testing.T) {
 		"https://me:s3c@ret@exa mple.com/a@b/c.git": "https://me:xxxxx@b/c.git", // cut too much: never too little
 		"https://me:ab/cd@host/r.git":               "https://me:xxxxx@host/r.git",
 		"https://me:a#b?c@host/r.git":               "https://me:xxxxx@host/r.git",
-		"ht!tp://bad url":                           "ht!tp://bad url",
-		"git@example.com:me/notes.git":              "git@example.com:me/notes.git",
-		"/srv/notes.git":                            "/srv/notes.git",
+		// Parsed without a user: the digits are taken for a port.
+		"https://me:12#cret@host/r.git":  "https://me:xxxxx@host/r.git",
+		"https://me:123/cret@host/r.git": "https://me:xxxxx@host/r.git",
+		"https://me:/cret@host/r.git":    "https://me:xxxxx@host/r.git",
+		"https://me:9?cret@host/r.git":   "https://me:xxxxx@host/r.git",
+		// A token given as the user name.
+		"https://ghp_s3cret@host/r.git":                    "https://xxxxx@host/r.git",
+		"https://ghp_s3cret@host:bad/r.git":                "https://xxxxx@host:bad/r.git",
+		"https://0123456789abcdef0123456789@host/r.git":    "https://xxxxx@host/r.git",
+		"https://oauth2:glpat-s3cret@gitlab.example/r.git": "https://oauth2:xxxxx@gitlab.example/r.git",
+		"ht!tp://bad url":                                  "ht!tp://bad url",
+		"git@example.com:me/notes.git":                     "git@example.com:me/notes.git",
+		"/srv/notes.git":                                   "/srv/notes.git",
 	} {
 		if got := redactURL(in); got != want {
 			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestStatusHidesTheRemoteToken: get_vault_info shows the remote's URL,
+// so the repository's own remote must not show the password in it, even
+// where url.Parse takes the password's digits for a port.
+func TestStatusHidesTheRemoteToken(t *testing.T) {
+	for _, u := range []string{"https://me:/s3cret@host/r.git", "https://me:123/s3cret@host/r.git", "https://me:12#s3cret@host/r.git", "https://ghp_s3cret@host/r.git"} {
+		dir := t.TempDir()
+		git(t, dir, "init", "-q", "-b", "main")
+		git(t, dir, "remote", "add", "origin", u)
+		r, err := Open(context.Background(), Options{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := r.Status().RemoteURL
+		r.Close()
+		if strings.Contains(got, "s3cret") {
+			t.Errorf("%s: Status().RemoteURL = %q", u, got)
+		}
+	}
+}
+
+// TestOpenRefusesAnUnusableRemote: a git.remote no fetch could use stops
+// Open before it clones into an empty folder, without the token.
+func TestOpenRefusesAnUnusableRemote(t *testing.T) {
+	for _, u := range []string{
+		"https://me:s3cret@exa mple.com/notes.git",
+		"https://me:s3cret@host:bad/notes.git",
+		"ht!tp://me:s3cret@host/notes.git",
+	} {
+		dir := filepath.Join(t.TempDir(), "vault")
+		r, err := Open(context.Background(), Options{Dir: dir, RemoteURL: u})
+		if err == nil {
+			r.Close()
+			t.Errorf("%s: opened", u)
+			continue
+		}
+		if !strings.Contains(err.Error(), "git.remote cannot be used") || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: %v", u, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			t.Errorf("%s: a repository was made", u)
 		}
 	}
 }

@@ -229,9 +229,25 @@ func redactUnparsed(u string) string {
 	}
 	colon := strings.IndexByte(rest[:at], ':')
 	if colon < 0 {
+		if tokenLike(rest[:at]) {
+			return u[:start] + "xxxxx" + u[start+at:]
+		}
 		return u
 	}
 	return u[:start+colon+1] + "xxxxx" + u[start+at:]
+}
+
+// tokenLike reports whether a URL's user name, given without a password,
+// is likely an access token, as hosts let one be written
+// (https://TOKEN@github.com/…): a known token prefix, or 20 characters
+// and more, longer than people's user names.
+func tokenLike(user string) bool {
+	for _, prefix := range []string{"ghp_", "gho_", "ghu_", "ghs_", "github_pat_", "glpat-"} {
+		if strings.HasPrefix(user, prefix) {
+			return true
+		}
+	}
+	return len(user) >= 20
 }
 
 // usableRemoteURL reports a remote URL no fetch or push could use: one
@@ -328,17 +344,26 @@ func (a Auth) method(remoteURL string) (transport.AuthMethod, error) {
 	return nil, nil
 }
 
-// redactURL hides the password of a URL, for logs and status.
+// redactURL hides the password of a URL, and a user name that is a
+// token (tokenLike), for logs and status.
 func redactURL(u string) string {
 	p, err := url.Parse(u)
 	if err != nil {
 		return redactUnparsed(u)
 	}
 	if p.User == nil {
+		if _, rest, _ := strings.Cut(u, "://"); strings.Contains(rest, "@") {
+			// A password of digits before a '/', '#' or '?' parses as a
+			// port, the rest as path, query or fragment: no user, yet
+			// the text holds a password.
+			return redactUnparsed(u)
+		}
 		return u
 	}
 	if _, ok := p.User.Password(); ok {
 		p.User = url.UserPassword(p.User.Username(), "xxxxx")
+	} else if tokenLike(p.User.Username()) {
+		p.User = url.User("xxxxx")
 	}
 	return p.String()
 }

@@ -113,6 +113,14 @@ func Open(ctx context.Context, opts Options) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Checked before anything uses it: an empty folder is cloned from
+	// it, and a typo would otherwise reach .git/config, or show the
+	// token it holds in the clone's error.
+	if o.RemoteURL != "" {
+		if err := usableRemoteURL(o.RemoteURL); err != nil {
+			return nil, fmt.Errorf("gitsync: git.remote cannot be used: %w", err)
+		}
+	}
 	r := &Repo{
 		opts:     o,
 		dir:      o.Dir,
@@ -438,11 +446,7 @@ func (r *Repo) setupRemote() error {
 		return fmt.Errorf("gitsync: the repository's remote %q is %s, the configured remote is %s (set git.remote to the same URL, or leave it empty to use the repository's own)",
 			name, redactURL(rc.URLs[0]), redactURL(r.opts.RemoteURL))
 	default:
-		// Checked before it is written into .git/config, where a typo
-		// would outlive the configuration that made it.
-		if err := usableRemoteURL(r.opts.RemoteURL); err != nil {
-			return fmt.Errorf("gitsync: git.remote cannot be used: %w", err)
-		}
+		// Open has checked it: a typo never reaches .git/config.
 		r.remoteURL = r.opts.RemoteURL
 		if !exists {
 			cfg.Remotes[name] = &config.RemoteConfig{

@@ -794,3 +794,52 @@ func TestPullFlushFailsAfterTheBranchMoved(t *testing.T) {
 	}
 	w.assertSameEverywhere(t)
 }
+
+// TestSyncFollowsARemoteRenameOnlyWhereItIsOurs: the remote renamed a.md
+// and c.md while we changed them. Our a.md was edited, deleted, then made
+// anew: the new note stays at a.md and the remote's b.md goes with the
+// deletion. Our c.md edit came in the commit that also wrote d.md, the
+// remote's new name for it: the edit stays at c.md rather than overwrite
+// our own d.md.
+func TestSyncFollowsARemoteRenameOnlyWhereItIsOurs(t *testing.T) {
+	w := newWorld(t, Options{})
+	w.write(t, "write a.md", "a.md", "# a\n\nfirst line\n")
+	w.write(t, "write c.md", "c.md", "# c\n\nfirst line\n")
+	if err := w.r.Push(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	git(t, w.laptop, "pull", "-q")
+	git(t, w.laptop, "mv", "a.md", "b.md")
+	git(t, w.laptop, "mv", "c.md", "d.md")
+	w.laptopCommit(t, "other.md", "x\n", "laptop renames")
+
+	// a.md: edited, deleted, then a new note under the old name.
+	w.write(t, "edit a.md", "a.md", "# a\n\nfirst line\nedit\n")
+	w.lock.Lock()
+	os.Remove(filepath.Join(w.vault, "a.md"))
+	if _, err := w.r.Commit(context.Background(), "delete a.md", []string{"a.md"}); err != nil {
+		t.Fatal(err)
+	}
+	w.lock.Unlock()
+	w.write(t, "new a.md", "a.md", "a brand new note\n")
+	// c.md edited in the same commit that writes d.md itself.
+	w.lock.Lock()
+	writeFile(t, w.vault, "c.md", "# c\n\nfirst line\nedit\n")
+	writeFile(t, w.vault, "d.md", "ours at d\n")
+	if _, err := w.r.Commit(context.Background(), "edit c and write d", []string{"c.md", "d.md"}); err != nil {
+		t.Fatal(err)
+	}
+	w.lock.Unlock()
+
+	if err := w.r.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for rel, want := range map[string]string{"a.md": "a brand new note\n", "c.md": "# c\n\nfirst line\nedit\n"} {
+		if got := readFile(t, w.vault, rel); got != want {
+			t.Errorf("%s = %q, want %q", rel, got, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(w.vault, "b.md")); err == nil {
+		t.Errorf("b.md = %q, want it deleted with a.md", readFile(t, w.vault, "b.md"))
+	}
+}
