@@ -150,7 +150,6 @@ func TestEditFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v.dropping.Wait() // the backups of the edits before
 			v.dropping.Wait() // earlier changes' backups are removed in the background
 			before := snapshot(t, root)
 			_, err := v.EditFile(ctx, tt.given, tt.old, "y")
