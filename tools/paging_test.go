@@ -500,3 +500,102 @@ func TestReadFileLongLine(t *testing.T) {
 		t.Errorf("pages joined: %d bytes, want %d (the whole note)", joined.Len(), len(wide))
 	}
 }
+
+// get_diff's default pages stop where its 20 KB budget runs out, before
+// the 50 files a page holds: walked by their next offsets, they list
+// every file git lists between the two commits, each once, and keep
+// their total.
+func TestGetDiffPagesWithinBudget(t *testing.T) {
+	note := func(i int, words string) string {
+		var b strings.Builder
+		for l := 1; l <= 100; l++ {
+			fmt.Fprintf(&b, "ligne %d de la réunion %d, %s\n", l, i, words)
+		}
+		return b.String()
+	}
+	name := func(dir string, i int) string { return fmt.Sprintf("%s/Réunion %02d.md", dir, i) }
+	w := newHistoryWriter(histStart)
+	files := map[string]string{}
+	var ops []fileOp
+	for i := 1; i <= 40; i++ {
+		ops = append(ops, writeOp(name("a", i), note(i, "texte d’origine")))
+		files[name("a", i)] = note(i, "texte d’origine")
+	}
+	w.commit(ana, "import", ops...)
+	ops = nil
+	for i := 1; i <= 40; i++ {
+		switch {
+		case i <= 15:
+			files[name("a", i)] = note(i, "texte réécrit")
+			ops = append(ops, writeOp(name("a", i), files[name("a", i)]))
+		case i <= 23:
+			delete(files, name("a", i))
+			ops = append(ops, deleteOp(name("a", i)))
+		case i <= 31:
+			files[name("b", i)] = files[name("a", i)]
+			delete(files, name("a", i))
+			ops = append(ops, moveOp(name("a", i), name("b", i), files[name("b", i)]))
+		}
+	}
+	for i := 41; i <= 55; i++ {
+		files[name("c", i)] = note(i, "texte nouveau")
+		ops = append(ops, writeOp(name("c", i), files[name("c", i)]))
+	}
+	w.commit(bruno, "rewrite, delete, move and add", ops...)
+	h := newIndexHarness(t, files, withHistory(t, w))
+
+	// What git lists, in the tool's words.
+	var want []string
+	kinds := map[byte]string{'A': "added", 'M': "modified", 'D': "deleted", 'R': "renamed"}
+	fields := strings.Split(strings.TrimSuffix(gitOut(t, h.root, "diff", "--name-status", "-z", "-M", "HEAD~1", "HEAD"), "\x00"), "\x00")
+	for i := 0; i < len(fields); i++ {
+		item := "[" + kinds[fields[i][0]] + "] " + fields[i+1]
+		if fields[i][0] == 'R' {
+			item += " -> " + fields[i+2]
+			i++
+		}
+		want = append(want, item)
+		i++
+	}
+	if len(want) != 46 {
+		t.Fatalf("git lists %d files: %q", len(want), want)
+	}
+
+	counts := regexp.MustCompile(` \(\+\d+ -\d+\)$`)
+	var joined []string
+	offset, pages := 0, 1
+	for ; ; pages++ {
+		p := historyPage(h.structured("get_diff", fmt.Sprintf(`{"from":"HEAD~1","offset":%d}`, offset)))
+		if p.total != len(want) || len(p.items) == 0 || len(p.text) > 22<<10 {
+			t.Fatalf("page at offset %d: %d items of %d, %d bytes:\n%s", offset, len(p.items), p.total, len(p.text), p.text)
+		}
+		for _, it := range p.items {
+			joined = append(joined, counts.ReplaceAllString(it, ""))
+		}
+		if p.next == nil {
+			if !p.last {
+				t.Errorf("last page does not say so:\n%s", p.text)
+			}
+			break
+		}
+		if *p.next != offset+len(p.items) {
+			t.Fatalf("page at offset %d holds %d files but sends on to %d", offset, len(p.items), *p.next)
+		}
+		offset = *p.next
+	}
+	if pages < 3 {
+		t.Errorf("%d pages: the budget never cut one", pages)
+	}
+	t.Logf("%d files in %d pages", len(joined), pages)
+	if d := duplicate(joined); d != "" {
+		t.Errorf("%q is on two pages", d)
+	}
+	slices.Sort(joined)
+	slices.Sort(want)
+	if !slices.Equal(joined, want) {
+		t.Errorf("pages joined:\n%q\ngit lists\n%q", joined, want)
+	}
+	if p := historyPage(h.structured("get_diff", `{"from":"HEAD~1","offset":60}`)); len(p.items) != 0 || p.pastEnd != 60 || p.total != len(want) {
+		t.Errorf("offset past the end:\n%s", p.text)
+	}
+}
