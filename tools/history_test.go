@@ -445,6 +445,49 @@ func TestRevertChangeTool(t *testing.T) {
 	g.fails("revert_change", map[string]any{"commit": "zzz"}, "not understood")
 }
 
+// Reverting a commit of 200 long-named files answers within the history
+// tools' budget, naming as many files as it holds and counting the rest;
+// so does a refused revert, its conflicts field showing the same files.
+func TestRevertOfManyFilesKeepsItsBudget(t *testing.T) {
+	g := newGitVault(t)
+	name := func(i int) string {
+		return fmt.Sprintf("import/Réunions d’équipe/compte rendu détaillé de la réunion hebdomadaire du projet numéro %04d.md", i)
+	}
+	w := newHistoryWriter(histStart)
+	var ops []fileOp
+	for i := 0; i < 300; i++ {
+		ops = append(ops, writeOp(name(i), fmt.Sprintf("note %d\nfirst line\n", i)))
+	}
+	w.commit(ana, "import", ops...)
+	ops = nil
+	for i := 0; i < 200; i++ {
+		ops = append(ops, writeOp(name(i), fmt.Sprintf("note %d\nfirst line, edited\n", i)))
+	}
+	w.commit(ana, "edit two thirds", ops...)
+	w.write(t, g.root, true)
+	imported, edited := g.git("rev-parse", "--short", "HEAD~1"), g.head()
+	const most = 21 << 10 // the 20 KB budget and the answer's first and last lines
+
+	body := g.fails("revert_change", map[string]any{"commit": imported}, "Cannot revert "+imported, "more conflicting file(s) not shown (200 in all)",
+		`get_diff(from="`+imported+`~1", to="`+imported+`")`)
+	raw, _ := json.Marshal(body)
+	cs, _ := body["conflicts"].([]any)
+	if msg, _ := body["error"].(string); len(msg) > most || len(raw) > 3*most || len(cs) == 0 || len(cs) >= 200 || body["conflict_count"] != 200.0 ||
+		!strings.Contains(msg, fmt.Sprintf("[... %d more conflicting", 200-len(cs))) {
+		t.Errorf("refused revert: %d bytes, %d of %v conflicts listed:\n%.3000s", len(raw), len(cs), body["conflict_count"], msg)
+	}
+
+	got := g.ok("revert_change", map[string]any{"commit": edited})
+	listed := strings.Count(got, "\n- import/")
+	if len(got) > most || listed == 0 || listed >= 200 ||
+		!strings.Contains(got, fmt.Sprintf("[... and %d more file(s) reverted (200 in all), not listed here: get_diff(from=\"%s~1\", to=\"%s\") lists them ...]", 200-listed, g.head(), g.head())) {
+		t.Errorf("revert of 200 files: %d bytes, %d listed:\n%s", len(got), listed, got[max(0, len(got)-600):])
+	}
+	if data, _ := os.ReadFile(filepath.Join(g.root, name(199))); string(data) != "note 199\nfirst line\n" {
+		t.Errorf("a file not listed was not reverted: %q", data)
+	}
+}
+
 // The history tools read; revert_change writes, destructively.
 func TestHistoryToolAnnotations(t *testing.T) {
 	want := map[string][3]bool{ // readOnly, destructive, idempotent

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"vaultmcp/gitsync"
 	"vaultmcp/internal/mcpserver"
 	"vaultmcp/tools"
 	"vaultmcp/vault"
@@ -59,15 +61,28 @@ func newIndexHarness(t *testing.T, files map[string]string, adjust ...func(*tool
 // structured content (nil when it has none).
 func (h *harness) structured(tool, args string) (string, map[string]any) {
 	h.t.Helper()
-	text := h.ok(tool, args)
 	resp := h.rpc("tools/call", fmt.Sprintf(`{"name":%q,"arguments":%s}`, tool, args))
 	res, _ := resp["result"].(map[string]any)
+	content, _ := res["content"].([]any)
+	if len(content) != 1 {
+		h.t.Fatalf("%s %s: %v", tool, args, resp)
+	}
+	text, _ := content[0].(map[string]any)["text"].(string)
+	if res["isError"] == true {
+		h.t.Fatalf("%s %s: %s", tool, args, text)
+	}
+	// The concept tools' file_path is absolute, as documented; nothing
+	// else may be.
+	if strings.Contains(strings.ReplaceAll(text, `"file_path":"`+h.root, ""), h.root) {
+		h.t.Errorf("%s %s: the vault's absolute path reached the client: %q", tool, args, text)
+	}
 	sc, _ := res["structuredContent"].(map[string]any)
 	return text, sc
 }
 
 // pagingVault has a hub note linked from 25 notes, each also with a broken
-// link and a tag of its own, and a long note for read_file.
+// link and a tag of its own, and a long note for read_file; and a concept
+// with 25 narrower ones, one of which has six of its own.
 func pagingVault() map[string]string {
 	files := map[string]string{"Hub.md": "# Hub\n#hub\n"}
 	for i := 1; i <= 25; i++ {
@@ -78,7 +93,71 @@ func pagingVault() map[string]string {
 		fmt.Fprintf(&long, "line %d\n", i)
 	}
 	files["long.md"] = long.String()
+	files["concepts/Racine.md"] = "---\nprefLabel: Racine\ndefinition: la racine du graphe\n---\nLa racine.\n"
+	for i := 1; i <= 25; i++ {
+		files[fmt.Sprintf("concepts/Enfant %02d.md", i)] = fmt.Sprintf("---\nprefLabel: Enfant %02d\nbroader: \"[[Racine]]\"\ndefinition: enfant numéro %d\n---\nL’enfant %d.\n", i, i, i)
+	}
+	for i := 1; i <= 6; i++ {
+		files[fmt.Sprintf("concepts/Petit %02d.md", i)] = fmt.Sprintf("---\nprefLabel: Petit %02d\nbroader: \"[[Enfant 01]]\"\n---\nLe petit %d.\n", i, i)
+	}
 	return files
+}
+
+// Authors of the paging vault's history.
+const (
+	ana   = "Ana Müller <ana@example.org>"
+	bruno = "Bruno <bruno@example.org>"
+	agent = "vaultmcp <vaultmcp@localhost>"
+)
+
+// pagingHistory is a history whose last commit holds files: the 25 notes
+// added one by one by Ana (13) and the agent (12), between Bruno's 12
+// edits of "Old Hub.md", which he then renamed to Hub.md; the concepts
+// come last, in one commit.
+func pagingHistory(files map[string]string) *historyWriter {
+	w := newHistoryWriter(histStart)
+	done := map[string]bool{"long.md": true, "Hub.md": true}
+	w.commit(agent, "start", writeOp("long.md", files["long.md"]))
+	hub := files["Hub.md"]
+	w.commit(bruno, "add Old Hub", writeOp("Old Hub.md", hub))
+	for i := 1; i <= 25; i++ {
+		author := ana
+		if i%2 == 0 {
+			author = agent
+		}
+		p := fmt.Sprintf("notes/Note %02d.md", i)
+		w.commit(author, "add "+p, writeOp(p, files[p]))
+		done[p] = true
+		if i <= 12 {
+			hub += fmt.Sprintf("edit %d\n", i)
+			w.commit(bruno, fmt.Sprintf("edit %d of Old Hub", i), writeOp("Old Hub.md", hub))
+		}
+	}
+	w.commit(bruno, "tidy Old Hub", writeOp("Old Hub.md", files["Hub.md"]))
+	w.commit(bruno, "rename Old Hub.md -> Hub.md", moveOp("Old Hub.md", "Hub.md", files["Hub.md"]))
+	var rest []fileOp
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		if !done[p] {
+			rest = append(rest, writeOp(p, files[p]))
+		}
+	}
+	w.commit(agent, "add the concepts", rest...)
+	return w
+}
+
+// withHistory gives the harness's vault the history w (whose last commit
+// must hold the vault's files) and serves it as the server does.
+func withHistory(t *testing.T, w *historyWriter) func(*tools.Deps) {
+	return func(d *tools.Deps) {
+		w.write(t, d.Vault.Root(), false)
+		repo, err := gitsync.Open(context.Background(), gitsync.Options{Dir: d.Vault.Root(), Locker: d.Vault.Locker()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { repo.Close() })
+		d.Vault.SetRecorder(repo)
+		d.Git = repo
+	}
 }
 
 // page is one answer of a paged tool, taken apart.
@@ -86,10 +165,29 @@ type page struct {
 	items []string
 	total int  // -1 when the answer does not say
 	next  *int // nil on the last page
-	text  string
+	// last is set when the answer says it is the last page; pastEnd is
+	// the offset it says lies past the end (-1 when it does not).
+	last    bool
+	pastEnd int
+	text    string
 }
 
-var offsetInNotice = regexp.MustCompile(`offset=(\d+) for the next page`)
+var (
+	offsetInNotice  = regexp.MustCompile(`offset=(\d+) for the next page`)
+	pastEndInNotice = regexp.MustCompile(`offset=(\d+) is past the end`)
+	totalInNotice   = regexp.MustCompile(`(?:of|there are) ([\d,]+) `)
+)
+
+// noticed reads what the paging notice in text says besides the next
+// offset.
+func noticed(p page) page {
+	p.last = strings.Contains(p.text, "the last page")
+	p.pastEnd = -1
+	if m := pastEndInNotice.FindStringSubmatch(p.text); m != nil {
+		p.pastEnd, _ = strconv.Atoi(m[1])
+	}
+	return p
+}
 
 // textPage reads a text answer: items are its lines, the notice is the
 // bracketed last line.
@@ -101,13 +199,63 @@ func textPage(text string) page {
 				n, _ := strconv.Atoi(m[1])
 				p.next = &n
 			}
+			if m := totalInNotice.FindStringSubmatch(line); m != nil {
+				p.total, _ = strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+			}
 			continue
 		}
 		if line != "" {
 			p.items = append(p.items, line)
 		}
 	}
+	return noticed(p)
+}
+
+var (
+	// A commit of get_recent_changes or get_note_history, or a file of
+	// get_diff.
+	historyItem  = regexp.MustCompile(`^(?:\d+\. |\[(?:added|modified|deleted|renamed)\] )`)
+	historyShown = regexp.MustCompile(`Showing \w+ \d+–\d+ of (\d+)(?:; next page: offset=(\d+))?\.`)
+	historyPast  = regexp.MustCompile(`No \w+ at offset (\d+)(?:: there are (\d+) matching| \((\d+) in total\))`)
+)
+
+// historyPage reads an answer of a history tool: items are its commits'
+// (or files') first lines; its last line says which part of the list it
+// shows, or that the offset is past the end, in words of its own.
+func historyPage(text string, _ map[string]any) page {
+	p := page{total: -1, pastEnd: -1, text: text}
+	for _, line := range strings.Split(text, "\n") {
+		if historyItem.MatchString(line) {
+			p.items = append(p.items, line)
+		}
+	}
+	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
+	if m := historyShown.FindStringSubmatch(text); m != nil {
+		p.total = atoi(m[1])
+		if m[2] != "" {
+			next := atoi(m[2])
+			p.next = &next
+		} else {
+			p.last = true
+		}
+	}
+	if m := historyPast.FindStringSubmatch(text); m != nil {
+		p.pastEnd, p.total = atoi(m[1]), atoi(m[2]+m[3])
+	}
 	return p
+}
+
+// conceptPage reads expand_context's answer: its items are the context
+// notes without their text, which each page cuts to its own budget.
+func conceptPage(text string, sc map[string]any) page {
+	notes, _ := sc["context_notes"].([]any)
+	for _, n := range notes {
+		m, _ := n.(map[string]any)
+		delete(m, "content")
+		delete(m, "content_truncated")
+		delete(m, "content_omitted")
+	}
+	return jsonPage(text, sc, "context_notes", "total")
 }
 
 // jsonPage reads a structured answer: items is the list under key (each
@@ -132,7 +280,7 @@ func jsonPage(text string, sc map[string]any, key, totalKey string) page {
 		next := int(n)
 		p.next = &next
 	}
-	return p
+	return noticed(p)
 }
 
 // withArgs adds keys to a JSON object of arguments.
@@ -149,36 +297,67 @@ func withArgs(base string, extra map[string]any) string {
 }
 
 // TestPaging walks every list tool page by page: the pages, joined, are
-// the whole list in order; the total never changes; the last page has no
-// next offset and says it is the last; an offset past the end returns no
-// items, says so, and still reports the total.
+// the whole list in order, with no item twice; the total never changes;
+// the last page has no next offset and says it is the last; an offset
+// past the end returns no items, says so, and still reports the total.
 func TestPaging(t *testing.T) {
-	h := newIndexHarness(t, pagingVault())
-	const limit = 10
+	files := pagingVault()
+	w := pagingHistory(files)
+	h := newIndexHarness(t, files, withHistory(t, w))
+	listed := func(key, total string) func(string, map[string]any) page {
+		return func(x string, sc map[string]any) page { return jsonPage(x, sc, key, total) }
+	}
+	text := func(x string, _ map[string]any) page { return textPage(x) }
 	tests := []struct {
 		tool, args string
 		read       func(text string, sc map[string]any) page
+		// limit is the page size (10 unless set), most the largest limit
+		// the tool takes (MaxPageLimit unless set), which must fetch the
+		// whole list at once.
+		limit, most int
 	}{
-		{"get_backlinks", `{"note_name":"Hub"}`, func(x string, sc map[string]any) page { return jsonPage(x, sc, "backlinks", "backlink_count") }},
-		{"get_backlinks", `{"path":"Hub.md"}`, func(x string, sc map[string]any) page { return jsonPage(x, sc, "backlinks", "backlink_count") }},
-		{"get_broken_links", `{}`, func(x string, sc map[string]any) page {
-			return jsonPage(x, sc, "broken_links", "files_with_broken_links")
-		}},
-		{"find_links", `{"path":"Hub.md","direction":"backlinks"}`, func(x string, sc map[string]any) page { return jsonPage(x, sc, "results", "total") }},
-		{"find_links", `{"path":"Hub.md","direction":"both"}`, func(x string, sc map[string]any) page { return jsonPage(x, sc, "backlinks.results", "total") }},
-		{"get_tags", `{}`, func(x string, sc map[string]any) page { return jsonPage(x, sc, "tags", "total") }},
-		{"list_directory", `{"path":"","recursive":true}`, func(x string, _ map[string]any) page { return textPage(x) }},
-		{"search_files", `{"pattern":"*.md"}`, func(x string, _ map[string]any) page { return textPage(x) }},
-		{"find_files", `{"name":"note"}`, func(x string, _ map[string]any) page { return textPage(x) }},
-		{"grep", `{"query":"needle"}`, func(x string, _ map[string]any) page { return textPage(x) }},
-		{"grep", `{"query":"e","output":"files"}`, func(x string, _ map[string]any) page { return textPage(x) }},
-		{"grep", `{"query":"e","output":"count"}`, func(x string, _ map[string]any) page { return textPage(x) }},
+		{tool: "get_backlinks", args: `{"note_name":"Hub"}`, read: listed("backlinks", "backlink_count")},
+		{tool: "get_backlinks", args: `{"path":"Hub.md"}`, read: listed("backlinks", "backlink_count")},
+		{tool: "get_broken_links", args: `{}`, read: listed("broken_links", "files_with_broken_links")},
+		{tool: "find_links", args: `{"path":"Hub.md","direction":"backlinks"}`, read: listed("results", "total")},
+		{tool: "find_links", args: `{"path":"Hub.md","direction":"both"}`, read: listed("backlinks.results", "total")},
+		{tool: "get_tags", args: `{}`, read: listed("tags", "total")},
+		{tool: "list_directory", args: `{"path":"","recursive":true}`, read: text},
+		{tool: "search_files", args: `{"pattern":"*.md"}`, read: text},
+		{tool: "find_files", args: `{"name":"note"}`, read: text},
+		{tool: "grep", args: `{"query":"needle"}`, read: text},
+		{tool: "grep", args: `{"query":"e","output":"files"}`, read: text},
+		{tool: "grep", args: `{"query":"e","output":"count"}`, read: text},
+		{tool: "query_notes", args: `{}`, read: listed("notes", "total")},
+		{tool: "query_notes", args: `{"sort":"-modified"}`, read: listed("notes", "total")},
+		{tool: "query_notes", args: `{"filter":{"folder":"concepts"},"sort":"-name"}`, read: listed("notes", "total")},
+		// Equal scores: the pages must still agree on their order.
+		{tool: "search_notes", args: `{"query":"needle"}`, read: listed("results", "total")},
+		{tool: "search_notes", args: `{"query":"note enfant"}`, read: listed("results", "total")},
+		{tool: "search_concepts", args: `{"query":"enfant"}`, read: listed("results", "total"), most: tools.MaxSearchLimit},
+		{tool: "expand_context", args: `{"concept_id":"racine"}`, read: conceptPage, most: tools.MaxExpandLimit},
+		{tool: "expand_context", args: `{"concept_id":"racine","include_content":false,"max_depth":1}`, read: conceptPage, most: tools.MaxExpandLimit},
+		// get_recent_changes takes at most 20 commits: each list here has
+		// fewer.
+		{tool: "get_recent_changes", args: `{"author":"ana"}`, read: historyPage, limit: 4, most: 20},
+		{tool: "get_recent_changes", args: `{"path":"Old Hub.md"}`, read: historyPage, limit: 4, most: 20},
+		{tool: "get_recent_changes", args: `{"author":"BRUNO","files_only":true}`, read: historyPage, limit: 4, most: 20},
+		{tool: "get_note_history", args: `{"path":"Hub.md"}`, read: historyPage, limit: 4, most: 500},
+		{tool: "get_note_history", args: `{"path":"hub","author":"bruno"}`, read: historyPage, limit: 4, most: 500},
+		{tool: "get_diff", args: fmt.Sprintf(`{"from":"HEAD~%d"}`, w.commits-1), read: historyPage, most: 1000},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool+tt.args, func(t *testing.T) {
-			all := tt.read(h.structured(tt.tool, withArgs(tt.args, map[string]any{"limit": 10000})))
+			limit, most := cmp.Or(tt.limit, 10), cmp.Or(tt.most, tools.MaxPageLimit)
+			all := tt.read(h.structured(tt.tool, withArgs(tt.args, map[string]any{"limit": most})))
 			if all.next != nil || len(all.items) <= 2*limit {
 				t.Fatalf("the whole list (%d items, next %v) is too short to page through:\n%s", len(all.items), all.next, all.text)
+			}
+			if all.total == -1 {
+				all.total = len(all.items) // a text answer holding the whole list has no notice
+			}
+			if d := duplicate(all.items); d != "" {
+				t.Errorf("the whole list has %q twice", d)
 			}
 			var joined []string
 			offset := 0
@@ -192,15 +371,16 @@ func TestPaging(t *testing.T) {
 					if len(p.items) == 0 || len(p.items) > limit {
 						t.Errorf("last page has %d items", len(p.items))
 					}
-					if !strings.Contains(p.text, "the last page") {
+					if !p.last {
 						t.Errorf("last page does not say so:\n%s", p.text)
 					}
+					t.Logf("%d items (total %d) in %d pages", len(joined), all.total, pages)
 					break
 				}
 				if len(p.items) != limit || *p.next != offset+limit {
 					t.Fatalf("page %d: %d items, next offset %d; want %d and %d", pages, len(p.items), *p.next, limit, offset+limit)
 				}
-				if !strings.Contains(p.text, fmt.Sprintf("offset=%d", *p.next)) {
+				if p.last || !strings.Contains(p.text, fmt.Sprintf("offset=%d", *p.next)) {
 					t.Errorf("page %d does not say how to get the next one:\n%s", pages, p.text)
 				}
 				offset = *p.next
@@ -210,11 +390,23 @@ func TestPaging(t *testing.T) {
 			}
 			past := len(all.items) + 5
 			p := tt.read(h.structured(tt.tool, withArgs(tt.args, map[string]any{"offset": past})))
-			if len(p.items) != 0 || p.next != nil || p.total != all.total || !strings.Contains(p.text, fmt.Sprintf("offset=%d is past the end", past)) {
+			if len(p.items) != 0 || p.next != nil || p.total != all.total || p.pastEnd != past {
 				t.Errorf("offset past the end: %d items, next %v, total %d:\n%s", len(p.items), p.next, p.total, p.text)
 			}
 		})
 	}
+}
+
+// duplicate returns an item that occurs twice in items, or "".
+func duplicate(items []string) string {
+	seen := map[string]bool{}
+	for _, it := range items {
+		if seen[it] {
+			return it
+		}
+		seen[it] = true
+	}
+	return ""
 }
 
 // read_file pages by lines.
@@ -306,5 +498,104 @@ func TestReadFileLongLine(t *testing.T) {
 	}
 	if joined.String() != wide {
 		t.Errorf("pages joined: %d bytes, want %d (the whole note)", joined.Len(), len(wide))
+	}
+}
+
+// get_diff's default pages stop where its 20 KB budget runs out, before
+// the 50 files a page holds: walked by their next offsets, they list
+// every file git lists between the two commits, each once, and keep
+// their total.
+func TestGetDiffPagesWithinBudget(t *testing.T) {
+	note := func(i int, words string) string {
+		var b strings.Builder
+		for l := 1; l <= 100; l++ {
+			fmt.Fprintf(&b, "ligne %d de la réunion %d, %s\n", l, i, words)
+		}
+		return b.String()
+	}
+	name := func(dir string, i int) string { return fmt.Sprintf("%s/Réunion %02d.md", dir, i) }
+	w := newHistoryWriter(histStart)
+	files := map[string]string{}
+	var ops []fileOp
+	for i := 1; i <= 40; i++ {
+		ops = append(ops, writeOp(name("a", i), note(i, "texte d’origine")))
+		files[name("a", i)] = note(i, "texte d’origine")
+	}
+	w.commit(ana, "import", ops...)
+	ops = nil
+	for i := 1; i <= 40; i++ {
+		switch {
+		case i <= 15:
+			files[name("a", i)] = note(i, "texte réécrit")
+			ops = append(ops, writeOp(name("a", i), files[name("a", i)]))
+		case i <= 23:
+			delete(files, name("a", i))
+			ops = append(ops, deleteOp(name("a", i)))
+		case i <= 31:
+			files[name("b", i)] = files[name("a", i)]
+			delete(files, name("a", i))
+			ops = append(ops, moveOp(name("a", i), name("b", i), files[name("b", i)]))
+		}
+	}
+	for i := 41; i <= 55; i++ {
+		files[name("c", i)] = note(i, "texte nouveau")
+		ops = append(ops, writeOp(name("c", i), files[name("c", i)]))
+	}
+	w.commit(bruno, "rewrite, delete, move and add", ops...)
+	h := newIndexHarness(t, files, withHistory(t, w))
+
+	// What git lists, in the tool's words.
+	var want []string
+	kinds := map[byte]string{'A': "added", 'M': "modified", 'D': "deleted", 'R': "renamed"}
+	fields := strings.Split(strings.TrimSuffix(gitOut(t, h.root, "diff", "--name-status", "-z", "-M", "HEAD~1", "HEAD"), "\x00"), "\x00")
+	for i := 0; i < len(fields); i++ {
+		item := "[" + kinds[fields[i][0]] + "] " + fields[i+1]
+		if fields[i][0] == 'R' {
+			item += " -> " + fields[i+2]
+			i++
+		}
+		want = append(want, item)
+		i++
+	}
+	if len(want) != 46 {
+		t.Fatalf("git lists %d files: %q", len(want), want)
+	}
+
+	counts := regexp.MustCompile(` \(\+\d+ -\d+\)$`)
+	var joined []string
+	offset, pages := 0, 1
+	for ; ; pages++ {
+		p := historyPage(h.structured("get_diff", fmt.Sprintf(`{"from":"HEAD~1","offset":%d}`, offset)))
+		if p.total != len(want) || len(p.items) == 0 || len(p.text) > 22<<10 {
+			t.Fatalf("page at offset %d: %d items of %d, %d bytes:\n%s", offset, len(p.items), p.total, len(p.text), p.text)
+		}
+		for _, it := range p.items {
+			joined = append(joined, counts.ReplaceAllString(it, ""))
+		}
+		if p.next == nil {
+			if !p.last {
+				t.Errorf("last page does not say so:\n%s", p.text)
+			}
+			break
+		}
+		if *p.next != offset+len(p.items) {
+			t.Fatalf("page at offset %d holds %d files but sends on to %d", offset, len(p.items), *p.next)
+		}
+		offset = *p.next
+	}
+	if pages < 3 {
+		t.Errorf("%d pages: the budget never cut one", pages)
+	}
+	t.Logf("%d files in %d pages", len(joined), pages)
+	if d := duplicate(joined); d != "" {
+		t.Errorf("%q is on two pages", d)
+	}
+	slices.Sort(joined)
+	slices.Sort(want)
+	if !slices.Equal(joined, want) {
+		t.Errorf("pages joined:\n%q\ngit lists\n%q", joined, want)
+	}
+	if p := historyPage(h.structured("get_diff", `{"from":"HEAD~1","offset":60}`)); len(p.items) != 0 || p.pastEnd != 60 || p.total != len(want) {
+		t.Errorf("offset past the end:\n%s", p.text)
 	}
 }

@@ -29,34 +29,68 @@ type RevertResult struct {
 	// Resolved says which path was taken for the one given, when it was
 	// spelled otherwise.
 	Resolved string
+	// Budget bounds the text naming the files one by one (0: none); the
+	// rest are counted.
+	Budget int
 }
 
 // RevertConflictError says a revert was refused because later changes
 // collide with it; nothing was written.
 type RevertConflictError struct {
 	Plan gitsync.RevertPlan
+	// Budget bounds the text showing conflicts (0: none): the files past
+	// it are counted, and left out of the conflicts field too.
+	Budget int
+}
+
+// shown is how many conflicts the error shows: those whose text fits the
+// budget, and always the first.
+func (e *RevertConflictError) shown() int {
+	if e.Budget <= 0 {
+		return len(e.Plan.Conflicts)
+	}
+	used := 0
+	for i, c := range e.Plan.Conflicts {
+		var b strings.Builder
+		writeConflict(&b, c)
+		if used += b.Len(); used > e.Budget && i > 0 {
+			return i
+		}
+	}
+	return len(e.Plan.Conflicts)
 }
 
 // Error lists the conflicting lines, so an agent can resolve them by hand.
 func (e *RevertConflictError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Cannot revert %s (%q): later changes conflict with it, so nothing was written.", e.Plan.Commit.Hash, subjectLine(e.Plan.Commit.Message))
-	for _, c := range e.Plan.Conflicts {
-		fmt.Fprintf(&b, "\n\n%s: %s", c.Path, c.Reason)
-		for _, g := range c.Regions {
-			fmt.Fprintf(&b, "\n  at line %d", g.Line)
-			writeLines(&b, "the commit made it", g.Commit)
-			writeLines(&b, "it is now", g.Now)
-			if g.Before != nil {
-				writeLines(&b, "reverting would put back", g.Before)
-			}
-		}
+	shown := e.shown()
+	for _, c := range e.Plan.Conflicts[:shown] {
+		writeConflict(&b, c)
+	}
+	if more := len(e.Plan.Conflicts) - shown; more > 0 {
+		h := e.Plan.Commit.Hash
+		fmt.Fprintf(&b, "\n\n[... %s more conflicting file(s) not shown (%s in all): revert them one at a time with path set, "+
+			"or see what the commit changed with get_diff(from=\"%s~1\", to=\"%s\") ...]", count(more), count(len(e.Plan.Conflicts)), h, h)
 	}
 	if len(e.Plan.Files) > 0 {
 		fmt.Fprintf(&b, "\n\nThe other %d file(s) could be reverted one at a time with path set.", len(e.Plan.Files))
 	}
 	b.WriteString("\nEdit the conflicting lines with edit_file instead, or revert the later change first.")
 	return b.String()
+}
+
+// writeConflict renders one file's conflict.
+func writeConflict(b *strings.Builder, c gitsync.RevertConflict) {
+	fmt.Fprintf(b, "\n\n%s: %s", c.Path, c.Reason)
+	for _, g := range c.Regions {
+		fmt.Fprintf(b, "\n  at line %d", g.Line)
+		writeLines(b, "the commit made it", g.Commit)
+		writeLines(b, "it is now", g.Now)
+		if g.Before != nil {
+			writeLines(b, "reverting would put back", g.Before)
+		}
+	}
 }
 
 // maxConflictLines bounds the lines shown for each side of a conflict.
@@ -90,14 +124,14 @@ func (e *RevertConflictError) fields() map[string]any {
 		Regions []region `json:"regions,omitempty"`
 	}
 	var cs []conflict
-	for _, c := range e.Plan.Conflicts {
+	for _, c := range e.Plan.Conflicts[:e.shown()] {
 		cc := conflict{Path: c.Path, Reason: c.Reason}
 		for _, g := range c.Regions {
 			cc.Regions = append(cc.Regions, region{g.Line, g.Commit, g.Now, g.Before})
 		}
 		cs = append(cs, cc)
 	}
-	return map[string]any{"commit": e.Plan.Commit.Hash, "conflicts": cs}
+	return map[string]any{"commit": e.Plan.Commit.Hash, "conflicts": cs, "conflict_count": len(e.Plan.Conflicts)}
 }
 
 // errRevertConflict rolls the revert's change back.
@@ -155,12 +189,12 @@ func Revert(ctx context.Context, d Deps, a RevertArgs) (RevertResult, error) {
 		return nil
 	})
 	if errors.Is(err, errRevertConflict) {
-		return RevertResult{Plan: plan}, &RevertConflictError{Plan: plan}
+		return RevertResult{Plan: plan}, &RevertConflictError{Plan: plan, Budget: d.historyBytes()}
 	}
 	if err != nil {
 		return RevertResult{}, err
 	}
-	return RevertResult{Plan: plan, Commit: commit, Resolved: resolved}, nil
+	return RevertResult{Plan: plan, Commit: commit, Resolved: resolved, Budget: d.historyBytes()}, nil
 }
 
 // applyRevertFile carries out one file operation of a revert plan.
@@ -194,22 +228,57 @@ func applyRevertFile(ctx context.Context, v *vault.Vault, tx *vault.Tx, f gitsyn
 	}
 }
 
-// Text confirms what the revert did.
+// Text confirms what the revert did. A revert of a commit of thousands
+// of files names as many as the budget holds and counts the rest.
 func (r RevertResult) Text() string {
 	p := r.Plan
 	subject := fmt.Sprintf("%s (%q)", p.Commit.Hash, subjectLine(p.Commit.Message))
 	if len(p.Files) == 0 {
 		return r.Resolved + fmt.Sprintf("Nothing to revert: the files %s changed are already as they were before it (%s). Nothing was committed.",
-			subject, strings.Join(p.Unchanged, ", "))
+			subject, namesWithin(p.Unchanged, r.Budget))
 	}
 	var b strings.Builder
 	b.WriteString(r.Resolved)
 	fmt.Fprintf(&b, "Reverted %s%s:", subject, parenthesize(commitNote(r.Commit)))
+	listed := 0
 	for _, f := range p.Files {
-		fmt.Fprintf(&b, "\n- %s: %s", f.Path, f.What)
+		line := fmt.Sprintf("\n- %s: %s", f.Path, f.What)
+		if r.Budget > 0 && b.Len()+len(line) > r.Budget && listed > 0 {
+			break
+		}
+		b.WriteString(line)
+		listed++
+	}
+	if more := len(p.Files) - listed; more > 0 {
+		see := "get_recent_changes(limit=1, files_only=true)"
+		if r.Commit != "" {
+			see = fmt.Sprintf("get_diff(from=\"%s~1\", to=\"%s\")", r.Commit, r.Commit)
+		}
+		fmt.Fprintf(&b, "\n[... and %s more file(s) reverted (%s in all), not listed here: %s lists them ...]", count(more), count(len(p.Files)), see)
 	}
 	if len(p.Unchanged) > 0 {
-		fmt.Fprintf(&b, "\nAlready as before the commit: %s", strings.Join(p.Unchanged, ", "))
+		rest := 0
+		if r.Budget > 0 {
+			rest = max(r.Budget-b.Len(), 1)
+		}
+		fmt.Fprintf(&b, "\nAlready as before the commit: %s", namesWithin(p.Unchanged, rest))
+	}
+	return b.String()
+}
+
+// namesWithin joins names with commas, as many as budget bytes hold
+// (all when it is 0, always the first), and counts the rest.
+func namesWithin(names []string, budget int) string {
+	var b strings.Builder
+	for i, n := range names {
+		if budget > 0 && i > 0 && b.Len()+len(n)+2 > budget {
+			fmt.Fprintf(&b, " and %s more", count(len(names)-i))
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(n)
 	}
 	return b.String()
 }
