@@ -211,8 +211,9 @@ func conceptGraph() []fileOp {
 // 10,000-note varied vault (six languages, attachments, decomposed
 // names) with a history of about 300 commits, a concept graph, a note
 // linked from 3,000 others, a 1 MB note and a held-back mass deletion,
-// and checks that no answer passes the result ceiling or the ~20,000-token
-// (25k-token) page target. A tool without a case here fails the test.
+// and checks that no answer passes the result ceiling or the page target
+// of 20,000 estimated tokens (Claude Code cuts at 25,000). A tool without
+// a case here fails the test.
 func TestDefaultAnswersFit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates a 10,000-note vault with its history")
