@@ -166,7 +166,14 @@ func run(e *env, only string, keep bool) error {
 // unless --plain, and says what it wrote.
 func (e *env) generate(name string, n int, seed uint64) (*vaultgen.Vault, error) {
 	start := time.Now()
-	v, err := vaultgen.Generate(filepath.Join(e.tmp, name), vaultgen.Options{Notes: n, Seed: seed, Varied: !e.plain})
+	// A popular note (when the vault is large enough) and about 1,400
+	// broken names at 10,000 notes, as in the vault the link budgets come
+	// from: both are lines appended to notes, the rest is as without them.
+	opts := vaultgen.Options{Notes: n, Seed: seed, Varied: !e.plain, ExtraBrokenNames: extraBrokenNames}
+	if n >= 100+hubLinks {
+		opts.HubLinks = hubLinks
+	}
+	v, err := vaultgen.Generate(filepath.Join(e.tmp, name), opts)
 	if err != nil {
 		return nil, err
 	}
