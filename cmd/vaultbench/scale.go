@@ -71,6 +71,7 @@ func scaleQueries(ctx context.Context, e *env, v *vaultgen.Vault, label string) 
 	figs = append(figs, figure{name: "resident memory, peak (vault indexed)" + label, gotBytes: rss,
 		note: fmt.Sprintf("(%.1f MB per 10k notes)", float64(rss)/float64(e.large)*10000/(1<<20))})
 
+	waitIdle(s) // the warm calls, once the start's background work is done (see benchIndex)
 	backlinks := map[string]any{"note_name": v.Name(7)}
 	if _, err := s.call(ctx, "get_backlinks", backlinks); err != nil {
 		return figs, 0, err
