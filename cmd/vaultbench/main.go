@@ -10,6 +10,9 @@
 // The vault is a varied one by default (internal/vaultgen's Varied: names
 // and prose in six languages and four scripts, deep folders, attachments),
 // as real vaults are; --plain measures the plain generated vault instead.
+// Each has a popular note (1,800 backlinks, from 1,900 notes on), about
+// 1,400 broken link names at 10,000 notes, and is served with a history
+// of 200 commits (lived.go).
 package main
 
 import (
