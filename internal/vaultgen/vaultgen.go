@@ -21,6 +21,23 @@ type Options struct {
 	Seed  uint64 // same seed, same vault
 	// LinksPerNote is the average number of wikilinks; 0 means 8.
 	LinksPerNote int
+	// HubLinks, when set, makes note HubNote a popular one, as real vaults
+	// have (generated links are otherwise uniform: a handful per note):
+	// notes 100 to 100+HubLinks-1 end with a line linking to it,
+	// "See [[name]].". Generate fails if the vault has fewer than
+	// 100+HubLinks notes.
+	HubLinks int
+	// ExtraBrokenNames, when set, widens the names the broken links use.
+	// The links written among the prose name nothing one time in twenty,
+	// drawing from 1,000 names (Missing 0 to Missing 999: a 10,000-note
+	// vault's 4,000 such links name about 970 of them); with it, one note
+	// in twenty (i%20 == 7) also ends with a line linking to one of
+	// ExtraBrokenNames more (Missing 1000 onward), each named by a note
+	// or more while the vault has 20 notes per name.
+	//
+	// Both are appended to notes once written, so the rest of every note,
+	// and every other note, is as without them.
+	ExtraBrokenNames int
 	// Concepts is how many of the notes are concept notes, spread evenly
 	// (see concepts.go); 0 means none.
 	Concepts int
@@ -47,6 +64,9 @@ type Vault struct {
 
 	varied bool
 }
+
+// HubNote is the note that Options.HubLinks makes popular.
+const HubNote = 15
 
 // Name returns the name (file name without .md) of note i of this vault.
 func (v *Vault) Name(i int) string {
@@ -86,6 +106,9 @@ func Generate(dir string, opts Options) (*Vault, error) {
 	if opts.Varied && opts.Concepts > 0 {
 		return nil, fmt.Errorf("generate: concept notes are named as in the plain vault; Varied and Concepts do not combine")
 	}
+	if opts.HubLinks > 0 && n < 100+opts.HubLinks {
+		return nil, fmt.Errorf("generate: %d links to a popular note need at least %d notes, not %d", opts.HubLinks, 100+opts.HubLinks, n)
+	}
 	r := rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15))
 	v := &Vault{Dir: dir, Paths: make([]string, 0, n), varied: opts.Varied}
 	write := func(rel string, data []byte) error {
@@ -118,6 +141,12 @@ func Generate(dir string, opts Options) (*Vault, error) {
 		}
 		if k, ok := conceptIndex(i, n, opts.Concepts); ok {
 			content = withConcept(content, k, n, opts)
+		}
+		if i >= 100 && i < 100+opts.HubLinks {
+			content += "\nSee [[" + v.Name(HubNote) + "]].\n"
+		}
+		if opts.ExtraBrokenNames > 0 && i%20 == 7 {
+			content += fmt.Sprintf("\nTo write: [[Missing %d]].\n", 1000+(i/20)%opts.ExtraBrokenNames)
 		}
 		if err := write(rel, []byte(content)); err != nil {
 			return nil, err
