@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"vaultmcp/internal/tokens"
 	"vaultmcp/internal/vaultgen"
 	"vaultmcp/tools"
 	"vaultmcp/vault"
@@ -15,12 +16,12 @@ import (
 
 // The link budgets (README, Performance), from the scenario they answer:
 // get_backlinks of a note with 1,776 backlinks in 5 ms, its answer under
-// 25k tokens (100,000 bytes at about four a token), and get_broken_links
-// of 1,395 broken names in 3 ms.
+// 25k tokens (estimated as the server pages them, internal/tokens, which
+// errs high), and get_broken_links of 1,395 broken names in 3 ms.
 const (
-	backlinksBudget      = 5 * time.Millisecond
-	backlinksAnswerBytes = 100_000
-	brokenBudget         = 3 * time.Millisecond
+	backlinksBudget       = 5 * time.Millisecond
+	backlinksAnswerTokens = 25_000
+	brokenBudget          = 3 * time.Millisecond
 )
 
 // hubLinks is how many notes link to the generated vaults' popular note
@@ -94,7 +95,7 @@ func popularTyped(ctx context.Context, v *vaultgen.Vault, vlt *vault.Vault, ix *
 
 // popularCall times get_backlinks of v's popular note as a tool call on
 // the running server s, on its default page, and gives the size of the
-// answer's text: what a client reads, held to backlinksAnswerBytes. The
+// answer's text: what a client reads, held to backlinksAnswerTokens. The
 // answer must count want backlinks (0: at least hubLinks); the count is
 // returned.
 func popularCall(ctx context.Context, s *server, v *vaultgen.Vault, want int, label string) ([]figure, int, error) {
@@ -122,8 +123,8 @@ func popularCall(ctx context.Context, s *server, v *vaultgen.Vault, want int, la
 	}
 	return []figure{
 		{name: fmt.Sprintf("get_backlinks, %d backlinks, default page (tool call, warm)", answer.Count) + label, got: d, budget: backlinksBudget},
-		{name: "  its answer (text)" + label, text: fmtBytes(len(out)), budgetText: "≤ " + fmtBytes(backlinksAnswerBytes),
-			over: len(out) > backlinksAnswerBytes, note: fmt.Sprintf("(%d of %d notes; about %d tokens at 4 bytes a token)", len(answer.Backlinks), answer.Count, len(out)/4)},
+		{name: "  its answer (text), estimated tokens" + label, text: fmt.Sprintf("%d", tokens.Estimate(out)), budgetText: fmt.Sprintf("≤ %d", backlinksAnswerTokens),
+			over: tokens.Estimate(out) > backlinksAnswerTokens, note: fmt.Sprintf("(%d of %d notes; %s)", len(answer.Backlinks), answer.Count, fmtBytes(len(out)))},
 	}, answer.Count, nil
 }
 
