@@ -424,6 +424,12 @@ func (r *Repo) warmHistory(ctx context.Context) {
 	}
 	if !head.IsZero() {
 		r.warmFrom(ctx, head)
+		// The walk left the cache full of what it read: every commit's
+		// trees and their delta bases, 7 MB at 10,000 notes and 200
+		// commits, up to histCacheSize. Queries after it read a few
+		// objects each, and the resident memory budget has no room for
+		// them all.
+		r.histCache.Clear()
 	}
 	t := time.NewTicker(historyFollow)
 	defer t.Stop()

@@ -46,6 +46,9 @@ type Repo struct {
 	index  *indexFile
 	hist   *history
 	histSt *filesystem.Storage // keeps pack files open: history reads many objects
+	// histCache is histSt's object cache, emptied once the history is
+	// warm (warmHistory).
+	histCache cache.Object
 	// tip is the last commit this Repo made and its tree, under mu: the
 	// next commit on top of it takes its base tree from here instead of
 	// reading the commit back (a commit's tree never changes, so a tip
@@ -137,7 +140,8 @@ func Open(ctx context.Context, opts Options) (*Repo, error) {
 	r.obj = newObjects(r.st, r.gitDir)
 	r.obj.packed = func() { r.packs.Add(1) }
 	r.index = &indexFile{path: filepath.Join(r.gitDir, "index")}
-	r.histSt = filesystem.NewStorageWithOptions(plainFS{root: r.gitDir}, cache.NewObjectLRU(histCacheSize),
+	r.histCache = cache.NewObjectLRU(histCacheSize)
+	r.histSt = filesystem.NewStorageWithOptions(plainFS{root: r.gitDir}, r.histCache,
 		filesystem.Options{KeepDescriptors: true, MaxOpenDescriptors: 32})
 	r.hist = newHistory(r.histSt, r.gitDir)
 	r.netSt = filesystem.NewStorageWithOptions(plainFS{root: r.gitDir}, cache.NewObjectLRU(netCacheSize), filesystem.Options{})
