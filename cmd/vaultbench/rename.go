@@ -48,6 +48,7 @@ func benchRename(ctx context.Context, e *env) ([]figure, error) {
 	if _, err := s.call(ctx, "get_tags", map[string]any{}); err != nil { // waits for the index build
 		return nil, err
 	}
+	waitIdle(s) // as the scale section's rename
 	// Back and forth: each rename relinks the same notes.
 	var durs []time.Duration
 	from := hub
