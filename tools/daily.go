@@ -3,12 +3,12 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"vaultmcp/internal/tokens"
 	"vaultmcp/vault"
 	"vaultmcp/vault/access"
 	"vaultmcp/vault/daily"
@@ -28,8 +28,10 @@ type DailyNoteResult struct {
 	Commit  string `json:"commit,omitempty"`
 	Content string `json:"content,omitempty"`
 	// Truncated is set when Content holds only the first part of a very
-	// large note.
+	// large note: read_file's first page of it, which Notice says how to
+	// read on from.
 	Truncated bool   `json:"truncated,omitempty"`
+	Notice    string `json:"notice,omitempty" jsonschema:"How to read the rest of a long note"`
 	Warning   string `json:"warning,omitempty"`
 }
 
@@ -69,12 +71,13 @@ func (d Deps) dailyNote(ctx context.Context, a DailyNoteArgs, now time.Time) (da
 		// client: refuse without naming where the scope hides it.
 		return s, date, DailyNoteResult{}, dailyDenied("the daily notes' folder")
 	}
-	f, err := d.Vault.ReadFile(ctx, res.Path, int64(d.readBytes()))
+	// The content is read_file's first page of the note, so that a long
+	// one reads on from where this answer stops, at a line's end.
+	r, err := Read(ctx, d, ReadArgs{Path: res.Path, Exact: true})
 	switch {
 	case err == nil:
-		// Cut as a read_file page is: by bytes, then by estimated tokens.
-		data := f.Data[:tokens.Fit(f.Data, d.pageTokens())]
-		res.Exists, res.Content, res.Truncated = true, string(trimPartialRune(data)), f.Truncated || len(data) < len(f.Data)
+		res.Exists = true
+		res.Content, res.Truncated, res.Notice = r.dailyPage()
 	case !errors.Is(err, vault.ErrNotFound):
 		return s, date, res, err
 	}
@@ -178,4 +181,24 @@ func CreateDailyNote(d Deps) server.ServerTool {
 		}
 		return jsonResult(res)
 	})}
+}
+
+// dailyPage is a daily note's content as get_daily_note and
+// create_daily_note give it: read_file's first page, and when that is not
+// the whole note, a notice naming the read_file call that reads on.
+func (r ReadResult) dailyPage() (content string, truncated bool, notice string) {
+	if r.Page.Binary {
+		return "", true, renderPage(r.Path, r.Page)
+	}
+	offset, column, more := r.Next()
+	switch {
+	case !more:
+		return string(r.Page.Text), false, ""
+	case column > 0:
+		notice = fmt.Sprintf("line %s is longer than one answer: read on with read_file path=%q offset=%d column=%d", count(r.Page.First), r.Path, offset, column)
+	default:
+		notice = fmt.Sprintf("showing lines 1–%s of %s (%s of %s): read on with read_file path=%q offset=%d",
+			count(r.Page.last()), count(r.Page.TotalLines), humanBytes(int64(len(r.Page.Text))), humanBytes(r.Page.Size), r.Path, offset)
+	}
+	return string(r.Page.Text), true, notice
 }

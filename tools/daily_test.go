@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,12 +61,28 @@ func TestDailyNotes(t *testing.T) {
 		t.Errorf("bad date: %v", err)
 	}
 
-	// A long day in Greek is cut by tokens well before the 64 KB read.
-	greek := strings.Repeat("Σημείωση για τη συνάντηση.\n", 2000)[:60_000]
+	// A long day is read_file's first page, cut at a line's end (in Greek,
+	// by tokens well before 64 KB), with the read_file call that reads on.
+	greek := strings.Repeat("Σημείωση για τη συνάντηση.\n", 2000)
 	g.write("Journal/2026/01/2026-01-07 Wednesday.md", greek)
 	res, err = tools.DailyNote(ctx, g.d, tools.DailyNoteArgs{Date: "2026-01-07"})
-	if err != nil || !res.Truncated || !strings.HasPrefix(greek, res.Content) || tokens.Estimate(res.Content) > tools.DefaultPageTokens {
-		t.Errorf("long Greek day: truncated %v, %d bytes, %d estimated tokens, %v", res.Truncated, len(res.Content), tokens.Estimate(res.Content), err)
+	lines := strings.Count(res.Content, "\n")
+	want = fmt.Sprintf(`read on with read_file path="Journal/2026/01/2026-01-07 Wednesday.md" offset=%d`, lines)
+	if err != nil || !res.Truncated || !strings.HasPrefix(greek, res.Content) || !strings.HasSuffix(res.Content, "\n") ||
+		tokens.Estimate(res.Content) > tools.DefaultPageTokens || !strings.Contains(res.Notice, want) {
+		t.Errorf("long Greek day: truncated %v, %d bytes, %d estimated tokens, notice %q, %v", res.Truncated, len(res.Content), tokens.Estimate(res.Content), res.Notice, err)
+	}
+	// One line longer than a page: read on inside it.
+	g.write("Journal/2026/01/2026-01-08 Thursday.md", strings.Repeat("word ", 30_000))
+	res, err = tools.DailyNote(ctx, g.d, tools.DailyNoteArgs{Date: "2026-01-08"})
+	want = fmt.Sprintf(`offset=0 column=%d`, len(res.Content))
+	if err != nil || !res.Truncated || !strings.Contains(res.Notice, want) {
+		t.Errorf("one long line: truncated %v, notice %q, %v", res.Truncated, res.Notice, err)
+	}
+	// A short one is whole, with no notice.
+	res, err = tools.DailyNote(ctx, g.d, tools.DailyNoteArgs{Date: "2026-01-05"})
+	if err != nil || res.Truncated || res.Notice != "" {
+		t.Errorf("short day: %+v, %v", res, err)
 	}
 }
 
