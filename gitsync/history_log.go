@@ -2,6 +2,7 @@ package gitsync
 
 import (
 	"context"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -194,6 +195,8 @@ func (r *Repo) Log(ctx context.Context, opts LogOptions) (Log, error) {
 			if out.Total <= out.Offset || len(out.Commits) >= n {
 				continue
 			}
+			// No more commits follow than are asked for, or than are left.
+			budget.startCommit(min(n-len(out.Commits), len(candidates)-i))
 			c, err := h.render(m, opts, budget)
 			if err != nil {
 				return err
@@ -247,9 +250,17 @@ func (h *history) pathCommits(l *lineage, path string) []int32 {
 // budget is what is left of an answer's byte budget: left for commit
 // headers and diff lines, names for listing files by name once left is
 // spent (zero outside Log).
+//
+// In Log one commit may spend only its share of what is left (share,
+// from start; startCommit): a commit that imported 3,000 notes would
+// otherwise take the whole answer, and the commits after it would show
+// only their messages. full says the commit being rendered has spent its
+// share: no later file of it starts.
 type budget struct {
-	left, names int
-	limited     bool
+	left, names  int
+	limited      bool
+	share, start int
+	full         bool
 }
 
 func newBudget(n int) *budget { return &budget{left: n, limited: n > 0} }
@@ -261,6 +272,32 @@ func newLogBudget(n int) *budget {
 	b.left -= b.names
 	return b
 }
+
+// startCommit begins the share of the next commit, of commitsLeft still
+// to render: an even part of what is left, or half of it if that is
+// more, so that one large commit leaves at least half to those after it.
+func (b *budget) startCommit(commitsLeft int) {
+	if !b.limited || commitsLeft <= 0 {
+		return
+	}
+	total := b.total()
+	b.share, b.start, b.full = max(total/commitsLeft, total/2), total, false
+}
+
+// total is what is left of both parts.
+func (b *budget) total() int { return max(b.left, 0) + max(b.names, 0) }
+
+// commitRoom is what the commit being rendered may still spend.
+func (b *budget) commitRoom() int {
+	if !b.limited || b.share == 0 {
+		return math.MaxInt
+	}
+	return b.share - (b.start - b.total())
+}
+
+// commitSpent reports whether the commit being rendered has spent its
+// share.
+func (b *budget) commitSpent() bool { return b.full || b.commitRoom() <= 0 }
 
 // linesSpent reports whether the budget for headers and diff lines is
 // spent.
@@ -294,12 +331,19 @@ func (b *budget) keep(lines []string, overhead int) int {
 	if !b.limited {
 		return len(lines)
 	}
+	room := b.commitRoom()
 	for i, l := range lines {
-		if n := len(l) + overhead; n > b.left {
+		n := len(l) + overhead
+		switch {
+		case n > b.left:
 			b.left = 0 // what is left is spent: no later file starts
 			return i
+		case n > room:
+			b.full = true // the commit's share is spent: no later file of it starts
+			return i
 		}
-		b.left -= len(l) + overhead
+		b.left -= n
+		room -= n
 	}
 	return len(lines)
 }
@@ -367,7 +411,7 @@ func (h *history) render(m *commitMeta, opts LogOptions, b *budget) (Commit, err
 	changes := mergeRenames(files, pairs)
 	c.FileCount = len(changes)
 	for _, d := range changes {
-		if b.spent() {
+		if b.spent() || b.commitSpent() {
 			break
 		}
 		lines := !opts.FilesOnly && !b.linesSpent()

@@ -94,7 +94,8 @@ func TestLogFiltersPagesAndBudget(t *testing.T) {
 		t.Errorf("files only: %+v", f)
 	}
 
-	// One commit of many files: the budget lists what fits and counts the rest.
+	// One commit of many files: its share of the budget lists what fits
+	// and counts the rest; the commit after it still lists its file.
 	for i := 0; i < 300; i++ {
 		writeFile(t, dir, fmt.Sprintf("import/%03d.md", i), noteLines(40, fmt.Sprint("imported ", i)))
 	}
@@ -104,15 +105,16 @@ func TestLogFiltersPagesAndBudget(t *testing.T) {
 	if imp.FileCount != 300 || len(imp.Files) == 0 || len(imp.Files) >= 300 {
 		t.Errorf("budget: %d of %d files listed", len(imp.Files), imp.FileCount)
 	}
-	if len(l.Commits) != 2 || len(l.Commits[1].Files) != 0 || l.Commits[1].FileCount != 1 {
-		t.Errorf("the commit after the spent budget: %+v", l.Commits[1])
+	if len(l.Commits) != 2 || len(l.Commits[1].Files) != 1 || l.Commits[1].FileCount != 1 {
+		t.Errorf("the commit after the large one: %+v", l.Commits[1])
 	}
 }
 
 // The budget is charged per diff line: one file cannot take the answer
-// past it, long lines are cut, and once the diff lines are spent later
-// files (of later commits too) are listed with their counts, until the
-// whole budget is spent.
+// past it, long lines are cut, one commit spends at most its share (half
+// of what is left, or an even part if that is more), and once the diff
+// lines are spent later files (of later commits too) are listed with
+// their counts, until the whole budget is spent.
 func TestLogBudget(t *testing.T) {
 	t.Parallel()
 	long := func(n int, word string) string {
@@ -146,9 +148,11 @@ func TestLogBudget(t *testing.T) {
 					t.Fatalf("a long line kept as %d bytes: %q", len(line), line)
 				}
 			}
-			// Later commits: names and counts, not dropped.
+			// Later commits are not dropped: the rewrite spent only its
+			// share, so they list their files, with what is left of the
+			// diff budget.
 			for _, c := range l.Commits[1:] {
-				if len(c.Files) != c.FileCount || len(c.Files[0].Lines) != 0 || !c.Files[0].CountsOnly || c.Files[0].Added == 0 {
+				if len(c.Files) != c.FileCount || c.Files[0].Added == 0 {
 					t.Errorf("%s: %+v", c.Message, c.Files)
 				}
 			}
@@ -168,6 +172,28 @@ func TestLogBudget(t *testing.T) {
 			last := l.Commits[len(l.Commits)-1]
 			if len(last.Files) != 1 || !last.Files[0].CountsOnly || last.Files[0].Added != 60 {
 				t.Errorf("oldest commit: %+v", last.Files)
+			}
+		},
+	}, {
+		name: "a large commit leaves room for the ones after it",
+		build: func(t *testing.T, r *Repo, dir string) {
+			for i := 0; i < 9; i++ {
+				record(t, r, fmt.Sprintf("write n%d.md", i), fmt.Sprintf("n%d.md", i), noteLines(5, fmt.Sprint("note ", i)))
+			}
+			for i := 0; i < 1500; i++ {
+				writeFile(t, dir, fmt.Sprintf("import/a-rather-long-folder-name/%04d.md", i), fmt.Sprintf("imported %d\n", i))
+			}
+			cliCommit(t, dir, "import", clockStart.Add(time.Hour))
+		},
+		opts: LogOptions{MaxBytes: 20 << 10}, maxBytes: 20<<10 + 200,
+		check: func(t *testing.T, l Log) {
+			if c := l.Commits[0]; c.FileCount != 1500 || len(c.Files) < 50 || len(c.Files) >= 1500 {
+				t.Errorf("import: %d of %d files listed", len(c.Files), c.FileCount)
+			}
+			for _, c := range l.Commits[1:] {
+				if len(c.Files) != 1 || len(c.Files[0].Lines) == 0 {
+					t.Errorf("%s: %+v", c.Message, c.Files)
+				}
 			}
 		},
 	}, {
