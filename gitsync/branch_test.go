@@ -195,9 +195,13 @@ func TestRedactURL(t *testing.T) {
 		"https://ghp_s3cret@host:bad/r.git":                "https://xxxxx@host:bad/r.git",
 		"https://0123456789abcdef0123456789@host/r.git":    "https://xxxxx@host/r.git",
 		"https://oauth2:glpat-s3cret@gitlab.example/r.git": "https://oauth2:xxxxx@gitlab.example/r.git",
-		"ht!tp://bad url":                                  "ht!tp://bad url",
-		"git@example.com:me/notes.git":                     "git@example.com:me/notes.git",
-		"/srv/notes.git":                                   "/srv/notes.git",
+		// A token as the user name, with a password beside it.
+		"https://ghp_s3cretT0ken:x-oauth-basic@github.com/o/r.git": "https://xxxxx:xxxxx@github.com/o/r.git",
+		"https://glpat-s3cretT0ken:x@gitlab.com/o/r.git":           "https://xxxxx:xxxxx@gitlab.com/o/r.git",
+		"https://ghp_s3cretT0ken:x-oauth-basic@host:bad/r.git":     "https://xxxxx:xxxxx@host:bad/r.git",
+		"ht!tp://bad url":              "ht!tp://bad url",
+		"git@example.com:me/notes.git": "git@example.com:me/notes.git",
+		"/srv/notes.git":               "/srv/notes.git",
 	} {
 		if got := redactURL(in); got != want {
 			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)

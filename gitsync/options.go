@@ -234,13 +234,17 @@ func redactUnparsed(u string) string {
 		}
 		return u
 	}
-	return u[:start+colon+1] + "xxxxx" + u[start+at:]
+	user := rest[:colon]
+	if tokenLike(user) {
+		user = "xxxxx"
+	}
+	return u[:start] + user + ":xxxxx" + u[start+at:]
 }
 
-// tokenLike reports whether a URL's user name, given without a password,
-// is likely an access token, as hosts let one be written
-// (https://TOKEN@github.com/…): a known token prefix, or 20 characters
-// and more, longer than people's user names.
+// tokenLike reports whether a URL's user name is likely an access token,
+// as hosts let one be written (https://TOKEN@github.com/…,
+// https://TOKEN:x-oauth-basic@github.com/…): a known token prefix, or 20
+// characters and more, longer than people's user names.
 func tokenLike(user string) bool {
 	for _, prefix := range []string{"ghp_", "gho_", "ghu_", "ghs_", "github_pat_", "glpat-"} {
 		if strings.HasPrefix(user, prefix) {
@@ -360,10 +364,14 @@ func redactURL(u string) string {
 		}
 		return u
 	}
+	user := p.User.Username()
+	if tokenLike(user) {
+		user = "xxxxx"
+	}
 	if _, ok := p.User.Password(); ok {
-		p.User = url.UserPassword(p.User.Username(), "xxxxx")
-	} else if tokenLike(p.User.Username()) {
-		p.User = url.User("xxxxx")
+		p.User = url.UserPassword(user, "xxxxx")
+	} else {
+		p.User = url.User(user)
 	}
 	return p.String()
 }
