@@ -183,12 +183,14 @@ func CreateDailyNote(d Deps) server.ServerTool {
 	})}
 }
 
-// dailyPage is a daily note's content as get_daily_note and
-// create_daily_note give it: read_file's first page, and when that is not
-// the whole note, a notice naming the read_file call that reads on.
+// dailyPage is the content of a daily note that exists (get_daily_note,
+// and create_daily_note when the note was there already): read_file's
+// first page, and when that is not the whole note, a notice naming the
+// read_file call that reads on. A note that is not text has no content,
+// and the notice says what it is.
 func (r ReadResult) dailyPage() (content string, truncated bool, notice string) {
 	if r.Page.Binary {
-		return "", true, renderPage(r.Path, r.Page)
+		return "", false, renderPage(r.Path, r.Page)
 	}
 	offset, column, more := r.Next()
 	switch {

@@ -105,10 +105,11 @@ func (d Deps) roomBytes() int {
 }
 
 // pageTokens is the estimated tokens a default page's items aim to stay
-// under, within the ceiling: an estimate is at least a quarter of the
-// text's bytes.
+// under, within the ceiling: an estimate is at least a fifth of the
+// text's bytes. Two tokens hold any one character, so a page always
+// moves on, whatever the ceiling.
 func (d Deps) pageTokens() int {
-	return min(DefaultPageTokens, d.roomBytes()/4)
+	return max(min(DefaultPageTokens, d.roomBytes()/5), 2)
 }
 
 func (d Deps) logger() *slog.Logger {

@@ -21,9 +21,12 @@
 // tool answers and on notes of a generated vault in English, French,
 // German, Greek, Japanese and Chinese, and on prose in those languages and
 // Russian (testdata/calibration.json), the estimate is 1.05 to 2.9 times
-// the true count, never below it. It is at least a quarter of the text's
-// length in bytes, so an estimate also bounds the text's size.
+// the true count, never below it. It is at least a fifth of the text's
+// length in bytes (four letters and a space cost a token and a tenth), so
+// an estimate also bounds the text's size.
 package tokens
+
+import "math"
 
 // The estimate is kept in half tokens, so that a non-ASCII character's
 // token and a half stays an integer.
@@ -150,6 +153,9 @@ func fromHalves(halves int) int {
 
 // halvesWithin is the most half tokens whose estimate is within budget.
 func halvesWithin(budget int) int {
+	if budget >= math.MaxInt/(2*marginDen) {
+		return math.MaxInt // more than any text holds
+	}
 	return max(budget, 0) * 2 * marginDen / marginNum
 }
 

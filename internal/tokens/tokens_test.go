@@ -2,6 +2,7 @@ package tokens
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -119,16 +120,28 @@ func checkFit(t *testing.T, s string, budget int) {
 	if utf8.ValidString(s) && !utf8.ValidString(s[:n]) {
 		t.Fatalf("Fit(%q, %d) = %d cuts a character", s, budget, n)
 	}
-	if e := Estimate(s); e < len(s)/4 {
-		t.Fatalf("Estimate(%q) = %d, below len/4 = %d", s, e, len(s)/4)
+	if e := Estimate(s); e < len(s)/5 {
+		t.Fatalf("Estimate(%q) = %d, below len/5 = %d", s, e, len(s)/5)
 	}
 }
 
 func TestFitProperties(t *testing.T) {
-	texts := []string{"", "plain words here", "Σημειώσεις/日記/2024-01-01.md", strings.Repeat(" ", 9) + "x", "a\xffb\xe6\x97", "12345 678"}
+	texts := []string{"", "plain words here", "Σημειώσεις/日記/2024-01-01.md", strings.Repeat(" ", 9) + "x", "a\xffb\xe6\x97", "12345 678",
+		// The cheapest text for its size: words of four letters and one
+		// space, or four letters and runs of five spaces.
+		strings.Repeat("word ", 100), strings.Repeat("aaaa     ", 100), strings.Repeat("a ", 100)}
 	for _, s := range texts {
 		for b := -1; b <= Estimate(s)+1; b++ {
 			checkFit(t, s, b)
+		}
+	}
+}
+
+// A budget larger than any text fits all of it.
+func TestFitHugeBudget(t *testing.T) {
+	for _, b := range []int{math.MaxInt, math.MaxInt / 10, 1 << 40} {
+		if got := Fit("hello", b); got != 5 {
+			t.Errorf("Fit(hello, %d) = %d", b, got)
 		}
 	}
 }
