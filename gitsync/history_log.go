@@ -179,9 +179,10 @@ func (r *Repo) Log(ctx context.Context, opts LogOptions) (Log, error) {
 			}
 			return true
 		}
-		candidates := h.pathCommits(l, opts.Path)
-		budget := newLogBudget(opts.MaxBytes)
-		for i, p := range candidates {
+		// The page is known before any commit is rendered, so that each
+		// commit's share of the budget counts only the commits shown.
+		var page []*commitMeta
+		for i, p := range h.pathCommits(l, opts.Path) {
 			if i%512 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
@@ -192,11 +193,13 @@ func (r *Repo) Log(ctx context.Context, opts LogOptions) (Log, error) {
 				continue
 			}
 			out.Total++
-			if out.Total <= out.Offset || len(out.Commits) >= n {
-				continue
+			if out.Total > out.Offset && len(page) < n {
+				page = append(page, m)
 			}
-			// No more commits follow than are asked for, or than are left.
-			budget.startCommit(min(n-len(out.Commits), len(candidates)-i))
+		}
+		budget := newLogBudget(opts.MaxBytes, len(page))
+		for i, m := range page {
+			budget.startCommit(len(page) - i)
 			c, err := h.render(m, opts, budget)
 			if err != nil {
 				return err
@@ -254,34 +257,45 @@ func (h *history) pathCommits(l *lineage, path string) []int32 {
 // In Log one commit may spend only its share of what is left (share,
 // from start; startCommit): a commit that imported 3,000 notes would
 // otherwise take the whole answer, and the commits after it would show
-// only their messages. full says the commit being rendered has spent its
-// share: no later file of it starts.
+// only their messages. Each commit still to show keeps reserve back.
+// full says the commit being rendered has spent its share: no later file
+// of it starts.
 type budget struct {
 	left, names  int
 	limited      bool
+	shared       bool // Log: commits have shares
 	share, start int
+	reserve      int
 	full         bool
 }
 
 func newBudget(n int) *budget { return &budget{left: n, limited: n > 0} }
 
-// newLogBudget keeps a quarter of n back for file names.
-func newLogBudget(n int) *budget {
+// newLogBudget keeps a quarter of n back for file names, and reserves
+// half of n in even parts for the commits of the answer: each keeps its
+// part (its header and a few files, 1 KB of 20 among ten commits)
+// whatever the commits before it hold.
+func newLogBudget(n, commits int) *budget {
 	b := newBudget(n)
 	b.names = n / 4
 	b.left -= b.names
+	b.shared = b.limited && commits > 0
+	if b.shared {
+		b.reserve = n / (2 * commits)
+	}
 	return b
 }
 
 // startCommit begins the share of the next commit, of commitsLeft still
-// to render: an even part of what is left, or half of it if that is
-// more, so that one large commit leaves at least half to those after it.
+// to render (this one included): what is left less the reserve of the
+// commits after it, or an even part of what is left if that is more.
+// What a commit leaves unspent goes to those after it.
 func (b *budget) startCommit(commitsLeft int) {
-	if !b.limited || commitsLeft <= 0 {
+	if !b.shared || commitsLeft <= 0 {
 		return
 	}
 	total := b.total()
-	b.share, b.start, b.full = max(total/commitsLeft, total/2), total, false
+	b.share, b.start, b.full = max(total/commitsLeft, total-(commitsLeft-1)*b.reserve), total, false
 }
 
 // total is what is left of both parts.
@@ -289,7 +303,7 @@ func (b *budget) total() int { return max(b.left, 0) + max(b.names, 0) }
 
 // commitRoom is what the commit being rendered may still spend.
 func (b *budget) commitRoom() int {
-	if !b.limited || b.share == 0 {
+	if !b.shared {
 		return math.MaxInt
 	}
 	return b.share - (b.start - b.total())

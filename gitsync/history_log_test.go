@@ -197,6 +197,24 @@ func TestLogBudget(t *testing.T) {
 			}
 		},
 	}, {
+		name: "ten commits of forty files each all list some",
+		build: func(t *testing.T, r *Repo, dir string) {
+			for c := 0; c < 10; c++ {
+				for i := 0; i < 40; i++ {
+					writeFile(t, dir, fmt.Sprintf("batch%d/%02d.md", c, i), noteLines(5, fmt.Sprint("batch ", c, " note ", i)))
+				}
+				cliCommit(t, dir, fmt.Sprint("batch ", c), clockStart.Add(time.Duration(c)*time.Minute))
+			}
+		},
+		opts: LogOptions{MaxBytes: 20 << 10}, maxBytes: 20<<10 + 200,
+		check: func(t *testing.T, l Log) {
+			for _, c := range l.Commits {
+				if len(c.Files) < 5 {
+					t.Errorf("%s: %d of %d files listed", c.Message, len(c.Files), c.FileCount)
+				}
+			}
+		},
+	}, {
 		name: "names stop once the whole budget is spent",
 		build: func(t *testing.T, r *Repo, dir string) {
 			for i := 0; i < 400; i++ {
@@ -249,6 +267,32 @@ func TestLogBudget(t *testing.T) {
 			}
 			c.check(t, l)
 		})
+	}
+}
+
+// A commit's share counts only the commits the answer shows: the one
+// commit a since filter leaves gets the whole budget, as it would alone.
+func TestLogShareCountsOnlyTheCommitsShown(t *testing.T) {
+	t.Parallel()
+	r, dir := clockRepo(t)
+	ctx := context.Background()
+	for i := 0; i < 30; i++ {
+		record(t, r, fmt.Sprintf("write n%d.md", i), fmt.Sprintf("n%d.md", i), "small\n")
+	}
+	for i := 0; i < 300; i++ {
+		writeFile(t, dir, fmt.Sprintf("import/%03d.md", i), noteLines(10, fmt.Sprint("imported ", i)))
+	}
+	cliCommit(t, dir, "import", clockStart.Add(24*time.Hour))
+	alone, err := r.Log(ctx, LogOptions{Count: 1, MaxBytes: 8000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	since, err := r.Log(ctx, LogOptions{Since: clockStart.Add(23 * time.Hour), MaxBytes: 8000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(since.Commits) != 1 || len(since.Commits[0].Files) != len(alone.Commits[0].Files) {
+		t.Errorf("since: %d commits, %d files listed; alone: %d files", len(since.Commits), len(since.Commits[0].Files), len(alone.Commits[0].Files))
 	}
 }
 
