@@ -548,7 +548,10 @@ func TestHistoryAnswersKeepTheirBudget(t *testing.T) {
 		args map[string]any
 		want []string
 	}{
-		{"get_recent_changes", map[string]any{}, []string{"[renamed] Cible.md -> Archive/Cible renommée.md", "answer budget of 20.0 KB reached", "(+100 -100)"}},
+		// Each commit gets its share: the rewrite of the long note shows
+		// the start of its diff, the commit before it its counts.
+		{"get_recent_changes", map[string]any{}, []string{"[renamed] Cible.md -> Archive/Cible renommée.md", "answer budget of 20.0 KB reached",
+			"[modified] " + long + "\n  -0. alpha", "[added] " + long + " (+100 -0)"}},
 		{"get_recent_changes", map[string]any{"limit": 1, "offset": 3}, []string{"[modified] " + long, "more diff lines not shown: answer budget of 20.0 KB reached; see them with get_diff(from=\"", "…\n"}},
 		{"get_recent_changes", map[string]any{"count": 1}, []string{"[modified] Journal/Grand Journal de Bord.md"}},
 		{"get_diff", map[string]any{"from": "HEAD~4", "path": long}, []string{"Diff of " + long, "answer budget of 20.0 KB reached; narrow the range"}},
