@@ -197,7 +197,7 @@ func (r ReadResult) dailyPage() (content string, truncated bool, notice string) 
 	case !more:
 		return string(r.Page.Text), false, ""
 	case column > 0:
-		notice = fmt.Sprintf("line %s is longer than one answer: read on with read_file path=%q offset=%d column=%d", count(r.Page.First), r.Path, offset, column)
+		notice = fmt.Sprintf("line %s is longer than one answer: read on with read_file path=%q offset=%d column=%d", count(offset+1), r.Path, offset, column)
 	default:
 		notice = fmt.Sprintf("showing lines 1–%s of %s (%s of %s): read on with read_file path=%q offset=%d",
 			count(r.Page.last()), count(r.Page.TotalLines), humanBytes(int64(len(r.Page.Text))), humanBytes(r.Page.Size), r.Path, offset)

@@ -109,6 +109,8 @@ func (r ReadResult) Next() (offset int, column int64, more bool) {
 	switch {
 	case pg.Binary || pg.PastEnd:
 		return 0, 0, false
+	case pg.CutLine && pg.Lines > 1:
+		return pg.last() - 1, int64(len(pg.Text) - pg.LastStart), true
 	case pg.CutLine:
 		return pg.First - 1, pg.Column + int64(len(pg.Text)), true
 	case pg.last() < pg.TotalLines:

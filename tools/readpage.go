@@ -39,9 +39,13 @@ type linePage struct {
 	// is that line's length without its line end, when Column > 0 or the
 	// line is cut.
 	Column, FirstLen int64
-	// CutLine says the page's only line was longer than the page and is
-	// shown only in part (from Column, len(Text) bytes).
-	CutLine bool
+	// CutLine says the page's last line is shown only in part: the
+	// page's only line, longer than a page (from Column, len(Text)
+	// bytes), or a long line after others, begun at Text[LastStart:]
+	// (LastLen bytes long without its line end).
+	CutLine   bool
+	LastStart int
+	LastLen   int64
 	// PastEnd says the offset (or the column, in its line) lies beyond
 	// the file's end: Text is empty.
 	PastEnd bool
@@ -51,8 +55,10 @@ type linePage struct {
 // and maxTokens estimated tokens (package internal/tokens).
 // It reads through to the end to count the file's lines, holding only the
 // page in memory. A line that does not fit after other lines starts the
-// next page instead; a line that does not fit in a page of its own is cut,
-// and Column reads on inside it.
+// next page instead, unless the page holds less than half its bytes and
+// tokens: then, as a line that does not fit in a page of its own, it is
+// cut, and Column reads on inside it (a short first page before a line of
+// 200 KB cost the agent a call for nothing).
 func readLines(r io.Reader, size int64, lr LineRange, maxBytes, maxTokens int) (linePage, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	column := max(lr.Column, 0)
@@ -67,25 +73,30 @@ func readLines(r io.Reader, size int64, lr LineRange, maxBytes, maxTokens int) (
 		return pg, nil
 	}
 	var buf bytes.Buffer
-	spent := 0         // estimated tokens in buf
-	lines := 0         // lines begun so far
-	atStart := true    // the next byte begins a line
-	full := false      // the page is complete: from here lines are only counted
-	lineStart := 0     // where the page's current line begins in buf
-	skip := int64(0)   // bytes of the current line still to skip (Column)
-	aligning := false  // skipping on to a character boundary after Column
-	measuring := false // counting the first line's length (FirstLen)
+	spent := 0             // estimated tokens in buf
+	lines := 0             // lines begun so far
+	atStart := true        // the next byte begins a line
+	full := false          // the page is complete: from here lines are only counted
+	lineStart := 0         // where the page's current line begins in buf
+	skip := int64(0)       // bytes of the current line still to skip (Column)
+	aligning := false      // skipping on to a character boundary after Column
+	measuring := false     // counting the first line's length (FirstLen)
+	lastSpent := 0         // estimated tokens in buf before the current line
+	measuringLast := false // counting a cut last line's length (LastLen)
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if len(chunk) > 0 {
 			begins := atStart
 			if begins {
 				lines++
-				measuring = false
+				measuring, measuringLast = false, false
 			}
 			atStart = chunk[len(chunk)-1] == '\n'
 			if measuring {
 				pg.FirstLen += int64(len(bytes.TrimSuffix(chunk, []byte("\n"))))
+			}
+			if measuringLast {
+				pg.LastLen += int64(len(bytes.TrimSuffix(chunk, []byte("\n"))))
 			}
 			switch {
 			case full || lines <= lr.Offset:
@@ -94,7 +105,7 @@ func readLines(r io.Reader, size int64, lr LineRange, maxBytes, maxTokens int) (
 			default:
 				if begins {
 					pg.Lines++
-					lineStart = buf.Len()
+					lineStart, lastSpent = buf.Len(), spent
 					if pg.Lines == 1 {
 						skip, aligning, measuring = column, column > 0, true
 						pg.FirstLen = int64(len(bytes.TrimSuffix(chunk, []byte("\n"))))
@@ -119,13 +130,19 @@ func readLines(r io.Reader, size int64, lr LineRange, maxBytes, maxTokens int) (
 				case buf.Len()+len(data) <= maxBytes && spent+cost <= maxTokens:
 					buf.Write(data)
 					spent += cost
-				case pg.Lines > 1:
-					// The line starts the next page rather than being cut.
+				case pg.Lines > 1 && (lineStart >= maxBytes/2 || lastSpent >= maxTokens/2):
+					// The line starts the next page rather than being cut:
+					// this one holds enough already.
 					buf.Truncate(lineStart)
 					pg.Lines--
 					full = true
 				default:
-					// One line longer than the whole page: show its start.
+					// A line longer than what is left of the page: show its
+					// start, and read on inside it.
+					if pg.Lines > 1 {
+						pg.LastStart, measuringLast = lineStart, true
+						pg.LastLen = int64(buf.Len()-lineStart) + int64(len(bytes.TrimSuffix(data, []byte("\n"))))
+					}
 					buf.Write(data[:min(maxBytes-buf.Len(), tokens.Fit(data, maxTokens-spent))])
 					pg.CutLine, full = true, true
 				}
@@ -172,6 +189,10 @@ func (pg linePage) notice(rel string) string {
 		return fmt.Sprintf("[offset=%d is past the end: %s has %s; offset=0 reads from the start]", pg.First-1, rel, plural(pg.TotalLines, "line"))
 	case pg.PastEnd:
 		return fmt.Sprintf("[column=%d is past the end of line %s, which has %s]", pg.Column, count(pg.First), plural(int(pg.FirstLen), "byte"))
+	case pg.CutLine && pg.Lines > 1:
+		shown := len(pg.Text) - pg.LastStart
+		return fmt.Sprintf("[... truncated: showing lines %s–%s of %s, line %s in part (its bytes 1–%s of %s); read on with offset=%d column=%d ...]",
+			count(pg.First), count(pg.last()), count(pg.TotalLines), count(pg.last()), count(shown), count64(pg.LastLen), pg.last()-1, shown)
 	case pg.CutLine:
 		end := pg.Column + int64(len(pg.Text))
 		return fmt.Sprintf("[... truncated: line %s is longer than a page: showing its bytes %s–%s of %s; read on with offset=%d column=%d ...]",

@@ -42,7 +42,8 @@ func TestReadLines(t *testing.T) {
 		{"offset", "a\nb\nc\n", LineRange{Offset: 1}, 100, "b\nc\n", 2, 3, false},
 		{"bytes end the page at a line end", "aaaa\nbbbb\ncccc\n", LineRange{}, 12, "aaaa\nbbbb\n", 2, 3, false},
 		{"a line longer than the page", "aaaaaaaaaa\nb\n", LineRange{}, 4, "aaaa", 1, 2, true},
-		{"a long line after others starts the next page", "a\nbbbbbbbbbb\n", LineRange{}, 6, "a\n", 1, 2, false},
+		{"a long line after a full half page starts the next page", "aaaa\nbbbbbbbbbb\n", LineRange{}, 8, "aaaa\n", 1, 2, false},
+		{"a long line after little is cut into the page", "a\nbbbbbbbbbb\n", LineRange{}, 6, "a\nbbbb", 2, 2, true},
 		{"column reads on in a cut line", "abcdefghij\nb\n", LineRange{Column: 4}, 4, "efgh", 1, 2, true},
 		{"column to the end of the line", "abcdefghij\nb\n", LineRange{Column: 8}, 100, "ij\nb\n", 2, 2, false},
 		{"column at the line end", "abcd\nb\n", LineRange{Column: 4}, 100, "\nb\n", 2, 2, false},
@@ -72,6 +73,32 @@ func TestReadLines(t *testing.T) {
 	}
 	if pg, _ := readLines(strings.NewReader("caf\xe9\n"), 5, LineRange{}, 100, unlimited); !pg.Binary {
 		t.Error("Latin-1: not binary")
+	}
+}
+
+// TestReadLinesCutsALongLastLine: a line too long for what is left of a
+// page that holds little is cut into it; the notice and Next read on
+// inside it, and its length is counted whole, past the reader's buffer.
+func TestReadLinesCutsALongLastLine(t *testing.T) {
+	long := strings.Repeat("b", 100_000)
+	data := "a\n" + long + "\nend\n"
+	pg, err := readLines(strings.NewReader(data), int64(len(data)), LineRange{}, 1000, unlimited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pg.CutLine || pg.Lines != 2 || pg.LastStart != 2 || pg.LastLen != 100_000 || len(pg.Text) != 1000 || pg.TotalLines != 3 {
+		t.Fatalf("page: cut %v, %d lines of %d, last from %d, %d long, %d bytes", pg.CutLine, pg.Lines, pg.TotalLines, pg.LastStart, pg.LastLen, len(pg.Text))
+	}
+	r := ReadResult{Path: "n.md", Page: pg}
+	if offset, column, more := r.Next(); offset != 1 || column != 998 || !more {
+		t.Errorf("Next = %d, %d, %v", offset, column, more)
+	}
+	if n := r.Notice(); !strings.Contains(n, "showing lines 1–2 of 3, line 2 in part (its bytes 1–998 of 100,000); read on with offset=1 column=998") {
+		t.Errorf("notice: %s", n)
+	}
+	next, err := readLines(strings.NewReader(data), int64(len(data)), LineRange{Offset: 1, Column: 998}, 1000, unlimited)
+	if err != nil || string(next.Text) != long[998:1998] {
+		t.Errorf("the next page: %.20q…, %v", next.Text, err)
 	}
 }
 
@@ -160,6 +187,8 @@ func FuzzReadLines(f *testing.F) {
 			}
 			joined = append(joined, pg.Text...)
 			switch {
+			case pg.CutLine && pg.Lines > 1:
+				lr = LineRange{Offset: pg.last() - 1, Limit: lim, Column: int64(len(pg.Text) - pg.LastStart)}
 			case pg.CutLine:
 				lr = LineRange{Offset: pg.First - 1, Limit: lim, Column: pg.Column + int64(len(pg.Text))}
 			case pg.Lines == 0:
