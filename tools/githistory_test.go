@@ -3,6 +3,7 @@ package tools_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,25 +82,13 @@ func (w *historyWriter) commit(author, msg string, ops ...fileOp) {
 // the last commit's already.
 func (w *historyWriter) write(t testing.TB, dir string, checkout bool) {
 	t.Helper()
-	run := func(stdin *bytes.Buffer, args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		if stdin != nil {
-			cmd.Stdin = stdin
-		}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	run(nil, "init", "-q", "-b", "main")
+	gitIn(t, dir, nil, "init", "-q", "-b", "main")
 	// No detached `git gc --auto` may outlive the test and race the
 	// removal of its folder.
-	run(nil, "config", "gc.auto", "0")
+	gitIn(t, dir, nil, "config", "gc.auto", "0")
 	// Compressing tens of megabytes of notes and random attachments
 	// would take seconds of the test's time.
-	run(&w.stream, "-c", "core.compression=0", "fast-import", "--quiet")
+	gitIn(t, dir, &w.stream, "-c", "core.compression=0", "fast-import", "--quiet")
 	if checkout {
 		for p, content := range w.last {
 			abs := filepath.Join(dir, filepath.FromSlash(p))
@@ -116,18 +105,29 @@ func (w *historyWriter) write(t testing.TB, dir string, checkout bool) {
 			}
 		}
 	}
-	run(nil, "reset", "-q", "main")
+	gitIn(t, dir, nil, "reset", "-q", "main")
 }
 
 // gitOut runs git in dir and returns its output, trimmed.
 func gitOut(t testing.TB, dir string, args ...string) string {
 	t.Helper()
+	return gitIn(t, dir, nil, args...)
+}
+
+// gitIn runs git in dir, away from the user's and the system's git
+// configuration, reading stdin (when not nil), and returns its standard
+// output, trimmed; a failure ends the test with what git said.
+func gitIn(t testing.TB, dir string, stdin io.Reader, args ...string) string {
+	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	cmd.Stdin = stdin
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
 	}
 	return strings.TrimSpace(string(out))
 }

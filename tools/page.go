@@ -63,8 +63,9 @@ func paginate(p Paging, total, def int, noun string) span {
 
 // fit shortens a page whose limit the client left to the tool so that it
 // stays under budget tokens, size(i) being the estimated tokens of the
-// page's i-th item (package internal/tokens); at least one item stays, whatever its size. An explicit limit
-// is honoured whole: the result ceiling is the guard there.
+// page's i-th item (package internal/tokens); at least one item stays,
+// whatever its size. An explicit limit is honoured whole: the result
+// ceiling is the guard there.
 func (s span) fit(p Paging, budget int, size func(i int) int) span {
 	if p.Limit != nil {
 		return s

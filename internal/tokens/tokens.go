@@ -81,25 +81,7 @@ func runHalves(c class, n int) int {
 // Estimate returns an estimate, never below the true count on the texts
 // measured, of the tokens in s.
 func Estimate[T ~string | ~[]byte](s T) int {
-	halves := 0
-	for i := 0; i < len(s); {
-		switch c := classOf(s[i]); c {
-		case other:
-			n := charLen(s[i], len(s)-i)
-			halves += halfOther
-			i += n
-		case symbol:
-			halves += halfASCII
-			i++
-		default:
-			j := i + 1
-			for j < len(s) && classOf(s[j]) == c {
-				j++
-			}
-			halves += runHalves(c, j-i)
-			i = j
-		}
-	}
+	_, halves := scan(s, math.MaxInt)
 	return fromHalves(halves)
 }
 
@@ -107,36 +89,45 @@ func Estimate[T ~string | ~[]byte](s T) int {
 // estimate is at most budget tokens. The prefix ends on a character
 // boundary; it is all of s when s fits.
 func Fit[T ~string | ~[]byte](s T, budget int) int {
-	limit := halvesWithin(budget)
-	halves := 0
+	n, _ := scan(s, halvesWithin(budget))
+	return n
+}
+
+// scan returns the length of the longest prefix of s that costs at most
+// limit half tokens, and what it costs.
+func scan[T ~string | ~[]byte](s T, limit int) (n, halves int) {
 	for i := 0; i < len(s); {
 		switch c := classOf(s[i]); c {
-		case other:
-			n := charLen(s[i], len(s)-i)
-			if halves+halfOther > limit {
-				return i
+		case other, symbol:
+			cost, size := halfASCII, 1
+			if c == other {
+				cost, size = halfOther, charLen(s[i], len(s)-i)
 			}
-			halves += halfOther
-			i += n
-		case symbol:
-			if halves+halfASCII > limit {
-				return i
+			if halves+cost > limit {
+				return i, halves
 			}
-			halves += halfASCII
-			i++
+			halves += cost
+			i += size
 		default:
-			// Within a run the cost rises at each group's first byte.
-			start := i
-			for i < len(s) && classOf(s[i]) == c {
-				if halves+runHalves(c, i-start+1) > limit {
-					return i
-				}
-				i++
+			j := i + 1
+			for j < len(s) && classOf(s[j]) == c {
+				j++
 			}
-			halves += runHalves(c, i-start)
+			if cost := runHalves(c, j-i); halves+cost <= limit {
+				halves += cost
+				i = j
+				continue
+			}
+			// The run does not fit whole: its cost rises at each
+			// group's first byte.
+			k := i
+			for k < j && halves+runHalves(c, k-i+1) <= limit {
+				k++
+			}
+			return k, halves + runHalves(c, k-i)
 		}
 	}
-	return len(s)
+	return len(s), halves
 }
 
 // The estimate is the half tokens counted, plus a tenth: without it long
