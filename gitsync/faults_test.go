@@ -362,6 +362,10 @@ func TestVaultFolderGoneOrReplaced(t *testing.T) {
 		if err := w.r.Push(context.Background()); err != nil {
 			t.Fatal(err)
 		}
+		// The commit holds index.lock until the index file is written,
+		// 50 ms after it or later on a loaded machine: written now, the
+		// lock is not carried away with the folder (and back, stale).
+		w.r.FlushIndex()
 		remoteHead := git(t, w.remote, "rev-parse", "main")
 		away := w.vault + ".away"
 		if err := os.Rename(w.vault, away); err != nil {
