@@ -54,16 +54,21 @@ func (wb *web) serve(ctx context.Context, c *core, s *server.MCPServer) error {
 	var as httpserver.OAuth
 	if h.OAuth.Enabled {
 		o, err := oauth.New(oauth.Options{
-			Auth:          wb.auth,
-			Base:          func(r *http.Request) string { return httpserver.BaseURL(h.PublicURL, r) },
-			TokenTTL:      h.OAuth.TokenExpiry,
-			LimitLogin:    func(w http.ResponseWriter, r *http.Request) bool { return srv.LimitLogin(w, r) },
-			LimitRegister: func(w http.ResponseWriter, r *http.Request) bool { return srv.LimitAPI(w, r) },
-			Logger:        c.logger,
+			Auth:                       wb.auth,
+			Base:                       func(r *http.Request) string { return httpserver.BaseURL(h.PublicURL, r) },
+			StateFile:                  h.OAuth.StateFile,
+			TokenTTL:                   h.OAuth.TokenExpiry,
+			AllowPrivateClientMetadata: h.OAuth.AllowPrivateClientMetadata,
+			RedirectSchemes:            h.OAuth.RedirectSchemes,
+			LimitLogin:                 func(w http.ResponseWriter, r *http.Request) bool { return srv.LimitLogin(w, r) },
+			LimitRegister:              func(w http.ResponseWriter, r *http.Request) bool { return srv.LimitRegister(w, r) },
+			LimitToken:                 func(w http.ResponseWriter, r *http.Request) bool { return srv.LimitAPI(w, r) },
+			Logger:                     c.logger,
 		})
 		if err != nil {
 			return err
 		}
+		c.logger.Info("OAuth grants are kept in", "state_file", o.StateFile())
 		wb.auth.SetOAuth(o)
 		as = o
 	}

@@ -8,6 +8,7 @@
 //	vaultmcp version                               print the version
 //	vaultmcp hash-password                         bcrypt hash of a password read on stdin
 //	vaultmcp token create NAME                     a new API token and its config entry
+//	vaultmcp oauth list|revoke                     the OAuth clients signed in, and signing them out
 package main
 
 import (
@@ -36,6 +37,8 @@ Usage:
   vaultmcp version          print the version
   vaultmcp hash-password    read a password on stdin, print its bcrypt hash (for http.users)
   vaultmcp token create N   print a new API token named N and its http.tokens entry
+  vaultmcp oauth list       list the OAuth clients (connectors) and their grants
+  vaultmcp oauth revoke ID  sign a client out (or --user NAME: every client of a user)
 
 Flags:
 `
@@ -105,6 +108,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return hashPassword(stdin, stdout, stderr)
 	case "token":
 		return tokenCommand(args, stdout)
+	case "oauth":
+		return oauthCommand(args, stdout, stderr)
 	case "serve":
 		config.Flags(fs)
 		if err := fs.Parse(args); err != nil {
@@ -126,7 +131,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fs.Usage()
 		return nil
 	default:
-		return fmt.Errorf("unknown command %q (try: serve, version, hash-password, token)", cmd)
+		return fmt.Errorf("unknown command %q (try: serve, version, hash-password, token, oauth)", cmd)
 	}
 }
 

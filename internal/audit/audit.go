@@ -28,10 +28,12 @@ type Entry struct {
 	Identity   string    `json:"identity"` // "token:n8n", "user:admin", "anonymous"
 	IP         string    `json:"ip"`
 	Method     string    `json:"method"`
-	Endpoint   string    `json:"endpoint"`        // "/mcp", "/api/concept"
-	RPC        string    `json:"rpc,omitempty"`   // the JSON-RPC method of an MCP call
-	Tool       string    `json:"tool,omitempty"`  // the tool an MCP call ran
-	Paths      []string  `json:"paths,omitempty"` // vault paths the call named
+	Endpoint   string    `json:"endpoint"`         // "/mcp", "/api/concept"
+	Event      string    `json:"event,omitempty"`  // what an OAuth request did: "oauth.sign_in", "oauth.refresh", …
+	Client     string    `json:"client,omitempty"` // the OAuth client it concerned
+	RPC        string    `json:"rpc,omitempty"`    // the JSON-RPC method of an MCP call
+	Tool       string    `json:"tool,omitempty"`   // the tool an MCP call ran
+	Paths      []string  `json:"paths,omitempty"`  // vault paths the call named
 	Status     int       `json:"status"`
 	Error      bool      `json:"error,omitempty"` // the tool answered with an error
 	DurationMS float64   `json:"duration_ms"`
@@ -153,6 +155,16 @@ func (r *Record) SetIdentity(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.entry.Identity = id
+}
+
+// SetEvent records what an OAuth request did, and for which client.
+func (r *Record) SetEvent(event, client string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.entry.Event, r.entry.Client = event, client
 }
 
 // Finish completes the entry with the status and duration.

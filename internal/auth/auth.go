@@ -66,6 +66,13 @@ type Identity struct {
 	// Scope is what the caller may see and do: the server's scope
 	// narrowed by the credential's.
 	Scope *access.Scope
+	// Client names the OAuth client an OAuth identity acts through; ""
+	// for other kinds.
+	Client string
+	// StepUp is the OAuth scope that would let this identity change the
+	// vault, when its token lacks it but its user may write; "" when
+	// asking for more would not help.
+	StepUp string
 }
 
 // String names the identity for logs and rate limits: "token:n8n".
@@ -92,12 +99,26 @@ type User struct {
 	Rules        access.Rules
 }
 
-// Verifier checks an OAuth access token and returns the configured user
-// it was issued to. It must check the token's audience against the
-// resource the request is for (ResourceFrom).
+// Verifier checks an OAuth access token and returns what it grants. It
+// must check the token's audience against the resource the request is
+// for (ResourceFrom).
 type Verifier interface {
-	VerifyAccessToken(ctx context.Context, token string) (user string, err error)
+	VerifyAccessToken(ctx context.Context, token string) (Grant, error)
 }
+
+// Grant is what an OAuth access token stands for.
+type Grant struct {
+	// User is the configured user who signed in.
+	User string
+	// ClientID and ClientName name the client the user let in.
+	ClientID, ClientName string
+	// ReadOnly is set when the token was granted without the scope to
+	// write (the user chose read-only access for the client).
+	ReadOnly bool
+}
+
+// ScopeWrite is the OAuth scope a read-only grant lacks.
+const ScopeWrite = "vault:write"
 
 // Options configure an Authenticator.
 type Options struct {
@@ -247,19 +268,28 @@ func (a *Authenticator) Verify(ctx context.Context, bearer string) (Identity, er
 		return Identity{}, ErrInvalid
 	}
 	if a.oauth != nil {
-		name, err := a.oauth.VerifyAccessToken(ctx, bearer)
+		g, err := a.oauth.VerifyAccessToken(ctx, bearer)
 		if err != nil {
 			return Identity{}, ErrInvalid
 		}
 		// A user taken out of the configuration loses access at once.
-		u, ok := a.users[name]
+		u, ok := a.users[g.User]
 		if !ok {
 			return Identity{}, ErrInvalid
 		}
-		return Identity{Kind: KindOAuth, Name: name, Scope: u.scope}, nil
+		id := Identity{Kind: KindOAuth, Name: g.User, Scope: u.scope, Client: g.ClientName}
+		if g.ReadOnly && !u.scope.ReadOnly() {
+			id.Scope = u.scope.Narrow(readOnlyGrant)
+			id.StepUp = ScopeWrite
+		}
+		return id, nil
 	}
 	return Identity{}, ErrInvalid
 }
+
+// readOnlyGrant narrows a user's scope under a token granted without
+// vault:write; it names the reason in refusals.
+var readOnlyGrant = access.MustNew("this connection (its sign-in granted read-only access, scope vault:read)", access.Rules{ReadOnly: true})
 
 // bearerToken reads the Authorization header; "" when there is none.
 func bearerToken(r *http.Request) (string, error) {

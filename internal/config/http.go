@@ -105,13 +105,24 @@ type Token struct {
 
 // OAuth configures the OAuth 2.1 side of /mcp. With Enabled the server is
 // its own small authorization server (authorization code with PKCE,
-// dynamic client registration, the configured users' login page); its
-// tokens are valid only for this server's /mcp (their audience).
+// client metadata documents and dynamic registration, the configured
+// users' sign-in page); its tokens are valid only for this server's /mcp
+// (their audience). docs/connectors.md describes it.
 type OAuth struct {
 	Enabled bool `mapstructure:"enabled"`
 	// TokenExpiry is the lifetime of the access tokens the built-in server
 	// issues.
 	TokenExpiry time.Duration `mapstructure:"token_expiry"`
+	// StateFile keeps registered clients, grants and signing keys across
+	// restarts; empty means $XDG_STATE_HOME/vaultmcp/oauth.json.
+	StateFile string `mapstructure:"state_file"`
+	// AllowPrivateClientMetadata lets a client_id name a metadata
+	// document over plain http or on a private or loopback address (for
+	// tests and private networks; off, such fetches are refused).
+	AllowPrivateClientMetadata bool `mapstructure:"allow_private_client_metadata"`
+	// RedirectSchemes are private-use redirect URI schemes accepted
+	// besides those with a dot in them (RFC 8252), e.g. [cursor].
+	RedirectSchemes []string `mapstructure:"redirect_schemes"`
 }
 
 func setHTTPDefaults(v interface{ SetDefault(string, any) }) {
@@ -141,6 +152,9 @@ func setHTTPDefaults(v interface{ SetDefault(string, any) }) {
 	v.SetDefault("http.shutdown_timeout", 30*time.Second)
 	v.SetDefault("http.oauth.enabled", false)
 	v.SetDefault("http.oauth.token_expiry", time.Hour)
+	v.SetDefault("http.oauth.state_file", "")
+	v.SetDefault("http.oauth.allow_private_client_metadata", false)
+	v.SetDefault("http.oauth.redirect_schemes", []string{})
 }
 
 // listFromString reads a list given as one string, as the environment
@@ -178,6 +192,9 @@ var decodeHook = mapstructure.ComposeDecodeHookFunc(
 // not at every start.
 var tokenHash = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sha256:[0-9a-f]{64}$`) })
 
+// redirectScheme is a URI scheme as RFC 3986 spells it, in lowercase.
+var redirectScheme = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9+.-]{0,63}$`) })
+
 // validateHTTP reports HTTP and access settings that cannot work. Whether
 // the address may go without authentication is decided where it is
 // resolved (package httpserver).
@@ -203,6 +220,11 @@ func (c *Config) validateHTTP() []error {
 	}
 	if (h.TLSCert == "") != (h.TLSKey == "") {
 		errs = append(errs, errors.New("http.tls_cert and http.tls_key go together: set both or neither"))
+	}
+	for i, sc := range h.OAuth.RedirectSchemes {
+		if !redirectScheme().MatchString(sc) || sc == "http" || sc == "https" || sc == "javascript" || sc == "data" || sc == "file" || sc == "blob" {
+			errs = append(errs, fmt.Errorf("http.oauth.redirect_schemes[%d]: %q is not a private-use scheme (lowercase letters, digits, +, - and ., starting with a letter; not http, https or a browser's own)", i, sc))
+		}
 	}
 	if h.OAuth.Enabled && len(h.Users) == 0 {
 		errs = append(errs, errors.New("http.oauth.enabled needs http.users: they are who signs in on the authorization page"))

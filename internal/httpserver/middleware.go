@@ -164,6 +164,18 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		origin := r.Header.Get("Origin")
 		listed := origin != "" && s.origins[strings.ToLower(strings.TrimSuffix(origin, "/"))]
 		if r.Method == http.MethodOptions && origin != "" && r.Header.Get("Access-Control-Request-Method") != "" {
+			if !listed && openToAnyOrigin(r.URL.Path) {
+				// The OAuth endpoints and discovery documents carry no
+				// ambient credential: a browser-based client of any
+				// origin may call them.
+				h := w.Header()
+				h.Set("Access-Control-Allow-Origin", "*")
+				h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Mcp-Protocol-Version")
+				h.Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
 			if !listed {
 				detail(w, http.StatusForbidden, fmt.Sprintf("CORS preflight refused: origin %q is not allowed (see http.cors_origins)", origin))
 				return
@@ -191,10 +203,13 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
-// openToAnyOrigin lists the public discovery documents, which any
-// origin may read.
+// openToAnyOrigin lists the public discovery documents and the OAuth
+// endpoints, which any origin may use. None acts on a cookie or other
+// ambient credential; the sign-in form is protected by its anti-forgery
+// token instead, since a browser sends it with "Origin: null" under the
+// page's no-referrer policy.
 func openToAnyOrigin(path string) bool {
-	return strings.HasPrefix(path, "/.well-known/")
+	return strings.HasPrefix(path, "/.well-known/") || strings.HasPrefix(path, "/oauth/")
 }
 
 // loopbackHosts are the names a loopback server answers to.
@@ -276,6 +291,10 @@ func (s *Server) authenticate(lim *ratelimit.Limiter, next http.Handler) http.Ha
 		}
 		if rec != nil {
 			rec.SetIdentity(id.String())
+		}
+		if id.StepUp != "" && s.changesVault(r) {
+			s.insufficientScope(w, r, id.StepUp)
+			return
 		}
 		next.ServeHTTP(w, r.WithContext(auth.WithIdentity(r.Context(), id)))
 	})

@@ -87,6 +87,7 @@ func (s *Server) protectedResourceMetadata(w http.ResponseWriter, r *http.Reques
 	}
 	if s.opts.OAuth != nil {
 		cfg.AuthorizationServers = []string{s.opts.OAuth.Issuer(r)}
+		cfg.ScopesSupported = s.opts.OAuth.ScopesSupported()
 	}
 	server.NewProtectedResourceMetadataHandler(cfg).ServeHTTP(w, r)
 }

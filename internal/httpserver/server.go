@@ -56,18 +56,22 @@ const Name = "vaultmcp"
 // Limits are the rate limits per caller (per identity when
 // authenticated, per IP address otherwise).
 type Limits struct {
-	Login  ratelimit.Rule // POST /api/auth/login, per IP
+	Login  ratelimit.Rule // POST /api/auth/login and the OAuth sign-in, per IP
 	Health ratelimit.Rule // GET /health, per IP
 	API    ratelimit.Rule // every other /api/* endpoint
+	// Register limits new OAuth clients (registrations and metadata
+	// documents fetched), per IP.
+	Register ratelimit.Rule
 	// MCP limits /mcp; zero PerMinute means no limit.
 	MCP ratelimit.Rule
 }
 
 // DefaultLimits are the REST API's documented limits.
 var DefaultLimits = Limits{
-	Login:  ratelimit.Rule{PerMinute: 5, Burst: 2},
-	Health: ratelimit.Rule{PerMinute: 100, Burst: 20},
-	API:    ratelimit.Rule{PerMinute: 60, Burst: 10},
+	Login:    ratelimit.Rule{PerMinute: 5, Burst: 2},
+	Health:   ratelimit.Rule{PerMinute: 100, Burst: 20},
+	API:      ratelimit.Rule{PerMinute: 60, Burst: 10},
+	Register: ratelimit.Rule{PerMinute: 2, Burst: 10},
 }
 
 // OAuth is the OAuth side the server mounts: an authorization server's
@@ -82,6 +86,9 @@ type OAuth interface {
 	Handler() http.Handler
 	// Paths are the paths Handler serves (exact, or prefixes ending in /).
 	Paths() []string
+	// ScopesSupported are the scopes the protected resource metadata
+	// names.
+	ScopesSupported() []string
 }
 
 // Options configure a Server.
@@ -129,22 +136,23 @@ type Options struct {
 
 // Server is the HTTP transport. Create it with New; Serve runs it.
 type Server struct {
-	opts       Options
-	log        *slog.Logger
-	mcp        *server.StreamableHTTPServer
-	sessions   *sessions
-	handler    http.Handler
-	loopback   bool // set by Serve: the listener is on a loopback address
-	hosts      map[string]bool
-	origins    map[string]bool
-	proxies    []*net.IPNet
-	public     *url.URL
-	limLogin   *ratelimit.Limiter
-	limHealth  *ratelimit.Limiter
-	limAPI     *ratelimit.Limiter
-	limMCP     *ratelimit.Limiter
-	maxBody    int64
-	httpServer *http.Server
+	opts        Options
+	log         *slog.Logger
+	mcp         *server.StreamableHTTPServer
+	sessions    *sessions
+	handler     http.Handler
+	loopback    bool // set by Serve: the listener is on a loopback address
+	hosts       map[string]bool
+	origins     map[string]bool
+	proxies     []*net.IPNet
+	public      *url.URL
+	limLogin    *ratelimit.Limiter
+	limRegister *ratelimit.Limiter
+	limHealth   *ratelimit.Limiter
+	limAPI      *ratelimit.Limiter
+	limMCP      *ratelimit.Limiter
+	maxBody     int64
+	httpServer  *http.Server
 }
 
 // New builds a Server. Call Serve with a listener to run it.
@@ -199,6 +207,7 @@ func New(opts Options) (*Server, error) {
 	s.limLogin = ratelimit.New(lim.Login, opts.Now)
 	s.limHealth = ratelimit.New(lim.Health, opts.Now)
 	s.limAPI = ratelimit.New(lim.API, opts.Now)
+	s.limRegister = ratelimit.New(lim.Register, opts.Now)
 	if lim.MCP.PerMinute > 0 {
 		s.limMCP = ratelimit.New(lim.MCP, opts.Now)
 	}
@@ -320,8 +329,14 @@ func (s *Server) LimitLogin(w http.ResponseWriter, r *http.Request) bool {
 	return s.allow(w, s.limLogin, "ip:"+s.clientIP(r))
 }
 
+// LimitRegister applies the limit on new OAuth clients per IP to r, as
+// LimitLogin does.
+func (s *Server) LimitRegister(w http.ResponseWriter, r *http.Request) bool {
+	return s.allow(w, s.limRegister, "ip:"+s.clientIP(r))
+}
+
 // LimitAPI applies the API rate limit per IP to r, as LimitLogin does;
-// OAuth client registration uses it.
+// the OAuth token and revocation endpoints use it.
 func (s *Server) LimitAPI(w http.ResponseWriter, r *http.Request) bool {
 	return s.allow(w, s.limAPI, "ip:"+s.clientIP(r))
 }

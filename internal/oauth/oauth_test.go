@@ -5,44 +5,93 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
 	"vaultmcp/internal/auth"
 )
 
-// asEnv is the authorization server alone on a loopback listener.
-type asEnv struct {
-	t   *testing.T
-	srv *Server
-	url string
-	c   *http.Client // follows no redirects
+// clock is a settable clock for the server under test.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
 }
 
-func newAS(t *testing.T) *asEnv {
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// asEnv is the authorization server alone on a loopback listener.
+type asEnv struct {
+	t     testing.TB
+	srv   *Server
+	authn *auth.Authenticator
+	url   string
+	state string
+	clock *clock
+	opts  Options
+	c     *http.Client // follows no redirects
+}
+
+func newAS(t testing.TB, edit ...func(*Options)) *asEnv {
 	t.Helper()
 	hash, _ := bcrypt.GenerateFromPassword([]byte("pw"), bcrypt.MinCost)
-	authn, err := auth.New(auth.Options{Users: []auth.User{{Name: "alice", PasswordHash: string(hash)}}})
+	authn, err := auth.New(auth.Options{Users: []auth.User{
+		{Name: "alice", PasswordHash: string(hash)},
+		{Name: "reader", PasswordHash: string(hash), Rules: readOnlyRules},
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &asEnv{t: t, c: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-	e.srv, err = New(Options{Auth: authn, Base: func(r *http.Request) string { return "http://" + r.Host }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
+	e := &asEnv{t: t, authn: authn, clock: &clock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)},
+		c: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	e.state = filepath.Join(t.TempDir(), "state", "oauth.json")
+	ts := httptest.NewUnstartedServer(nil)
+	e.url = "http://" + ts.Listener.Addr().String()
+	e.opts = Options{
+		Auth: authn, Base: func(*http.Request) string { return e.url }, StateFile: e.state, Now: e.clock.now,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
-	authn.SetOAuth(e.srv)
-	ts := httptest.NewServer(e.srv.Handler())
+	for _, f := range edit {
+		f(&e.opts)
+	}
+	e.start()
+	ts.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { e.srv.Handler().ServeHTTP(w, r) })
+	ts.Start()
 	t.Cleanup(ts.Close)
-	e.url = ts.URL
 	return e
+}
+
+// start (re)builds the server on the state file, as a restart would.
+func (e *asEnv) start() {
+	e.t.Helper()
+	srv, err := New(e.opts)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.srv = srv
+	e.authn.SetOAuth(srv)
 }
 
 func (e *asEnv) register(body string) (int, map[string]any) {
@@ -57,199 +106,671 @@ func (e *asEnv) register(body string) (int, map[string]any) {
 	return resp.StatusCode, m
 }
 
-func challenge(verifier string) string {
-	sum := sha256.Sum256([]byte(verifier))
+// client registers a public native client with a loopback redirect.
+func (e *asEnv) client() (id, redirect string) {
+	e.t.Helper()
+	redirect = "http://127.0.0.1:9/cb"
+	status, m := e.register(`{"redirect_uris":["` + redirect + `"],"client_name":"Test client"}`)
+	if status != http.StatusCreated {
+		e.t.Fatalf("register: %d %v", status, m)
+	}
+	return m["client_id"].(string), redirect
+}
+
+const verifier = "0123456789abcdef0123456789abcdef0123456789abcdef"
+
+func challenge(v string) string {
+	sum := sha256.Sum256([]byte(v))
 	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
-func TestRegistration(t *testing.T) {
-	e := newAS(t)
-	for _, c := range []struct {
-		body string
-		want int
-	}{
-		{`{"redirect_uris": ["https://claude.ai/api/mcp/auth_callback"], "client_name": "Claude"}`, 201},
-		{`{"redirect_uris": ["http://127.0.0.1:33418/callback"], "token_endpoint_auth_method": "client_secret_post"}`, 201},
-		{`{"redirect_uris": ["cursor://anysphere.cursor-retrieval/oauth/callback"]}`, 201},
-		{`{"redirect_uris": []}`, 400},
-		{`{"redirect_uris": ["http://evil.example/cb"]}`, 400},
-		{`{"redirect_uris": ["javascript:alert(1)"]}`, 400},
-		{`{"redirect_uris": ["https://x.example/cb#frag"]}`, 400},
-		{`{"redirect_uris": ["https://x.example/cb"], "grant_types": ["client_credentials"]}`, 400},
-		{`{"redirect_uris": ["https://x.example/cb"], "token_endpoint_auth_method": "private_key_jwt"}`, 400},
-		{`not json`, 400},
-	} {
-		status, m := e.register(c.body)
-		if status != c.want {
-			t.Errorf("%s: %d %v, want %d", c.body, status, m, c.want)
-		}
-		if status == 201 && (m["client_id"] == "" || m["token_endpoint_auth_method"] == nil) {
-			t.Errorf("%s: %v", c.body, m)
-		}
-	}
-	_, m := e.register(`{"redirect_uris": ["https://x.example/cb"], "token_endpoint_auth_method": "client_secret_basic"}`)
-	if m["client_secret"] == nil || m["client_secret_expires_at"] != float64(0) {
-		t.Errorf("confidential client without a secret: %v", m)
+func (e *asEnv) authorizeQuery(clientID, redirect string) url.Values {
+	return url.Values{
+		"response_type": {"code"}, "client_id": {clientID}, "redirect_uri": {redirect}, "state": {"st"},
+		"code_challenge": {challenge(verifier)}, "code_challenge_method": {"S256"}, "resource": {e.url + "/mcp"},
 	}
 }
 
-// authorize walks a public client through the login page and returns the
-// redirect the sign-in produced.
-func (e *asEnv) authorize(q url.Values) *http.Response {
+func (e *asEnv) get(path string, q url.Values) (*http.Response, string) {
 	e.t.Helper()
-	page, err := e.c.Get(e.url + AuthorizePath + "?" + q.Encode())
+	resp, err := e.c.Get(e.url + path + "?" + q.Encode())
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	page.Body.Close()
-	if page.StatusCode != 200 {
-		return page
-	}
-	form := url.Values{"username": {"alice"}, "password": {"pw"}}
-	resp, err := e.c.PostForm(e.url+AuthorizePath+"?"+q.Encode(), form)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, string(body)
 }
 
-func TestAuthorizationCode(t *testing.T) {
-	e := newAS(t)
-	_, reg := e.register(`{"redirect_uris": ["http://127.0.0.1:9/cb"], "client_name": "t"}`)
-	id := reg["client_id"].(string)
-	verifier := strings.Repeat("v", 50)
-	resource := e.url + "/mcp"
-	base := url.Values{
-		"response_type": {"code"}, "client_id": {id}, "redirect_uri": {"http://127.0.0.1:9/cb"},
-		"state": {"state-0123456789"}, "code_challenge": {challenge(verifier)}, "code_challenge_method": {"S256"},
-		"resource": {resource}, "scope": {Scope},
+var hiddenField = regexp.MustCompile(`name="(page|csrf)" value="([^"]+)"`)
+
+// page opens the sign-in page and returns its form's hidden fields.
+func (e *asEnv) page(q url.Values) url.Values {
+	e.t.Helper()
+	resp, body := e.get(AuthorizePath, q)
+	if resp.StatusCode != http.StatusOK {
+		e.t.Fatalf("sign-in page: %d\n%s", resp.StatusCode, body)
 	}
-	with := func(k, v string) url.Values {
-		q := url.Values{}
-		for kk, vv := range base {
-			q[kk] = vv
-		}
-		if v == "" {
-			q.Del(k)
-		} else {
-			q.Set(k, v)
-		}
-		return q
+	f := url.Values{}
+	for _, m := range hiddenField.FindAllStringSubmatch(body, -1) {
+		f.Set(m[1], m[2])
 	}
-	// Refused: no PKCE, plain PKCE, a foreign resource, an unknown client.
-	for name, q := range map[string]url.Values{
-		"no PKCE":          with("code_challenge", ""),
-		"plain PKCE":       with("code_challenge_method", "plain"),
-		"foreign resource": with("resource", "https://other.example/mcp"),
-		"unknown client":   with("client_id", "nobody"),
-		"other redirect":   with("redirect_uri", "http://127.0.0.1:9/other"),
+	if f.Get("page") == "" || f.Get("csrf") == "" {
+		e.t.Fatalf("sign-in page without its hidden fields:\n%s", body)
+	}
+	return f
+}
+
+func (e *asEnv) post(path string, form url.Values, edit ...func(*http.Request)) (*http.Response, string) {
+	e.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, e.url+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for _, f := range edit {
+		f(req)
+	}
+	resp, err := e.c.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, string(body)
+}
+
+// signIn signs in on a page and returns the redirect's query.
+func (e *asEnv) signIn(f url.Values, user, password, access string) url.Values {
+	e.t.Helper()
+	f = cloneValues(f)
+	f.Set("username", user)
+	f.Set("password", password)
+	f.Set("access", access)
+	f.Set("action", "allow")
+	resp, body := e.post(AuthorizePath, f)
+	if resp.StatusCode != http.StatusSeeOther {
+		e.t.Fatalf("sign in: %d\n%s", resp.StatusCode, body)
+	}
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return loc.Query()
+}
+
+func cloneValues(v url.Values) url.Values {
+	out := url.Values{}
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+// tokens runs a token request and decodes the answer.
+func (e *asEnv) tokens(form url.Values, edit ...func(*http.Request)) (int, map[string]any) {
+	e.t.Helper()
+	resp, body := e.post(TokenPath, form, edit...)
+	var m map[string]any
+	_ = json.Unmarshal([]byte(body), &m)
+	return resp.StatusCode, m
+}
+
+// grant runs the whole flow for a client and returns the token answer.
+func (e *asEnv) grant(clientID, redirect, access string) map[string]any {
+	e.t.Helper()
+	q := e.signIn(e.page(e.authorizeQuery(clientID, redirect)), "alice", "pw", access)
+	status, m := e.tokens(url.Values{
+		"grant_type": {"authorization_code"}, "code": {q.Get("code")}, "redirect_uri": {redirect},
+		"client_id": {clientID}, "code_verifier": {verifier}, "resource": {e.url + "/mcp"},
+	})
+	if status != http.StatusOK {
+		e.t.Fatalf("code exchange: %d %v", status, m)
+	}
+	return m
+}
+
+func (e *asEnv) verify(token string) (auth.Grant, error) {
+	ctx := auth.WithResource(context.Background(), e.url+"/mcp")
+	return e.srv.VerifyAccessToken(ctx, token)
+}
+
+func (e *asEnv) refresh(clientID, refresh string) (int, map[string]any) {
+	e.t.Helper()
+	return e.tokens(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}, "client_id": {clientID}})
+}
+
+func TestRegistration(t *testing.T) {
+	e := newAS(t, func(o *Options) { o.RedirectSchemes = []string{"cursor"} })
+	long := strings.Repeat("x", 2001)
+	many := strings.Repeat(`"https://a.example/cb",`, 10) + `"https://a.example/cb"`
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		code       string
+	}{
+		{"loopback native", `{"redirect_uris":["http://127.0.0.1:8080/cb"]}`, 201, ""},
+		{"localhost", `{"redirect_uris":["http://localhost/cb"],"application_type":"native"}`, 201, ""},
+		{"https web", `{"redirect_uris":["https://claude.ai/api/mcp/auth_callback"],"application_type":"web"}`, 201, ""},
+		{"private-use scheme with a dot", `{"redirect_uris":["com.example.app:/cb"]}`, 201, ""},
+		{"configured scheme", `{"redirect_uris":["cursor://anysphere/cb"]}`, 201, ""},
+		{"confidential", `{"redirect_uris":["https://a.example/cb"],"token_endpoint_auth_method":"client_secret_basic"}`, 201, ""},
+		{"no redirect", `{}`, 400, "invalid_redirect_uri"},
+		{"web client on loopback http", `{"redirect_uris":["http://127.0.0.1/cb"],"application_type":"web"}`, 400, "invalid_redirect_uri"},
+		{"plain http elsewhere", `{"redirect_uris":["http://evil.example/cb"]}`, 400, "invalid_redirect_uri"},
+		{"javascript", `{"redirect_uris":["javascript:alert(1)"]}`, 400, "invalid_redirect_uri"},
+		{"blob", `{"redirect_uris":["blob:https://a.example/x"]}`, 400, "invalid_redirect_uri"},
+		{"app launcher", `{"redirect_uris":["ms-officecmd:x"]}`, 400, "invalid_redirect_uri"},
+		{"fragment", `{"redirect_uris":["https://a.example/cb#x"]}`, 400, "invalid_redirect_uri"},
+		{"user info", `{"redirect_uris":["https://u:p@a.example/cb"]}`, 400, "invalid_redirect_uri"},
+		{"long redirect", `{"redirect_uris":["https://a.example/` + long + `"]}`, 400, "invalid_redirect_uri"},
+		{"too many redirects", `{"redirect_uris":[` + many + `]}`, 400, "invalid_redirect_uri"},
+		{"long name", `{"redirect_uris":["https://a.example/cb"],"client_name":"` + strings.Repeat("n", 201) + `"}`, 400, "invalid_client_metadata"},
+		{"name of 200 letters", `{"redirect_uris":["https://a.example/cb"],"client_name":"` + strings.Repeat("é", 200) + `"}`, 201, ""},
+		{"unknown auth method", `{"redirect_uris":["https://a.example/cb"],"token_endpoint_auth_method":"private_key_jwt"}`, 400, "invalid_client_metadata"},
+		{"unknown application type", `{"redirect_uris":["https://a.example/cb"],"application_type":"desktop"}`, 400, "invalid_client_metadata"},
+		{"implicit grant", `{"redirect_uris":["https://a.example/cb"],"grant_types":["implicit"]}`, 400, "invalid_client_metadata"},
+		{"not JSON", `redirect_uris=x`, 400, "invalid_client_metadata"},
+		{"body over 64 KiB", `{"redirect_uris":["https://a.example/cb"],"x":"` + strings.Repeat("a", 70<<10) + `"}`, 413, "invalid_client_metadata"},
 	} {
-		resp := e.authorize(q)
-		loc := resp.Header.Get("Location")
-		if resp.StatusCode == http.StatusSeeOther || resp.StatusCode == http.StatusFound {
-			if u, _ := url.Parse(loc); u == nil || u.Query().Get("code") != "" || u.Query().Get("error") == "" {
-				t.Errorf("%s: redirected with %q", name, loc)
+		t.Run(tc.name, func(t *testing.T) {
+			status, m := e.register(tc.body)
+			if status != tc.status || (tc.code != "" && m["error"] != tc.code) {
+				t.Fatalf("got %d %v, want %d %s", status, m, tc.status, tc.code)
 			}
-		} else if resp.StatusCode < 400 {
-			t.Errorf("%s: %d", name, resp.StatusCode)
-		}
+			if status == 201 && (m["client_id"] == "" || m["application_type"] == "") {
+				t.Errorf("answer lacks client_id or application_type: %v", m)
+			}
+		})
+	}
+}
+
+func TestAuthorizationCodeFlow(t *testing.T) {
+	e := newAS(t)
+	id, redirect := e.client()
+	f := e.page(e.authorizeQuery(id, redirect))
+
+	// A wrong password shows the page again, saying only that it failed.
+	f2 := cloneValues(f)
+	f2.Set("username", "nobody")
+	f2.Set("password", "x")
+	resp, body := e.post(AuthorizePath, f2)
+	if resp.StatusCode != 200 || !strings.Contains(body, "The user name or password is not right.") || strings.Contains(body, "nobody exists") {
+		t.Fatalf("wrong password: %d\n%s", resp.StatusCode, body)
 	}
 
-	resp := e.authorize(base)
-	loc, _ := url.Parse(resp.Header.Get("Location"))
-	code := loc.Query().Get("code")
-	if code == "" || loc.Query().Get("state") != "state-0123456789" {
-		t.Fatalf("sign-in redirect %q (%d)", resp.Header.Get("Location"), resp.StatusCode)
+	q := e.signIn(f, "alice", "pw", "write")
+	if q.Get("state") != "st" || q.Get("iss") != e.url || q.Get("code") == "" {
+		t.Fatalf("redirect query %v: want code, state and iss", q)
 	}
-	exchange := func(v string) (int, map[string]any) {
-		form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {"http://127.0.0.1:9/cb"},
-			"client_id": {id}, "code_verifier": {v}, "resource": {resource}}
-		r, err := e.c.PostForm(e.url+TokenPath, form)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Body.Close()
-		var m map[string]any
-		_ = json.NewDecoder(r.Body).Decode(&m)
-		return r.StatusCode, m
+	exchange := url.Values{
+		"grant_type": {"authorization_code"}, "code": {q.Get("code")}, "redirect_uri": {redirect},
+		"client_id": {id}, "code_verifier": {verifier}, "resource": {e.url + "/mcp"},
 	}
-	if status, m := exchange(strings.Repeat("w", 50)); status != 400 {
-		t.Errorf("wrong code_verifier: %d %v", status, m)
+	bad := cloneValues(exchange)
+	bad.Set("code_verifier", strings.Repeat("z", 43))
+	if status, m := e.tokens(bad); status != 400 || m["error"] != "invalid_grant" {
+		t.Fatalf("wrong verifier: %d %v", status, m)
 	}
-	// The failed exchange spent the code. Sign in again.
-	resp = e.authorize(base)
-	loc, _ = url.Parse(resp.Header.Get("Location"))
-	code = loc.Query().Get("code")
-	status, tok := exchange(verifier)
-	if status != 200 || tok["access_token"] == nil || tok["refresh_token"] == nil {
-		t.Fatalf("token: %d %v", status, tok)
+	status, m := e.tokens(exchange)
+	if status != 200 || m["token_type"] != "Bearer" || m["refresh_token"] == "" || m["scope"] != "vault:read vault:write offline_access" {
+		t.Fatalf("exchange: %d %v", status, m)
 	}
-	access := tok["access_token"].(string)
-	ctx := auth.WithResource(context.Background(), resource)
-	if user, err := e.srv.VerifyAccessToken(ctx, access); err != nil || user != "alice" {
-		t.Errorf("verify: %q %v", user, err)
+	g, err := e.verify(m["access_token"].(string))
+	if err != nil || g.User != "alice" || g.ClientID != id || g.ClientName != "Test client" || g.ReadOnly {
+		t.Fatalf("verify: %+v %v", g, err)
 	}
-	if _, err := e.srv.VerifyAccessToken(auth.WithResource(context.Background(), "https://other.example/mcp"), access); err == nil {
+	// Another resource (the same server by another name) is refused.
+	if _, err := e.srv.VerifyAccessToken(auth.WithResource(context.Background(), "http://other/mcp"), m["access_token"].(string)); err == nil {
 		t.Error("a token was accepted for another resource")
 	}
-	if _, err := e.srv.VerifyAccessToken(ctx, tok["refresh_token"].(string)); err == nil {
-		t.Error("a refresh token was accepted as an access token")
+
+	// The code works once; a second exchange ends the grant made from it.
+	if status, m2 := e.tokens(exchange); status != 400 || m2["error"] != "invalid_grant" {
+		t.Fatalf("second exchange: %d %v", status, m2)
 	}
-	// A refresh gives a new access token for the same resource.
-	r, err := e.c.PostForm(e.url+TokenPath, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok["refresh_token"].(string)}, "client_id": {id}})
+	if _, err := e.verify(m["access_token"].(string)); err == nil {
+		t.Error("the grant of a reused code still works")
+	}
+}
+
+func TestRefreshRotationAndReuse(t *testing.T) {
+	e := newAS(t)
+	id, redirect := e.client()
+	first := e.grant(id, redirect, "write")
+	status, second := e.refresh(id, first["refresh_token"].(string))
+	if status != 200 || second["refresh_token"] == first["refresh_token"] {
+		t.Fatalf("refresh: %d %v", status, second)
+	}
+	if _, err := e.verify(second["access_token"].(string)); err != nil {
+		t.Fatalf("refreshed token: %v", err)
+	}
+	// The replaced refresh token, presented again, ends the grant.
+	if status, m := e.refresh(id, first["refresh_token"].(string)); status != 400 || m["error"] != "invalid_grant" {
+		t.Fatalf("reuse: %d %v", status, m)
+	}
+	if _, err := e.verify(second["access_token"].(string)); err == nil {
+		t.Error("the grant survived a reused refresh token")
+	}
+	if status, _ := e.refresh(id, second["refresh_token"].(string)); status != 400 {
+		t.Error("the grant's newest refresh token still works after reuse was detected")
+	}
+}
+
+func TestRefreshIsBoundToItsClient(t *testing.T) {
+	e := newAS(t)
+	a, redirect := e.client()
+	b, _ := e.client()
+	tok := e.grant(a, redirect, "write")
+	if status, m := e.refresh(b, tok["refresh_token"].(string)); status != 400 || m["error"] != "invalid_grant" {
+		t.Fatalf("another client's refresh: %d %v", status, m)
+	}
+	if status, _ := e.refresh(a, tok["refresh_token"].(string)); status != 400 {
+		t.Error("a refresh token shown by another client still works for its own")
+	}
+
+	// A confidential client must send its secret.
+	status, reg := e.register(`{"redirect_uris":["https://app.example/cb"],"token_endpoint_auth_method":"client_secret_basic"}`)
+	if status != 201 {
+		t.Fatal(reg)
+	}
+	cid, secret := reg["client_id"].(string), reg["client_secret"].(string)
+	q := e.signIn(e.page(e.authorizeQuery(cid, "https://app.example/cb")), "alice", "pw", "write")
+	form := url.Values{"grant_type": {"authorization_code"}, "code": {q.Get("code")}, "redirect_uri": {"https://app.example/cb"}, "code_verifier": {verifier}}
+	noSecret := cloneValues(form)
+	noSecret.Set("client_id", cid)
+	if status, m := e.tokens(noSecret); status != 401 || m["error"] != "invalid_client" {
+		t.Fatalf("confidential client without its secret: %d %v", status, m)
+	}
+	status, m := e.tokens(form, func(r *http.Request) { r.SetBasicAuth(cid, "wrong") })
+	if status != 401 || m["error"] != "invalid_client" {
+		t.Fatalf("wrong secret: %d %v", status, m)
+	}
+	status, m = e.tokens(form, func(r *http.Request) { r.SetBasicAuth(cid, secret) })
+	if status != 200 {
+		t.Fatalf("right secret: %d %v", status, m)
+	}
+	if status, _ := e.refresh(cid, m["refresh_token"].(string)); status != 401 {
+		t.Errorf("confidential refresh without the secret: %d, want 401", status)
+	}
+}
+
+func TestErrorsBeforeTheUserActsAreShownNotRedirected(t *testing.T) {
+	e := newAS(t)
+	id, redirect := e.client()
+	for _, tc := range []struct {
+		name string
+		edit func(url.Values)
+		want string
+	}{
+		{"unknown client", func(q url.Values) { q.Set("client_id", "nope") }, "not registered"},
+		{"unregistered redirect", func(q url.Values) { q.Set("redirect_uri", "https://evil.example/cb") }, "return address"},
+		{"no PKCE", func(q url.Values) { q.Del("code_challenge") }, "PKCE"},
+		{"plain PKCE", func(q url.Values) { q.Set("code_challenge_method", "plain") }, "PKCE"},
+		{"token response type", func(q url.Values) { q.Set("response_type", "token") }, "response_type"},
+		{"other resource", func(q url.Values) { q.Set("resource", "https://other.example/mcp") }, "resource"},
+		{"resource twice", func(q url.Values) { q.Add("resource", e.url+"/mcp") }, "more than once"},
+		{"huge state", func(q url.Values) { q.Set("state", strings.Repeat("s", 3000)) }, "longer than"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := e.authorizeQuery(id, redirect)
+			tc.edit(q)
+			resp, body := e.get(AuthorizePath, q)
+			if resp.StatusCode != 400 || resp.Header.Get("Location") != "" || !strings.Contains(body, tc.want) {
+				t.Fatalf("%d Location=%q\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
+			}
+		})
+	}
+}
+
+func TestSignInForm(t *testing.T) {
+	e := newAS(t)
+	id, redirect := e.client()
+	f := e.page(e.authorizeQuery(id, redirect))
+	for _, tc := range []struct {
+		name   string
+		edit   func(url.Values)
+		status int
+	}{
+		{"forged token", func(f url.Values) { f.Set("csrf", "x") }, 403},
+		{"no token", func(f url.Values) { f.Del("csrf") }, 403},
+		{"unknown page", func(f url.Values) { f.Set("page", "x") }, 400},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := cloneValues(f)
+			g.Set("username", "alice")
+			g.Set("password", "pw")
+			tc.edit(g)
+			resp, body := e.post(AuthorizePath, g)
+			if resp.StatusCode != tc.status || resp.Header.Get("Location") != "" {
+				t.Fatalf("%d %q\n%s", resp.StatusCode, resp.Header.Get("Location"), body)
+			}
+		})
+	}
+	t.Run("Origin null is fine", func(t *testing.T) {
+		g := cloneValues(f)
+		g.Set("username", "alice")
+		g.Set("password", "pw")
+		resp, _ := e.post(AuthorizePath, g, func(r *http.Request) { r.Header.Set("Origin", "null") })
+		if resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%d", resp.StatusCode)
+		}
+	})
+	t.Run("a page signs in once", func(t *testing.T) {
+		g := cloneValues(f)
+		g.Set("username", "alice")
+		g.Set("password", "pw")
+		if resp, _ := e.post(AuthorizePath, g); resp.StatusCode != 400 {
+			t.Fatalf("second sign-in on one page: %d", resp.StatusCode)
+		}
+	})
+	t.Run("cancel", func(t *testing.T) {
+		g := e.page(e.authorizeQuery(id, redirect))
+		g.Set("action", "deny")
+		resp, _ := e.post(AuthorizePath, g)
+		loc, _ := url.Parse(resp.Header.Get("Location"))
+		if resp.StatusCode != http.StatusSeeOther || loc.Query().Get("error") != "access_denied" || loc.Query().Get("iss") != e.url {
+			t.Fatalf("%d %v", resp.StatusCode, loc)
+		}
+	})
+	t.Run("too many wrong passwords", func(t *testing.T) {
+		g := e.page(e.authorizeQuery(id, redirect))
+		g.Set("username", "alice")
+		g.Set("password", "wrong")
+		var status int
+		for range maxAttempts {
+			resp, _ := e.post(AuthorizePath, g)
+			status = resp.StatusCode
+		}
+		if status != 403 {
+			t.Fatalf("after %d wrong passwords: %d", maxAttempts, status)
+		}
+	})
+	t.Run("the page allows the redirect in form-action", func(t *testing.T) {
+		resp, _ := e.get(AuthorizePath, e.authorizeQuery(id, redirect))
+		if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "form-action 'self' http://127.0.0.1:9") {
+			t.Fatalf("CSP %q", csp)
+		}
+	})
+}
+
+func TestReadOnlyAccess(t *testing.T) {
+	e := newAS(t)
+	id, redirect := e.client()
+	m := e.grant(id, redirect, "read")
+	if m["scope"] != "vault:read offline_access" {
+		t.Fatalf("scope %v", m["scope"])
+	}
+	g, err := e.verify(m["access_token"].(string))
+	if err != nil || !g.ReadOnly {
+		t.Fatalf("%+v %v", g, err)
+	}
+	ident, err := e.authn.Verify(auth.WithResource(context.Background(), e.url+"/mcp"), m["access_token"].(string))
+	if err != nil || !ident.Scope.ReadOnly() || ident.StepUp != "vault:write" {
+		t.Fatalf("identity %+v %v", ident, err)
+	}
+	// A client that asks for read only is offered nothing more.
+	q := e.authorizeQuery(id, redirect)
+	q.Set("scope", "vault:read")
+	if _, body := e.get(AuthorizePath, q); strings.Contains(body, `value="write"`) {
+		t.Error("the page offers write access to a client that asked for read only")
+	}
+	// A user who may not write gets vault:read, and no step-up.
+	f := e.page(e.authorizeQuery(id, redirect))
+	rq := e.signIn(f, "reader", "pw", "write")
+	_, tok := e.tokens(url.Values{"grant_type": {"authorization_code"}, "code": {rq.Get("code")}, "redirect_uri": {redirect}, "client_id": {id}, "code_verifier": {verifier}})
+	if tok["scope"] != "vault:read offline_access" {
+		t.Fatalf("read-only user's scope %v", tok["scope"])
+	}
+	ident, err = e.authn.Verify(auth.WithResource(context.Background(), e.url+"/mcp"), tok["access_token"].(string))
+	if err != nil || ident.StepUp != "" {
+		t.Fatalf("read-only user: %+v %v", ident, err)
+	}
+}
+
+func TestGrantsSurviveARestart(t *testing.T) {
+	e := newAS(t)
+	id, redirect := e.client()
+	m := e.grant(id, redirect, "write")
+	e.start()
+	if _, err := e.verify(m["access_token"].(string)); err != nil {
+		t.Fatalf("access token after a restart: %v", err)
+	}
+	status, r := e.refresh(id, m["refresh_token"].(string))
+	if status != 200 {
+		t.Fatalf("refresh after a restart: %d %v", status, r)
+	}
+	fi, err := os.Stat(e.state)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("state file: %v %v", fi, err)
+	}
+	raw, _ := os.ReadFile(e.state)
+	for _, secret := range []string{m["refresh_token"].(string), r["refresh_token"].(string)} {
+		if strings.Contains(string(raw), secret) {
+			t.Error("the state file holds a refresh token in clear")
+		}
+	}
+	// Tokens expire on time, restart or not.
+	e.clock.advance(2 * time.Hour)
+	if _, err := e.verify(r["access_token"].(string)); err == nil {
+		t.Error("an expired access token was accepted")
+	}
+}
+
+func TestUnreadableStateStopsTheStart(t *testing.T) {
+	e := newAS(t)
+	for _, bad := range []string{"{\"version\":1,\"keys\":[", "", `{"version":99,"keys":[{"id":"a","secret":"AA=="}]}`} {
+		if err := os.WriteFile(e.state, []byte(bad), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := New(e.opts)
+		if err == nil || !strings.Contains(err.Error(), e.state) {
+			t.Errorf("state %q: %v, want an error naming the file", bad, err)
+		}
+	}
+}
+
+func TestRevokeFromTheCommandLine(t *testing.T) {
+	e := newAS(t)
+	id, redirect := e.client()
+	m := e.grant(id, redirect, "write")
+	other, _ := e.client()
+	m2 := e.grant(other, redirect, "write")
+
+	list, err := List(e.state)
+	if err != nil || len(list) != 2 || len(list[0].Grants) != 1 || list[0].Grants[0].User != "alice" || list[0].RedirectHosts[0] != "127.0.0.1:9" {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	if n, err := RevokeClient(e.state, id); err != nil || n != 1 {
+		t.Fatalf("revoke: %d %v", n, err)
+	}
+	e.clock.advance(stateCheckEvery)
+	if _, err := e.verify(m["access_token"].(string)); err == nil {
+		t.Error("a revoked client's token still works")
+	}
+	if _, err := e.verify(m2["access_token"].(string)); err != nil {
+		t.Errorf("another client's token: %v", err)
+	}
+	if _, err := RevokeClient(e.state, id); err == nil {
+		t.Error("revoking an unknown client said nothing")
+	}
+	if n, err := RevokeUser(e.state, "alice"); err != nil || n != 1 {
+		t.Fatalf("revoke user: %d %v", n, err)
+	}
+	e.clock.advance(stateCheckEvery)
+	if _, err := e.verify(m2["access_token"].(string)); err == nil {
+		t.Error("a revoked user's token still works")
+	}
+}
+
+func TestRevocationEndpoint(t *testing.T) {
+	e := newAS(t)
+	id, redirect := e.client()
+	for _, kind := range []string{"refresh_token", "access_token"} {
+		t.Run(kind, func(t *testing.T) {
+			m := e.grant(id, redirect, "write")
+			other, _ := e.client()
+			// Another client cannot end it.
+			if resp, _ := e.post(RevokePath, url.Values{"token": {m[kind].(string)}, "client_id": {other}}); resp.StatusCode != 200 {
+				t.Fatalf("revoke by another client: %d", resp.StatusCode)
+			}
+			if _, err := e.verify(m["access_token"].(string)); err != nil {
+				t.Fatal("another client revoked the grant")
+			}
+			if resp, _ := e.post(RevokePath, url.Values{"token": {m[kind].(string)}, "client_id": {id}}); resp.StatusCode != 200 {
+				t.Fatalf("revoke: %d", resp.StatusCode)
+			}
+			if _, err := e.verify(m["access_token"].(string)); err == nil {
+				t.Error("the access token works after revocation")
+			}
+			if status, _ := e.refresh(id, m["refresh_token"].(string)); status != 400 {
+				t.Error("the refresh token works after revocation")
+			}
+		})
+	}
+	if resp, _ := e.post(RevokePath, url.Values{"token": {"unknown"}, "client_id": {id}}); resp.StatusCode != 200 {
+		t.Errorf("an unknown token: %d, want 200 (RFC 7009)", resp.StatusCode)
+	}
+}
+
+func TestClientsExpireAndEvict(t *testing.T) {
+	e := newAS(t)
+	old, _ := e.client()
+	e.clock.advance(clientUnusedTTL + time.Hour)
+	e.client() // any change prunes
+	e.srv.state.view(func(st *State) {
+		if st.Clients[old] != nil {
+			t.Error("a client unused for 30 days is still registered")
+		}
+	})
+	// A full store evicts the least recently used, never refuses.
+	base := e.clock.now()
+	err := e.srv.state.update(func(st *State) error {
+		for i := range maxClients + 5 {
+			id := fmt.Sprintf("c%04d", i)
+			st.Clients[id] = &Client{ID: id, LastUsed: base.Add(time.Duration(i) * time.Second)}
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var refreshed map[string]any
-	_ = json.NewDecoder(r.Body).Decode(&refreshed)
-	r.Body.Close()
-	if r.StatusCode != 200 {
-		t.Fatalf("refresh: %d %v", r.StatusCode, refreshed)
+	if status, m := e.register(`{"redirect_uris":["https://a.example/cb"]}`); status != 201 {
+		t.Fatalf("registration when full: %d %v", status, m)
 	}
-	if _, err := e.srv.VerifyAccessToken(ctx, refreshed["access_token"].(string)); err != nil {
-		t.Errorf("refreshed token: %v", err)
-	}
+	e.srv.state.view(func(st *State) {
+		if len(st.Clients) != maxClients || st.Clients["c0000"] != nil || st.Clients[fmt.Sprintf("c%04d", maxClients+4)] == nil {
+			t.Errorf("%d clients; the oldest kept: %v", len(st.Clients), st.Clients["c0000"] != nil)
+		}
+	})
 }
 
 func TestMetadata(t *testing.T) {
 	e := newAS(t)
-	resp, err := http.Get(e.url + MetadataPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp, body := e.get(MetadataPath, nil)
 	var m map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&m)
-	if m["issuer"] != e.url || m["registration_endpoint"] != e.url+RegisterPath || m["code_challenge_methods_supported"].([]any)[0] != "S256" {
-		t.Errorf("metadata: %v", m)
+	if err := json.Unmarshal([]byte(body), &m); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	for _, k := range []string{"issuer", "authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint"} {
+		if s, _ := m[k].(string); !strings.HasPrefix(s, e.url) {
+			t.Errorf("%s = %v", k, m[k])
+		}
+	}
+	if m["authorization_response_iss_parameter_supported"] != true || m["client_id_metadata_document_supported"] != true {
+		t.Errorf("metadata %v", m)
+	}
+	if fmt.Sprint(m["scopes_supported"]) != "[vault:read vault:write offline_access]" {
+		t.Errorf("scopes_supported %v", m["scopes_supported"])
 	}
 }
 
-// FuzzCheckRedirect checks the redirect URIs registration accepts: never
-// plain http beyond loopback, never script or data URLs, never a
-// fragment.
-func FuzzCheckRedirect(f *testing.F) {
-	for _, s := range []string{"https://claude.ai/api/mcp/auth_callback", "http://127.0.0.1:9/cb", "http://evil.example/cb",
-		"javascript:alert(1)", "JavaScript:x", "cursor://cb", "https://x#f", "http://localhost.evil.example/cb", "http://[::1]:8/cb"} {
-		f.Add(s)
+func TestClientMetadataDocument(t *testing.T) {
+	var docURL, doc string
+	docs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "max-age=60")
+		io.WriteString(w, strings.ReplaceAll(doc, "SELF", docURL))
+	}))
+	t.Cleanup(docs.Close)
+	docURL = docs.URL + "/client.json"
+	e := newAS(t, func(o *Options) { o.AllowPrivateClientMetadata = true })
+	redirect := "http://127.0.0.1:9/cb"
+
+	doc = `{"client_id":"SELF","client_name":"Doc client","redirect_uris":["` + redirect + `"],"token_endpoint_auth_method":"none"}`
+	m := e.grant(docURL, redirect, "read")
+	g, err := e.verify(m["access_token"].(string))
+	if err != nil || g.ClientID != docURL || g.ClientName != "Doc client" {
+		t.Fatalf("%+v %v", g, err)
 	}
-	f.Fuzz(func(t *testing.T, raw string) {
-		if checkRedirect(raw) != nil {
-			return
+	if list, _ := List(e.state); len(list) != 1 || list[0].ID != docURL || !list[0].FromMetadata {
+		t.Errorf("list %+v", list)
+	}
+
+	for _, tc := range []struct{ name, doc, id, want string }{
+		{"another client_id", `{"client_id":"https://x.example/c","redirect_uris":["` + redirect + `"]}`, docURL + "?a", "another client_id"},
+		{"redirect not listed", `{"client_id":"SELF","redirect_uris":["http://127.0.0.1:10/other"]}`, docURL + "?b", "return address"},
+		{"secret", `{"client_id":"SELF","client_secret":"x","redirect_uris":["` + redirect + `"]}`, docURL + "?c", "client_secret"},
+		{"no path", `{}`, docs.URL, "path"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc = tc.doc
+			docURL = tc.id
+			resp, body := e.get(AuthorizePath, e.authorizeQuery(tc.id, redirect))
+			if resp.StatusCode != 400 || !strings.Contains(body, tc.want) {
+				t.Fatalf("%d\n%s", resp.StatusCode, body)
+			}
+		})
+	}
+}
+
+func TestMetadataDocumentFetchIsGuarded(t *testing.T) {
+	docs := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Error("the guarded client reached a loopback server")
+	}))
+	t.Cleanup(docs.Close)
+	e := newAS(t)
+	for _, tc := range []struct{ id, want string }{
+		{docs.URL + "/client.json", "private, loopback or reserved"},
+		{"http://example.com/client.json", "must be an https URL"},
+		{"https://u:p@example.com/c.json", "no user name"},
+		{"https://example.com/a/../c.json", ". or .."},
+	} {
+		resp, body := e.get(AuthorizePath, e.authorizeQuery(tc.id, "http://127.0.0.1:9/cb"))
+		if resp.StatusCode != 400 || !strings.Contains(body, tc.want) {
+			t.Errorf("%s: %d\n%s", tc.id, resp.StatusCode, body)
 		}
-		u, err := url.Parse(raw)
-		if err != nil {
-			t.Fatalf("accepted %q, which does not parse", raw)
+	}
+}
+
+func TestPublicAddr(t *testing.T) {
+	for _, tc := range []struct {
+		addr string
+		want bool
+	}{
+		{"93.184.216.34", true}, {"2606:2800:220:1:248:1893:25c8:1946", true},
+		{"127.0.0.1", false}, {"::1", false}, {"10.1.2.3", false}, {"172.16.0.1", false}, {"192.168.1.1", false},
+		{"169.254.169.254", false}, {"fe80::1", false}, {"fc00::1", false}, {"0.0.0.0", false}, {"::", false},
+		{"100.64.0.1", false}, {"::ffff:127.0.0.1", false}, {"::ffff:10.0.0.1", false}, {"64:ff9b::a00:1", false},
+		{"224.0.0.1", false}, {"255.255.255.255", false},
+	} {
+		if got := publicAddr(mustAddr(t, tc.addr)); got != tc.want {
+			t.Errorf("publicAddr(%s) = %v, want %v", tc.addr, got, tc.want)
 		}
-		host := strings.ToLower(u.Hostname())
-		switch scheme := strings.ToLower(u.Scheme); {
-		case scheme == "http" && host != "localhost" && host != "127.0.0.1" && host != "::1":
-			t.Fatalf("accepted plain http to %q", u.Hostname())
-		case scheme == "javascript" || scheme == "data" || scheme == "file" || scheme == "vbscript" || scheme == "":
-			t.Fatalf("accepted %q", raw)
-		case u.Fragment != "":
-			t.Fatalf("accepted a fragment: %q", raw)
+	}
+}
+
+func TestCacheTTL(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		header http.Header
+		want   time.Duration
+	}{
+		{http.Header{"Cache-Control": {"max-age=300"}}, 5 * time.Minute},
+		{http.Header{"Cache-Control": {"public, max-age=999999"}}, docMaxAge},
+		{http.Header{"Cache-Control": {"no-store, max-age=300"}}, 0},
+		{http.Header{"Expires": {now.Add(time.Hour).Format(http.TimeFormat)}}, time.Hour},
+		{http.Header{}, 0},
+	} {
+		if got := cacheTTL(tc.header, now); got != tc.want {
+			t.Errorf("%v: %v, want %v", tc.header, got, tc.want)
 		}
-	})
+	}
 }
