@@ -2,8 +2,9 @@
 # every test (what .ci/run runs). `make help` lists the rest.
 #
 # Everything the tests need is installed here, never assumed: Go modules,
-# the TypeScript SDK for the e2e client (from e2e/ts/package-lock.json),
-# and git and Node.js from Debian's packages when they are missing.
+# the TypeScript SDK for the e2e client and puppeteer-core for the browser
+# test (from e2e/ts/package-lock.json), and git, Node.js and Chromium from
+# Debian's packages when they are missing.
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -53,13 +54,15 @@ test: deps ## everything: go vet, unit tests (race), fuzz seed corpora, e2e
 
 deps: system-deps go-deps $(NPM_STAMP) ## install what the tests need
 
-# git (the vaults are repositories) and Node.js with npm (the TypeScript
-# SDK client) come from Debian's packages when missing.
+# git (the vaults are repositories), Node.js with npm (the TypeScript SDK
+# client) and Chromium (the OAuth sign-in page, driven by puppeteer-core)
+# come from Debian's packages when missing.
 system-deps:
 	@missing=(); \
 	command -v git >/dev/null || missing+=(git); \
 	command -v node >/dev/null || missing+=(nodejs); \
 	command -v npm >/dev/null || missing+=(npm); \
+	[[ -x /usr/bin/chromium ]] || missing+=(chromium); \
 	if (( $${#missing[@]} )); then \
 		if [[ $$(id -u) -ne 0 ]]; then \
 			echo "missing: $${missing[*]}; install them (apt-get install $${missing[*]}) or run make as root" >&2; exit 1; \

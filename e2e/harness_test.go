@@ -319,6 +319,14 @@ type serverConfig struct {
 	// stderrPipe gives the server a pipe for stderr the test can close,
 	// as a client that ends a session does (startProc only).
 	stderrPipe bool
+	// httpAddr is where startHTTP listens; "" is a port the kernel picks.
+	httpAddr string
+}
+
+// withHTTPAddr makes startHTTP listen on addr, so that a restarted server
+// is found where its clients knew it.
+func withHTTPAddr(addr string) serverOption {
+	return func(c *serverConfig) { c.httpAddr = addr }
 }
 
 // serverOption changes how a server is started.
@@ -355,8 +363,8 @@ func withProtocol(version string) serverOption {
 }
 
 // newServerConfig isolates the server from the developer's machine: no
-// VAULTMCP_* or vault variables from the outer environment, config and
-// data folders of its own, and an empty working directory (so no stray
+// VAULTMCP_* or vault variables from the outer environment, config, data
+// and state folders of its own, and an empty working directory (so no stray
 // ./vaultmcp.yaml is read).
 func newServerConfig(t testing.TB, v *testVault, opts []serverOption) serverConfig {
 	t.Helper()
@@ -366,7 +374,7 @@ func newServerConfig(t testing.TB, v *testVault, opts []serverOption) serverConf
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
 		case strings.HasPrefix(k, "VAULTMCP_"), k == "OBSIDIAN_VAULT_PATH", k == "VAULT_PATH",
-			k == "XDG_CONFIG_HOME", k == "XDG_DATA_HOME":
+			k == "XDG_CONFIG_HOME", k == "XDG_DATA_HOME", k == "XDG_STATE_HOME":
 			continue
 		}
 		env = append(env, kv)
@@ -374,6 +382,7 @@ func newServerConfig(t testing.TB, v *testVault, opts []serverOption) serverConf
 	env = append(env,
 		"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
 		"XDG_DATA_HOME="+filepath.Join(home, "data"),
+		"XDG_STATE_HOME="+filepath.Join(home, "state"),
 	)
 	c := serverConfig{args: []string{"serve", "--vault", v.Root}, env: env, dir: home}
 	for _, o := range opts {

@@ -35,7 +35,11 @@ var (
 func startHTTP(t testing.TB, v *testVault, opts ...serverOption) *httpServer {
 	t.Helper()
 	cfg := newServerConfig(t, v, opts)
-	cfg.args = append(cfg.args, "--http=127.0.0.1:0")
+	addr := cfg.httpAddr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	cfg.args = append(cfg.args, "--http="+addr)
 	stderr := &lockedBuffer{}
 	cmd := cfg.command(context.Background(), stderr)
 	if err := cmd.Start(); err != nil {
