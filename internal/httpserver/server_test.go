@@ -38,7 +38,7 @@ import (
 // env is a server over a real vault (index, git history) on a loopback
 // listener, with one credential of each kind.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	root   string
 	url    string
 	srv    *Server
@@ -86,7 +86,7 @@ const password = "correct horse"
 
 type envOption func(*Options)
 
-func newEnv(t *testing.T, opts ...envOption) *env {
+func newEnv(t testing.TB, opts ...envOption) *env {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -179,7 +179,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	return e
 }
 
-func git(t *testing.T, dir string, args ...string) string {
+func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
