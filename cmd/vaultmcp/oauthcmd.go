@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/spf13/pflag"
 
@@ -92,12 +94,13 @@ func oauthList(file string, stdout io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CLIENT\tNAME\tUSER\tSCOPES\tLAST USED\tREDIRECT HOSTS")
 	for _, c := range clients {
-		hosts := strings.Join(c.RedirectHosts, ", ")
+		hosts := printable(strings.Join(c.RedirectHosts, ", "))
+		name := printable(c.Name)
 		if len(c.Grants) == 0 {
-			fmt.Fprintf(tw, "%s\t%s\t-\t-\t%s\t%s\n", c.ID, c.Name, when(c.LastUsed), hosts)
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t%s\t%s\n", printable(c.ID), name, when(c.LastUsed), hosts)
 		}
 		for _, g := range c.Grants {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, c.Name, g.User, strings.Join(g.Scopes, " "), when(g.LastUsed), hosts)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", printable(c.ID), name, printable(g.User), strings.Join(g.Scopes, " "), when(g.LastUsed), hosts)
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -105,6 +108,15 @@ func oauthList(file string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "\n%d client(s), from %s\n", len(clients), file)
 	return nil
+}
+
+// printable shows a name a client chose as text, never as terminal
+// control: anything not plainly visible is quoted with escapes.
+func printable(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsGraphic(r) || r == '\t' }) < 0 {
+		return s
+	}
+	return strconv.QuoteToGraphic(s)
 }
 
 func when(t time.Time) string {

@@ -1,8 +1,10 @@
 package oauth
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
-	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,49 +14,55 @@ import (
 	"time"
 )
 
-// Bounds of what the sign-in keeps in memory between a page and its
-// form, and between a code and its exchange.
+// Bounds of what the sign-in keeps in memory.
 const (
-	maxPages     = 1000
-	maxCodes     = 1000
-	maxAttempts  = 5 // wrong passwords on one page before it must be reloaded from the app
-	maxStateLen  = 2000
-	maxParamLen  = 2000
+	maxCodes    = 1000
+	maxAttempts = 5 // wrong passwords on one page before it must be reloaded from the app
+	maxStateLen = 2000
+	maxParamLen = 2000
+	// maxSpent bounds the pages remembered as used or as failed, until
+	// they expire; only a sign-in, a cancel or a wrong password (each
+	// rate limited per address) adds one.
+	maxSpent     = 10000
 	challengeMin = 43
 	challengeMax = 128
 )
 
-// pendingAuth is an authorization request that was checked and shown as
-// a sign-in page. The form sends back only the page's id and its
-// anti-forgery token: the request itself never travels through the
-// browser again, so it cannot be changed or doubled on the way.
-type pendingAuth struct {
-	id, csrf  string
-	client    *Client
-	redirect  string
-	state     string
-	challenge string
-	// write is whether the client asked for (or by asking nothing,
+// pageRequest is an authorization request that was checked and shown as
+// a sign-in page. It travels in the page's form, signed with the server's
+// key, so showing a page costs the server no memory: anyone may open as
+// many as they like without pushing out another person's. The signature
+// binds the form to the request this server checked: nothing in it can
+// be changed or doubled on the way, and no other page's form can be
+// replayed for it. Each page signs in once.
+type pageRequest struct {
+	Nonce     string `json:"n"`
+	ClientID  string `json:"c"`
+	Redirect  string `json:"r"`
+	State     string `json:"s,omitempty"`
+	Challenge string `json:"p"`
+	// Write is whether the client asked for (or by asking nothing,
 	// accepts) the scope to change the vault.
-	write    bool
-	resource string
-	issuer   string
-	expires  time.Time
-	attempts int
+	Write    bool   `json:"w,omitempty"`
+	Resource string `json:"a"`
+	Issuer   string `json:"i"`
+	Expires  int64  `json:"e"`
 }
 
 // issuedCode is an authorization code waiting for its exchange.
 type issuedCode struct {
-	clientID  string
+	client    *Client // as the sign-in found it
 	redirect  string
 	challenge string
 	user      string
 	scopes    []string
 	resource  string
 	expires   time.Time
-	// grantID is the grant the code was exchanged for: a second exchange
-	// of the same code ends it (RFC 6749 §4.1.2).
-	grantID string
+	// claimed is set by the first exchange; a second exchange sets
+	// reused, and the grant made from the code is ended as soon as it
+	// exists (RFC 6749 §4.1.2).
+	claimed, reused bool
+	grantID         string
 }
 
 // authorize is the authorization endpoint: GET shows the sign-in page for
@@ -120,51 +128,82 @@ func (s *Server) authorizePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_, write := parseScopes(q.Get("scope"))
-	p := &pendingAuth{
-		id: randomToken(18), csrf: randomToken(24), client: c, redirect: redirect, state: q.Get("state"),
-		challenge: challenge, write: write, resource: resource, issuer: issuer, expires: s.now().Add(pageTTL),
+	p := pageRequest{
+		Nonce: randomToken(16), ClientID: c.ID, Redirect: redirect, State: q.Get("state"), Challenge: challenge,
+		Write: write, Resource: resource, Issuer: issuer, Expires: s.now().Add(pageTTL).Unix(),
 	}
-	s.mu.Lock()
-	s.sweep()
-	if len(s.pages) >= maxPages {
-		delete(s.pages, oldestPage(s.pages))
-	}
-	s.pages[p.id] = p
-	s.mu.Unlock()
-	signInPage{pending: p}.render(w, http.StatusOK)
+	signInPage{req: p, client: c, token: s.signPage(p)}.render(w, http.StatusOK)
 }
 
-// sweep forgets expired pages and codes. Called with mu held.
+// pageKey derives the key that signs sign-in pages from a signing key,
+// so a page can never pass for an access token or the other way round.
+func pageKey(k SigningKey) []byte {
+	m := hmac.New(sha256.New, k.Secret)
+	m.Write([]byte("vaultmcp sign-in page"))
+	return m.Sum(nil)
+}
+
+// signPage encodes a page request with its signature.
+func (s *Server) signPage(p pageRequest) string {
+	var key SigningKey
+	s.state.view(func(st *State) { key = st.Keys[0] })
+	payload, _ := json.Marshal(p)
+	body := base64.RawURLEncoding.EncodeToString(payload)
+	m := hmac.New(sha256.New, pageKey(key))
+	m.Write([]byte(body))
+	return body + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// openPage checks a form's page token: signed by one of our keys, and
+// not expired.
+func (s *Server) openPage(tok string) (pageRequest, error) {
+	body, sig, ok := strings.Cut(tok, ".")
+	mac, err := base64.RawURLEncoding.DecodeString(sig)
+	if !ok || err != nil {
+		return pageRequest{}, errors.New("the form was not made by this server")
+	}
+	var keys []SigningKey
+	s.state.view(func(st *State) { keys = st.Keys })
+	valid := false
+	for _, k := range keys {
+		m := hmac.New(sha256.New, pageKey(k))
+		m.Write([]byte(body))
+		valid = valid || hmac.Equal(m.Sum(nil), mac)
+	}
+	if !valid {
+		return pageRequest{}, errors.New("the form was not made by this server")
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(body)
+	var p pageRequest
+	if err != nil || json.Unmarshal(raw, &p) != nil {
+		return pageRequest{}, errors.New("the form was not made by this server")
+	}
+	if s.now().Unix() > p.Expires {
+		return pageRequest{}, errors.New("the sign-in page has expired")
+	}
+	return p, nil
+}
+
+// sweep forgets expired codes and spent pages. Called with mu held.
 func (s *Server) sweep() {
 	now := s.now()
-	for id, p := range s.pages {
-		if now.After(p.expires) {
-			delete(s.pages, id)
-		}
-	}
 	for h, c := range s.codes {
 		if now.After(c.expires) {
 			delete(s.codes, h)
 		}
 	}
-}
-
-func oldestPage(pages map[string]*pendingAuth) string {
-	var id string
-	var at time.Time
-	for k, p := range pages {
-		if id == "" || p.expires.Before(at) {
-			id, at = k, p.expires
+	for n, exp := range s.spent {
+		if now.Unix() > exp {
+			delete(s.spent, n)
+			delete(s.attempts, n)
 		}
 	}
-	return id
 }
 
 // signIn is the sign-in form: a configured user's password, and the
-// access they allow. The form is trusted by its anti-forgery token, which
-// only the page this server rendered for this request holds, and not by
-// the Origin header, which browsers send as "null" under the page's
-// no-referrer policy.
+// access they allow. The form is trusted by its signed page token, which
+// only a page this server rendered holds, and not by the Origin header,
+// which browsers send as "null" under the page's no-referrer policy.
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	if err := r.ParseForm(); err != nil {
@@ -172,26 +211,28 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := r.PostForm
-	s.mu.Lock()
-	p := s.pages[f.Get("page")]
-	if p != nil && s.now().After(p.expires) {
-		delete(s.pages, p.id)
-		p = nil
-	}
-	s.mu.Unlock()
-	if p == nil {
-		errorPage(w, http.StatusBadRequest, "This sign-in page has expired or was already used. Start connecting again from the application.", "")
+	p, err := s.openPage(f.Get("request"))
+	if err != nil {
+		errorPage(w, http.StatusForbidden, "The sign-in form could not be used: "+err.Error()+". Start connecting again from the application.", "")
 		return
 	}
-	if subtle.ConstantTimeCompare([]byte(f.Get("csrf")), []byte(p.csrf)) != 1 {
-		errorPage(w, http.StatusForbidden, "The sign-in form could not be verified (it did not come from the page this server showed). Start connecting again from the application.", "")
+	s.mu.Lock()
+	_, used := s.spent[p.Nonce]
+	s.mu.Unlock()
+	if used {
+		errorPage(w, http.StatusBadRequest, "This sign-in page was already used. Start connecting again from the application.", "")
+		return
+	}
+	c, err := s.lookupClient(r, p.ClientID)
+	if err != nil || !slices.Contains(c.RedirectURIs, p.Redirect) {
+		errorPage(w, http.StatusBadRequest, "The application is no longer registered here with this return address. Start connecting again from the application.", "")
 		return
 	}
 	if f.Get("action") == "deny" {
-		s.dropPage(p.id)
-		audited(r, "oauth-client:"+p.client.ID, "oauth.denied", p.client.ID)
-		http.Redirect(w, r, withParams(p.redirect, url.Values{
-			"error": {"access_denied"}, "error_description": {"the user did not allow access"}, "state": {p.state}, "iss": {p.issuer},
+		s.spend(p)
+		audited(r, "oauth-client:"+c.ID, "oauth.denied", c.ID)
+		http.Redirect(w, r, withParams(p.Redirect, url.Values{
+			"error": {"access_denied"}, "error_description": {"the user did not allow access"}, "state": {p.State}, "iss": {p.Issuer},
 		}), http.StatusSeeOther)
 		return
 	}
@@ -202,34 +243,49 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	if len(user) > maxNameLen {
 		user = user[:maxNameLen]
 	}
+	if wait := s.backoff.wait(user, s.now()); wait > 0 {
+		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
+		signInPage{req: p, client: c, token: f.Get("request"), user: user,
+			message: fmt.Sprintf("Too many wrong passwords for this user. Try again in %s.", wait.Round(time.Second))}.render(w, http.StatusTooManyRequests)
+		return
+	}
 	if !s.opts.Auth.CheckPassword(user, f.Get("password")) {
+		s.backoff.failed(user, s.now())
 		s.mu.Lock()
-		p.attempts++
-		spent := p.attempts >= maxAttempts
-		if spent {
-			delete(s.pages, p.id)
-		}
+		s.attempts[p.Nonce]++
+		spent := s.attempts[p.Nonce] >= maxAttempts
 		s.mu.Unlock()
-		audited(r, "oauth-sign-in:"+user, "oauth.sign_in_failed", p.client.ID)
+		// A name that is no user may be a password typed in the wrong
+		// field: the log does not keep it.
+		who := "unknown user"
+		if _, ok := s.opts.Auth.UserScope(user); ok {
+			who = user
+		}
+		audited(r, "oauth-sign-in:"+who, "oauth.sign_in_failed", c.ID)
 		if spent {
+			s.spend(p)
 			errorPage(w, http.StatusForbidden, "Too many wrong attempts on this page. Start connecting again from the application.", "")
 			return
 		}
-		signInPage{pending: p, user: user, failed: true}.render(w, http.StatusOK)
+		signInPage{req: p, client: c, token: f.Get("request"), user: user, message: "The user name or password is not right."}.render(w, http.StatusOK)
 		return
 	}
+	s.backoff.succeeded(user)
 	scope, _ := s.opts.Auth.UserScope(user)
-	write := p.write && !scope.ReadOnly() && f.Get("access") != "read"
+	write := p.Write && !scope.ReadOnly() && f.Get("access") != "read"
 	scopes := []string{ScopeRead}
 	if write {
 		scopes = append(scopes, ScopeWrite)
 	}
 	scopes = append(scopes, OfflineAccess)
 
+	if !s.spend(p) {
+		errorPage(w, http.StatusBadRequest, "This sign-in page was already used. Start connecting again from the application.", "")
+		return
+	}
 	code := randomToken(32)
 	sum := sha256.Sum256([]byte(code))
 	s.mu.Lock()
-	delete(s.pages, p.id)
 	s.sweep()
 	if len(s.codes) >= maxCodes {
 		s.mu.Unlock()
@@ -237,23 +293,48 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.codes[string(sum[:])] = &issuedCode{
-		clientID: p.client.ID, redirect: p.redirect, challenge: p.challenge, user: user,
-		scopes: scopes, resource: p.resource, expires: s.now().Add(codeTTL),
+		client: c, redirect: p.Redirect, challenge: p.Challenge, user: user,
+		scopes: scopes, resource: p.Resource, expires: s.now().Add(codeTTL),
 	}
 	s.mu.Unlock()
-	audited(r, "user:"+user, "oauth.sign_in", p.client.ID)
-	http.Redirect(w, r, withParams(p.redirect, url.Values{"code": {code}, "state": {p.state}, "iss": {p.issuer}}), http.StatusSeeOther)
+	audited(r, "user:"+user, "oauth.sign_in", c.ID)
+	http.Redirect(w, r, withParams(p.Redirect, url.Values{"code": {code}, "state": {p.State}, "iss": {p.Issuer}}), http.StatusSeeOther)
 }
 
-func (s *Server) dropPage(id string) {
+// spend marks a page used, until it expires; it reports false when it
+// already was (two submissions of one page racing).
+func (s *Server) spend(p pageRequest) bool {
 	s.mu.Lock()
-	delete(s.pages, id)
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	if _, used := s.spent[p.Nonce]; used {
+		return false
+	}
+	if len(s.spent) >= maxSpent {
+		s.sweep()
+	}
+	if len(s.spent) >= maxSpent {
+		// Only sign-ins and wrong passwords, rate limited, fill it:
+		// forgetting the oldest lets a page of a minute ago be tried
+		// again, with its password, no more.
+		delete(s.spent, oldestSpent(s.spent))
+	}
+	s.spent[p.Nonce] = p.Expires
+	return true
 }
 
-// takeCode removes a code and returns it; a code presented again finds
-// the grant it was exchanged for, which the caller ends.
-func (s *Server) takeCode(code string) (*issuedCode, error) {
+func oldestSpent(m map[string]int64) string {
+	var id string
+	var at int64
+	for k, exp := range m {
+		if id == "" || exp < at {
+			id, at = k, exp
+		}
+	}
+	return id
+}
+
+// findCode returns the code waiting for an exchange by client.
+func (s *Server) findCode(code string, client string) (*issuedCode, error) {
 	sum := sha256.Sum256([]byte(code))
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -261,10 +342,24 @@ func (s *Server) takeCode(code string) (*issuedCode, error) {
 	if c == nil || s.now().After(c.expires) {
 		return nil, errors.New("the authorization code is invalid or expired")
 	}
-	if c.grantID != "" {
-		return c, errCodeReused
+	if c.client.ID != client {
+		return nil, errors.New("the authorization code was issued to another client")
 	}
 	return c, nil
+}
+
+// claimCode takes a checked code for an exchange. A code its client
+// presents again, with the right verifier, is marked reused: the grant
+// made from it is ended, now or as soon as the first exchange saved it.
+func (s *Server) claimCode(c *issuedCode) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.claimed {
+		c.reused = true
+		return errCodeReused
+	}
+	c.claimed = true
+	return nil
 }
 
 var errCodeReused = errors.New("the authorization code was already used; the grant made from it is revoked")

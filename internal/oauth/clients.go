@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -21,6 +22,8 @@ const (
 	maxRedirectURIs = 10
 	maxURILen       = 2000
 	maxListLen      = 10
+	// maxMetadataBytes bounds what one client adds to the state file.
+	maxMetadataBytes = 8 << 10
 )
 
 // registration is an RFC 7591 client registration request and response,
@@ -63,6 +66,18 @@ func badRedirect(format string, args ...any) error {
 func (reg *registration) check(schemes []string, confidentialOK bool) (method, appType string, err error) {
 	if utf8.RuneCountInString(reg.ClientName) > maxNameLen {
 		return "", "", badMetadata("client_name is longer than %d characters", maxNameLen)
+	}
+	if !utf8.ValidString(reg.ClientName) || strings.IndexFunc(reg.ClientName, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) >= 0 {
+		// A name is shown on the sign-in page and in a terminal by
+		// `vaultmcp oauth list`: no escape sequences, no bidi overrides.
+		return "", "", badMetadata("client_name must be plain text, without control or formatting characters")
+	}
+	size := len(reg.ClientName) + len(reg.ClientURI) + len(reg.Scope)
+	for _, u := range reg.RedirectURIs {
+		size += len(u)
+	}
+	if size > maxMetadataBytes {
+		return "", "", badMetadata("the client's names and addresses add up to more than %d bytes", maxMetadataBytes)
 	}
 	if len(reg.ClientURI) > maxURILen {
 		return "", "", badMetadata("client_uri is longer than %d characters", maxURILen)
@@ -142,6 +157,9 @@ func (reg *registration) check(schemes []string, confidentialOK bool) (method, a
 func checkRedirect(raw, appType string, schemes []string) error {
 	if len(raw) > maxURILen {
 		return badRedirect("a redirect URI is longer than %d characters", maxURILen)
+	}
+	if i := strings.IndexFunc(raw, func(r rune) bool { return r <= ' ' || r >= 0x7f || strings.ContainsRune("\"<>\\^`{|}", r) }); i >= 0 {
+		return badRedirect("redirect URI %q holds a character a URI may not (RFC 3986): percent-encode it", truncate(raw, 100))
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" || !u.IsAbs() {
@@ -273,7 +291,15 @@ func (s *Server) lookupClient(r *http.Request, id string) (*Client, error) {
 				return nil, errors.New("too many new clients from this address; try again in a minute")
 			}
 		}
-		return s.docs.client(r.Context(), id, s.opts.RedirectSchemes)
+		c, err := s.docs.client(r.Context(), id, s.opts.RedirectSchemes)
+		var fe *fetchError
+		if errors.As(err, &fe) {
+			// How a fetch failed (refused, timed out, which address a
+			// name has) says things about this server's network: the
+			// caller learns only that it failed.
+			s.log.Info("oauth: client metadata document", "client_id", truncate(id, 200), "err", fe.cause)
+		}
+		return c, err
 	}
 	var c *Client
 	s.state.view(func(st *State) {

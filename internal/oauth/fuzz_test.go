@@ -112,7 +112,7 @@ func FuzzAuthorizeQuery(f *testing.F) {
 func FuzzSignInForm(f *testing.F) {
 	e := newASForFuzz(f)
 	id, redirect := e.client()
-	f.Add("page=x&csrf=y&username=alice&password=pw")
+	f.Add("request=x.y&username=alice&password=pw")
 	f.Add("username=alice&password=pw&action=deny")
 	f.Add("%zz")
 	f.Fuzz(func(t *testing.T, form string) {
@@ -128,7 +128,7 @@ func FuzzSignInForm(f *testing.F) {
 		}
 		if rec.Code == http.StatusSeeOther {
 			parsed, _ := url.ParseQuery(form)
-			if parsed.Get("page") != page.Get("page") {
+			if parsed.Get("request") != page.Get("request") {
 				t.Fatalf("signed in without the page's token: %q", form)
 			}
 		}

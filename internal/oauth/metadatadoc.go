@@ -108,6 +108,8 @@ var reserved = []netip.Prefix{
 	netip.MustParsePrefix("64:ff9b:1::/48"),
 	netip.MustParsePrefix("2001:db8::/32"),
 	netip.MustParsePrefix("2002::/16"), // 6to4, likewise
+	netip.MustParsePrefix("2001::/32"), // Teredo
+	netip.MustParsePrefix("fec0::/10"), // site-local, deprecated but routed by some
 }
 
 // publicAddr reports whether a is a public unicast address.
@@ -199,7 +201,7 @@ func (d *metadataDocs) fetch(ctx context.Context, id string, schemes []string) (
 	req.Header.Set("Accept", "application/json")
 	resp, err := d.httpc.Do(req)
 	if err != nil {
-		return nil, 0, fmt.Errorf("could not be fetched: %w", err)
+		return nil, 0, &fetchError{err}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -207,7 +209,7 @@ func (d *metadataDocs) fetch(ctx context.Context, id string, schemes []string) (
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, docMaxBytes+1))
 	if err != nil {
-		return nil, 0, fmt.Errorf("could not be read: %w", err)
+		return nil, 0, &fetchError{err}
 	}
 	if len(body) > docMaxBytes {
 		return nil, 0, fmt.Errorf("is larger than %d bytes", docMaxBytes)
@@ -233,6 +235,12 @@ func (d *metadataDocs) fetch(ctx context.Context, id string, schemes []string) (
 	}
 	return c, cacheTTL(resp.Header, now), nil
 }
+
+// fetchError is a metadata document that could not be fetched; the
+// cause is for the server's log only.
+type fetchError struct{ cause error }
+
+func (e *fetchError) Error() string { return "could not be fetched" }
 
 // cacheTTL is how long an answer may be reused by its caching headers:
 // Cache-Control max-age, else Expires; never past docMaxAge, and not at

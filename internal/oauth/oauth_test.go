@@ -142,7 +142,7 @@ func (e *asEnv) get(path string, q url.Values) (*http.Response, string) {
 	return resp, string(body)
 }
 
-var hiddenField = regexp.MustCompile(`name="(page|csrf)" value="([^"]+)"`)
+var hiddenField = regexp.MustCompile(`name="(request)" value="([^"]+)"`)
 
 // page opens the sign-in page and returns its form's hidden fields.
 func (e *asEnv) page(q url.Values) url.Values {
@@ -155,7 +155,7 @@ func (e *asEnv) page(q url.Values) url.Values {
 	for _, m := range hiddenField.FindAllStringSubmatch(body, -1) {
 		f.Set(m[1], m[2])
 	}
-	if f.Get("page") == "" || f.Get("csrf") == "" {
+	if f.Get("request") == "" {
 		e.t.Fatalf("sign-in page without its hidden fields:\n%s", body)
 	}
 	return f
@@ -342,7 +342,12 @@ func TestRefreshRotationAndReuse(t *testing.T) {
 	if _, err := e.verify(second["access_token"].(string)); err != nil {
 		t.Fatalf("refreshed token: %v", err)
 	}
-	// The replaced refresh token, presented again, ends the grant.
+	// A retry within a minute (the answer was lost) gets the same answer.
+	if status, again := e.refresh(id, first["refresh_token"].(string)); status != 200 || again["refresh_token"] != second["refresh_token"] {
+		t.Fatalf("retried refresh: %d %v", status, again)
+	}
+	// Later, the replaced refresh token presented again ends the grant.
+	e.clock.advance(refreshGraceTTL + time.Second)
 	if status, m := e.refresh(id, first["refresh_token"].(string)); status != 400 || m["error"] != "invalid_grant" {
 		t.Fatalf("reuse: %d %v", status, m)
 	}
@@ -429,9 +434,14 @@ func TestSignInForm(t *testing.T) {
 		edit   func(url.Values)
 		status int
 	}{
-		{"forged token", func(f url.Values) { f.Set("csrf", "x") }, 403},
-		{"no token", func(f url.Values) { f.Del("csrf") }, 403},
-		{"unknown page", func(f url.Values) { f.Set("page", "x") }, 400},
+		{"forged request", func(f url.Values) { f.Set("request", f.Get("request")[:20]+"x"+f.Get("request")[21:]) }, 403},
+		{"no request", func(f url.Values) { f.Del("request") }, 403},
+		{"changed request", func(f url.Values) {
+			body, sig, _ := strings.Cut(f.Get("request"), ".")
+			raw, _ := base64.RawURLEncoding.DecodeString(body)
+			raw = []byte(strings.Replace(string(raw), `"w":true`, `"w":false`, 1))
+			f.Set("request", base64.RawURLEncoding.EncodeToString(raw)+"."+sig)
+		}, 403},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := cloneValues(f)
@@ -640,12 +650,32 @@ func TestClientsExpireAndEvict(t *testing.T) {
 			t.Error("a client unused for 30 days is still registered")
 		}
 	})
-	// A full store evicts the least recently used, never refuses.
+	// Clients that hold no grant have a quota of their own: a flood of
+	// registrations pushes out only registrations.
 	base := e.clock.now()
 	err := e.srv.state.update(func(st *State) error {
+		for i := range maxIdleClients + 50 {
+			id := fmt.Sprintf("idle%04d", i)
+			st.Clients[id] = &Client{ID: id, LastUsed: base.Add(time.Duration(i) * time.Second)}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv.state.view(func(st *State) {
+		if len(st.Clients) != maxIdleClients || st.Clients["idle0000"] != nil || st.Clients[fmt.Sprintf("idle%04d", maxIdleClients+49)] == nil {
+			t.Errorf("%d idle clients kept", len(st.Clients))
+		}
+	})
+	// A full store of signed-in clients evicts the least recently used,
+	// never refuses a new one.
+	err = e.srv.state.update(func(st *State) error {
 		for i := range maxClients + 5 {
 			id := fmt.Sprintf("c%04d", i)
-			st.Clients[id] = &Client{ID: id, LastUsed: base.Add(time.Duration(i) * time.Second)}
+			at := base.Add(time.Duration(i) * time.Second)
+			st.Clients[id] = &Client{ID: id, LastUsed: at}
+			st.Grants["g"+id] = &Grant{ID: "g" + id, ClientID: id, User: "alice", LastUsed: at, AccessExpires: base.Add(time.Hour)}
 		}
 		return nil
 	})
@@ -656,7 +686,7 @@ func TestClientsExpireAndEvict(t *testing.T) {
 		t.Fatalf("registration when full: %d %v", status, m)
 	}
 	e.srv.state.view(func(st *State) {
-		if len(st.Clients) != maxClients || st.Clients["c0000"] != nil || st.Clients[fmt.Sprintf("c%04d", maxClients+4)] == nil {
+		if len(st.Clients) > maxClients || st.Clients["c0000"] != nil || st.Grants["gc0000"] != nil || st.Clients[fmt.Sprintf("c%04d", maxClients+4)] == nil {
 			t.Errorf("%d clients; the oldest kept: %v", len(st.Clients), st.Clients["c0000"] != nil)
 		}
 	})
@@ -728,7 +758,7 @@ func TestMetadataDocumentFetchIsGuarded(t *testing.T) {
 	t.Cleanup(docs.Close)
 	e := newAS(t)
 	for _, tc := range []struct{ id, want string }{
-		{docs.URL + "/client.json", "private, loopback or reserved"},
+		{docs.URL + "/client.json", "could not be fetched"},
 		{"http://example.com/client.json", "must be an https URL"},
 		{"https://u:p@example.com/c.json", "no user name"},
 		{"https://example.com/a/../c.json", ". or .."},
@@ -772,5 +802,138 @@ func TestCacheTTL(t *testing.T) {
 		if got := cacheTTL(tc.header, now); got != tc.want {
 			t.Errorf("%v: %v, want %v", tc.header, got, tc.want)
 		}
+	}
+}
+
+func TestStateThatCannotBeReadTrustsNoGrant(t *testing.T) {
+	e := newAS(t)
+	id, redirect := e.client()
+	m := e.grant(id, redirect, "write")
+	raw, _ := os.ReadFile(e.state)
+	// A newer format (or a hand edit gone wrong) after a revocation: no
+	// grant passes until the file reads again.
+	if _, err := RevokeClient(e.state, id); err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(raw), `"version":1`, `"version":2`, 1)
+	if err := os.WriteFile(e.state, []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.advance(stateCheckEvery)
+	if _, err := e.verify(m["access_token"].(string)); err == nil {
+		t.Error("a token was accepted while the state file could not be read")
+	}
+	// Moved away while running: everyone is signed out, for good.
+	if err := os.Remove(e.state); err != nil {
+		t.Fatal(err)
+	}
+	id2, _ := e.client()
+	m2 := e.grant(id2, redirect, "write")
+	if err := os.Remove(e.state); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.advance(stateCheckEvery)
+	if _, err := e.verify(m2["access_token"].(string)); err == nil {
+		t.Error("a token was accepted after the state file was moved away")
+	}
+	if status, _ := e.refresh(id2, m2["refresh_token"].(string)); status == 200 {
+		t.Error("a refresh worked after the state file was moved away")
+	}
+}
+
+func TestStateFileMustBeOurs(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.json")
+	if err := os.WriteFile(real, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "oauth.json")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openStore(link, nil); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("a state file that is a link: %v", err)
+	}
+	open := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(open, 0o777)
+	if _, err := openStore(filepath.Join(open, "oauth.json"), nil); err == nil || !strings.Contains(err.Error(), "other users") {
+		t.Errorf("a state folder anyone may write: %v", err)
+	}
+}
+
+func TestRegistrationKeepsTheStateSmall(t *testing.T) {
+	e := newAS(t)
+	for _, body := range []string{
+		`{"redirect_uris":["https://a.example/<<<<"]}`,
+		`{"redirect_uris":["https://a.example/cb"],"client_name":"Claude\u001b[2K\r\u001b]52;c;ZWNobw==\u0007"}`,
+		`{"redirect_uris":["https://a.example/cb"],"client_name":"evil\u202e"}`,
+		`{"redirect_uris":["https://a.example/a b"]}`,
+	} {
+		if status, m := e.register(body); status != 400 {
+			t.Errorf("%s: %d %v", body, status, m)
+		}
+	}
+	status, _ := e.register(`{"redirect_uris":["https://a.example/cb?a=1&b=2"],"client_name":"A & B"}`)
+	if status != 201 {
+		t.Fatal(status)
+	}
+	raw, _ := os.ReadFile(e.state)
+	if strings.Contains(string(raw), `\u0026`) {
+		t.Error("the state file escapes & as \\u0026, six bytes for one")
+	}
+}
+
+func TestTheReturnAddressIsShownWhole(t *testing.T) {
+	e := newAS(t)
+	status, m := e.register(`{"redirect_uris":["com.attacker://claude.ai/api/mcp/auth_callback"],"client_name":"Claude"}`)
+	if status != 201 {
+		t.Fatal(m)
+	}
+	resp, body := e.get(AuthorizePath, e.authorizeQuery(m["client_id"].(string), "com.attacker://claude.ai/api/mcp/auth_callback"))
+	if resp.StatusCode != 200 || strings.Contains(body, "<strong>claude.ai</strong>") || !strings.Contains(body, "opens com.attacker: links") {
+		t.Fatalf("%d\n%s", resp.StatusCode, body)
+	}
+}
+
+func TestARemovedUserLosesTheGrant(t *testing.T) {
+	e := newAS(t)
+	id, redirect := e.client()
+	m := e.grant(id, redirect, "write")
+	// The server restarts with alice taken out of the configuration.
+	authn, err := auth.New(auth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.authn, e.opts.Auth = authn, authn
+	e.start()
+	if status, _ := e.refresh(id, m["refresh_token"].(string)); status == 200 {
+		t.Error("a removed user's grant refreshed")
+	}
+	if list, _ := List(e.state); len(list) == 1 && len(list[0].Grants) != 0 {
+		t.Errorf("the removed user's grant is still listed: %+v", list[0].Grants)
+	}
+}
+
+func TestUserBackoff(t *testing.T) {
+	e := newAS(t)
+	id, redirect := e.client()
+	var status int
+	for range backoffFree + 1 {
+		f := e.page(e.authorizeQuery(id, redirect))
+		f.Set("username", "alice")
+		f.Set("password", "wrong")
+		resp, _ := e.post(AuthorizePath, f)
+		status = resp.StatusCode
+	}
+	if status != http.StatusTooManyRequests {
+		t.Fatalf("after %d wrong passwords from fresh pages: %d, want 429", backoffFree+1, status)
+	}
+	e.clock.advance(backoffMax)
+	q := e.signIn(e.page(e.authorizeQuery(id, redirect)), "alice", "pw", "write")
+	if q.Get("code") == "" {
+		t.Fatal("no sign-in once the wait was over")
 	}
 }

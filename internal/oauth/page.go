@@ -10,9 +10,11 @@ import (
 
 // signInPage is the page a person signs in on.
 type signInPage struct {
-	pending *pendingAuth
+	req     pageRequest
+	client  *Client
+	token   string // the signed request the form sends back
 	user    string
-	failed  bool
+	message string // why the page is shown again
 }
 
 // pageHeaders are set on every page this package shows: nothing loads
@@ -43,23 +45,43 @@ func redirectSource(redirect string) string {
 	if u.Host == "" {
 		return u.Scheme + ":"
 	}
+	if strings.Contains(u.Host, "[") {
+		// CSP has no syntax for an IPv6 literal: allow the scheme (the
+		// address is a registered loopback one).
+		return u.Scheme + ":"
+	}
 	return u.Scheme + "://" + u.Host
 }
 
+// returnTo says where the person returns after signing in, as the page
+// shows it: the host of an https address; for anything else the whole
+// address, since the host part of a private-use URI
+// (com.app://claude.ai/…) names nothing the person can trust.
+func returnTo(redirect string) template.HTML {
+	u, err := url.Parse(redirect)
+	if err == nil && u.Scheme == "https" {
+		return template.HTML("<strong>" + template.HTMLEscapeString(u.Host) + "</strong>")
+	}
+	what := "an application on this computer"
+	if err == nil && u.Scheme != "http" {
+		what = "the application that opens " + template.HTMLEscapeString(u.Scheme) + ": links"
+	}
+	return template.HTML(what + " (<code>" + template.HTMLEscapeString(truncate(redirect, 120)) + "</code>)")
+}
+
 func (p signInPage) render(w http.ResponseWriter, status int) {
-	pageHeaders(w, redirectSource(p.pending.redirect))
+	pageHeaders(w, redirectSource(p.req.Redirect))
 	w.WriteHeader(status)
-	c := p.pending.client
+	c := p.client
 	data := map[string]any{
 		"Client":       c.displayName(),
 		"FromMetadata": c.FromMetadata,
 		"ClientHost":   hostOf(c.ID),
-		"Return":       hostOf(p.pending.redirect),
-		"Write":        p.pending.write,
+		"Return":       returnTo(p.req.Redirect),
+		"Write":        p.req.Write,
 		"User":         p.user,
-		"Failed":       p.failed,
-		"Page":         p.pending.id,
-		"CSRF":         p.pending.csrf,
+		"Message":      p.message,
+		"Request":      p.token,
 	}
 	_ = templates().ExecuteTemplate(w, "signin", data)
 }
@@ -105,11 +127,10 @@ fieldset{border:1px solid #ccc;margin:1rem 0;padding:.5rem .8rem}fieldset label{
 <h1>Sign in to your vault</h1>
 <p><strong>{{.Client}}</strong> asks to use your Obsidian vault through vaultmcp.</p>
 <p class="small">{{if .FromMetadata}}The application is identified by {{.ClientHost}}.{{else}}The application gave this name itself.{{end}}
-After you sign in you return to <strong>{{.Return}}</strong>. It gets at most what your account may see and change.</p>
-{{if .Failed}}<p class="error" role="alert">The user name or password is not right.</p>{{end}}
+After you sign in you return to {{.Return}}. It gets at most what your account may see and change.</p>
+{{if .Message}}<p class="error" role="alert">{{.Message}}</p>{{end}}
 <form method="post" action="">
-<input type="hidden" name="page" value="{{.Page}}">
-<input type="hidden" name="csrf" value="{{.CSRF}}">
+<input type="hidden" name="request" value="{{.Request}}">
 <label for="username">User name</label><input type="text" id="username" name="username" value="{{.User}}" autocomplete="username" required autofocus>
 <label for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password" required>
 {{if .Write}}<fieldset><legend>Access for this application</legend>

@@ -102,11 +102,19 @@ type Server struct {
 	docs  *metadataDocs
 	mux   *http.ServeMux
 
+	backoff *backoff
+
 	mu        sync.Mutex
-	pages     map[string]*pendingAuth // by page id
-	codes     map[string]*issuedCode  // by the code's hash
-	lastCheck time.Time               // of the state file
-	touching  bool                    // a last-used write is under way
+	codes     map[string]*issuedCode // by the code's hash
+	spent     map[string]int64       // pages used, by nonce, until they expire
+	attempts  map[string]int         // wrong passwords, by page nonce
+	lastCheck time.Time              // of the state file
+	touching  bool                   // a last-used write is under way
+
+	// refreshMu makes refreshes one at a time, so that a retried refresh
+	// finds the answer its first try got (recent).
+	refreshMu sync.Mutex
+	recent    map[[32]byte]recentRefresh
 }
 
 var _ auth.Verifier = (*Server)(nil)
@@ -155,9 +163,21 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{
 		opts: opts, log: opts.Logger, now: opts.Now, state: st,
-		pages: map[string]*pendingAuth{}, codes: map[string]*issuedCode{},
+		codes: map[string]*issuedCode{}, spent: map[string]int64{}, attempts: map[string]int{},
+		recent: map[[32]byte]recentRefresh{}, backoff: newBackoff(),
 	}
 	s.docs = newMetadataDocs(opts.MetadataClient, opts.AllowPrivateClientMetadata, opts.Now)
+	// A user taken out of the configuration takes their grants along.
+	if err := st.update(func(state *State) error {
+		for id, g := range state.Grants {
+			if _, ok := opts.Auth.UserScope(g.User); !ok {
+				delete(state.Grants, id)
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
 	s.lastCheck = s.now()
 
 	mux := http.NewServeMux()
@@ -254,5 +274,8 @@ func audited(r *http.Request, identity, event, client string) {
 // grant; see token.go for what a token holds.
 func (s *Server) VerifyAccessToken(ctx context.Context, raw string) (auth.Grant, error) {
 	s.checkState()
+	if err := s.state.failing(); err != nil {
+		return auth.Grant{}, fmt.Errorf("oauth: no grant is trusted while the state file cannot be read: %w", err)
+	}
 	return s.verify(ctx, raw)
 }

@@ -29,6 +29,9 @@ const (
 	// maxClients is how many clients are kept; a new one past that
 	// evicts the one least recently used.
 	maxClients = 1000
+	// maxIdleClients is how many of them may hold no grant (registered,
+	// never signed in, or signed out).
+	maxIdleClients = 100
 	// maxGrants is how many grants are kept; a new one past that ends
 	// the one least recently used.
 	maxGrants = 5000
@@ -119,6 +122,10 @@ type store struct {
 	st    *State
 	raw   []byte // the file's contents st was read from or written as
 	stamp stamp  // the file's identity when raw was read or written
+	// broken is why the file, changed since it was last read, cannot be
+	// read now: until it can, no grant is trusted (a revocation written
+	// to it must not be missed).
+	broken error
 
 	// byRefresh finds a grant by a refresh token's hash, live or rotated.
 	byRefresh map[[sha256.Size]byte]string
@@ -143,8 +150,19 @@ func openStore(path string, now func() time.Time) (*store, error) {
 	if now == nil {
 		now = time.Now
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("oauth state %s: %w", path, err)
+	}
+	if err := checkFolder(dir); err != nil {
+		return nil, fmt.Errorf("oauth state %s: %w", path, err)
+	}
+	// A write cut short by a crash leaves its temporary file, which
+	// holds the signing key.
+	if left, err := filepath.Glob(filepath.Join(dir, "."+filepath.Base(path)+".tmp-*")); err == nil {
+		for _, f := range left {
+			os.Remove(f)
+		}
 	}
 	s := &store{path: path, now: now}
 	if err := s.update(func(*State) error { return nil }); err != nil {
@@ -195,14 +213,15 @@ func newSigningKey(now time.Time) (SigningKey, error) {
 
 // load makes st the file's contents if the file changed since it was
 // last seen. Called with mu held.
-func (s *store) load() error {
-	fi, err := os.Stat(s.path)
+func (s *store) load() (err error) {
+	defer func() { s.broken = err }()
+	fi, err := os.Lstat(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		if s.st != nil {
-			// Removed while we run (by hand, to start over): what we hold
-			// is written back by the next change.
-			return nil
+		if s.st != nil && s.raw == nil {
+			return nil // a new state not written yet
 		}
+		// None yet, or moved away while we run to sign everyone out:
+		// a new state, with a new key, so no earlier token passes.
 		st, err := newState(s.now())
 		if err != nil {
 			return err
@@ -212,6 +231,12 @@ func (s *store) load() error {
 	}
 	if err != nil {
 		return fmt.Errorf("oauth state: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("oauth state %s is not a regular file (%v); it must be a file of its own", s.path, fi.Mode().Type())
+	}
+	if !ownedByUs(fi) {
+		return fmt.Errorf("oauth state %s belongs to another user: a file someone else can replace could hold their signing key", s.path)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		// It holds the signing keys: a file others can read would let
@@ -252,11 +277,32 @@ func (s *store) setState(st *State, raw []byte, sp stamp) {
 }
 
 // refresh picks up changes another process made to the file. A file
-// that became unreadable is reported and the state held is kept.
+// that became unreadable is reported, and trusted no more (failing)
+// until it reads again.
 func (s *store) refresh() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.load()
+}
+
+// failing is why the state cannot be trusted now; nil when it can.
+func (s *store) failing() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.broken
+}
+
+// checkFolder refuses a state folder others may write to: they could
+// swap the file for one holding their own signing key.
+func checkFolder(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if runtimeChecksModes && fi.Mode().Perm()&0o022 != 0 && fi.Mode()&os.ModeSticky == 0 {
+		return fmt.Errorf("the folder %s may be written by other users (mode %v): keep the state in a folder only the server's user can write", dir, fi.Mode().Perm())
+	}
+	return nil
 }
 
 // view calls fn with the state, read-only.
@@ -272,7 +318,7 @@ func (s *store) view(fn func(*State)) {
 func (s *store) update(fn func(*State) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	lock, err := os.OpenFile(s.path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	lock, err := os.OpenFile(s.path+".lock", os.O_RDWR|os.O_CREATE|noFollow, 0o600)
 	if err != nil {
 		return fmt.Errorf("oauth state lock: %w", err)
 	}
@@ -299,12 +345,14 @@ func (s *store) update(fn func(*State) error) error {
 		return err
 	}
 	s.prune()
-	raw, err := json.MarshalIndent(s.st, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s.st); err != nil {
 		restore()
 		return fmt.Errorf("oauth state: %w", err)
 	}
-	raw = append(raw, '\n')
+	raw := buf.Bytes()
 	if bytes.Equal(raw, before) {
 		return nil
 	}
@@ -333,10 +381,21 @@ func (s *store) prune() {
 		}
 		held[g.ClientID] = true
 	}
+	idle := 0
 	for id, c := range st.Clients {
-		if !held[id] && now.Sub(c.LastUsed) > clientUnusedTTL {
+		switch {
+		case held[id]:
+		case now.Sub(c.LastUsed) > clientUnusedTTL:
 			delete(st.Clients, id)
+		default:
+			idle++
 		}
+	}
+	// Registering costs nothing, signing in takes a password: clients
+	// that hold no grant have a small quota of their own, so a flood of
+	// registrations pushes out only other registrations.
+	for ; idle > maxIdleClients; idle-- {
+		delete(st.Clients, oldest(st.Clients, func(c *Client) time.Time { return c.LastUsed }, func(id string) bool { return !held[id] }))
 	}
 	for len(st.Grants) > maxGrants {
 		delete(st.Grants, oldest(st.Grants, func(g *Grant) time.Time { return g.LastUsed }, nil))

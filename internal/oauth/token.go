@@ -166,24 +166,30 @@ func (s *Server) authenticateClient(r *http.Request) (*Client, error) {
 // exchangeCode is the authorization_code grant.
 func (s *Server) exchangeCode(r *http.Request, c *Client) (map[string]any, error) {
 	f := r.PostForm
-	code, err := s.takeCode(f.Get("code"))
-	if errors.Is(err, errCodeReused) {
-		s.endGrant(code.grantID)
-		audited(r, "oauth-client:"+c.ID, "oauth.code_reused", c.ID)
-		return nil, tokenErr(http.StatusBadRequest, "invalid_grant", "%v", err)
-	}
+	code, err := s.findCode(f.Get("code"), c.ID)
 	if err != nil {
 		return nil, tokenErr(http.StatusBadRequest, "invalid_grant", "%v", err)
 	}
+	// The request is checked before the code is taken: a wrong verifier
+	// (a stolen code without it) does not spend the client's code.
 	switch {
-	case code.clientID != c.ID:
-		return nil, tokenErr(http.StatusBadRequest, "invalid_grant", "the authorization code was issued to another client")
 	case f.Get("redirect_uri") != code.redirect:
 		return nil, tokenErr(http.StatusBadRequest, "invalid_grant", "redirect_uri must be the one the authorization request named")
 	case !pkceMatches(f.Get("code_verifier"), code.challenge):
 		return nil, tokenErr(http.StatusBadRequest, "invalid_grant", "the code_verifier does not match the code_challenge")
 	case f.Get("resource") != "" && strings.TrimSuffix(f.Get("resource"), "/") != code.resource:
 		return nil, tokenErr(http.StatusBadRequest, "invalid_target", "the resource must be the one the authorization request named")
+	}
+	if err := s.claimCode(code); err != nil {
+		s.mu.Lock()
+		grant := code.grantID
+		s.mu.Unlock()
+		s.endGrant(grant)
+		audited(r, "oauth-client:"+c.ID, "oauth.code_reused", c.ID)
+		return nil, tokenErr(http.StatusBadRequest, "invalid_grant", "%v", err)
+	}
+	if _, ok := s.opts.Auth.UserScope(code.user); !ok {
+		return nil, tokenErr(http.StatusBadRequest, "invalid_grant", "the user who signed in is no longer configured")
 	}
 	now := s.now()
 	refresh := randomToken(32)
@@ -193,28 +199,14 @@ func (s *Server) exchangeCode(r *http.Request, c *Client) (map[string]any, error
 		Created: now, LastUsed: now, RefreshHash: rsum[:], RefreshExpires: now.Add(refreshTTL),
 		AccessExpires: now.Add(s.opts.TokenTTL),
 	}
-	// The code is spent before the grant is saved: a second exchange
-	// racing this one finds it spent.
-	s.mu.Lock()
-	claimed := code.grantID == ""
-	if claimed {
-		code.grantID = g.ID
-	}
-	s.mu.Unlock()
-	if !claimed {
-		return nil, tokenErr(http.StatusBadRequest, "invalid_grant", "the authorization code was already used")
-	}
-	var client *Client
-	if c.FromMetadata {
-		// The sign-in fetched the document: the cache holds it.
-		client, _ = s.docs.client(r.Context(), c.ID, s.opts.RedirectSchemes)
-	}
 	err = s.state.update(func(st *State) error {
-		if client != nil {
-			touchClient(st, client, now)
-		} else if st.Clients[c.ID] == nil {
+		switch {
+		case code.client.FromMetadata:
+			// Kept so that `vaultmcp oauth list` can name it.
+			touchClient(st, code.client, now)
+		case st.Clients[c.ID] == nil:
 			return tokenErr(http.StatusBadRequest, "invalid_grant", "the client was revoked")
-		} else {
+		default:
 			touchClient(st, st.Clients[c.ID], now)
 		}
 		st.Grants[g.ID] = g
@@ -223,8 +215,17 @@ func (s *Server) exchangeCode(r *http.Request, c *Client) (map[string]any, error
 	if err != nil {
 		return nil, err
 	}
+	// A second exchange that came while this one saved the grant ends it.
+	s.mu.Lock()
+	code.grantID = g.ID
+	reused := code.reused
+	s.mu.Unlock()
+	if reused {
+		s.endGrant(g.ID)
+		return nil, tokenErr(http.StatusBadRequest, "invalid_grant", "%v", errCodeReused)
+	}
 	audited(r, "user:"+g.User, "oauth.token", c.ID)
-	return s.tokenResponse(g, g.Scopes, refresh)
+	return s.tokenResponse(g, g.Scopes, refresh, s.Issuer(r))
 }
 
 // pkceMatches checks a code verifier against an S256 challenge.
@@ -237,10 +238,22 @@ func pkceMatches(verifier, challenge string) bool {
 	return subtle.ConstantTimeCompare([]byte(want), []byte(challenge)) == 1
 }
 
+// refreshGraceTTL is how long a refresh's answer is kept for a retry of
+// the same request: a client whose answer was lost on the way gets it
+// again, rather than being taken for a thief.
+const refreshGraceTTL = time.Minute
+
+// recentRefresh is a refresh's answer, kept for refreshGraceTTL.
+type recentRefresh struct {
+	clientID string
+	resp     map[string]any
+	expires  time.Time
+}
+
 // refreshGrant is the refresh_token grant. A refresh token works once: it
-// is replaced by a new one. One presented again (a copy in other hands),
-// or by another client than its own, ends the whole grant (RFC 9700
-// §4.14.2).
+// is replaced by a new one (a retry within a minute gets the same answer).
+// One presented again later (a copy in other hands), or by another client
+// than its own, ends the whole grant (RFC 9700 §4.14.2).
 func (s *Server) refreshGrant(r *http.Request, c *Client) (map[string]any, error) {
 	f := r.PostForm
 	tok := f.Get("refresh_token")
@@ -248,7 +261,17 @@ func (s *Server) refreshGrant(r *http.Request, c *Client) (map[string]any, error
 		return nil, tokenErr(http.StatusBadRequest, "invalid_request", "refresh_token is required")
 	}
 	hash := sha256.Sum256([]byte(tok))
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
 	now := s.now()
+	for h, rr := range s.recent {
+		if now.After(rr.expires) {
+			delete(s.recent, h)
+		}
+	}
+	if rr, ok := s.recent[hash]; ok && rr.clientID == c.ID && f.Get("scope") == "" {
+		return rr.resp, nil
+	}
 	refresh := randomToken(32)
 	rsum := sha256.Sum256([]byte(refresh))
 	var granted *Grant
@@ -258,6 +281,11 @@ func (s *Server) refreshGrant(r *http.Request, c *Client) (map[string]any, error
 		g, live := s.state.grantByRefresh(hash)
 		if g == nil || (live && !now.Before(g.RefreshExpires)) {
 			return tokenErr(http.StatusBadRequest, "invalid_grant", "the refresh token is invalid or expired")
+		}
+		if _, ok := s.opts.Auth.UserScope(g.User); !ok {
+			ended = "oauth.user_removed"
+			delete(st.Grants, g.ID)
+			return nil
 		}
 		if !live || g.ClientID != c.ID {
 			ended = "oauth.refresh_reused"
@@ -305,20 +333,28 @@ func (s *Server) refreshGrant(r *http.Request, c *Client) (map[string]any, error
 	}
 	if ended != "" {
 		audited(r, "oauth-client:"+c.ID, ended, c.ID)
+		if ended == "oauth.user_removed" {
+			return nil, tokenErr(http.StatusBadRequest, "invalid_grant", "the user who signed in is no longer configured")
+		}
 		return nil, tokenErr(http.StatusBadRequest, "invalid_grant", "the refresh token was already used or belongs to another client; the grant is revoked: sign in again")
 	}
 	audited(r, "user:"+granted.User, "oauth.refresh", c.ID)
-	return s.tokenResponse(granted, scopes, refresh)
+	resp, err := s.tokenResponse(granted, scopes, refresh, s.Issuer(r))
+	if err == nil {
+		s.recent[hash] = recentRefresh{clientID: c.ID, resp: resp, expires: now.Add(refreshGraceTTL)}
+	}
+	return resp, err
 }
 
 // tokenResponse signs an access token for g with scopes and answers with
 // it and the refresh token.
-func (s *Server) tokenResponse(g *Grant, scopes []string, refresh string) (map[string]any, error) {
+func (s *Server) tokenResponse(g *Grant, scopes []string, refresh, issuer string) (map[string]any, error) {
 	var key SigningKey
 	s.state.view(func(st *State) { key = st.Keys[0] })
 	now := s.now()
 	claims := accessClaims{
 		RegisteredClaims: jwt.RegisteredClaims{
+			Issuer:    issuer,
 			Subject:   g.User,
 			Audience:  jwt.ClaimStrings{g.Resource},
 			IssuedAt:  jwt.NewNumericDate(now),
@@ -352,7 +388,11 @@ func (s *Server) verify(ctx context.Context, raw string) (auth.Grant, error) {
 	var claims accessClaims
 	var keys []SigningKey
 	s.state.view(func(st *State) { keys = st.Keys })
+	resource := auth.ResourceFrom(ctx)
 	_, err := jwt.ParseWithClaims(raw, &claims, func(t *jwt.Token) (any, error) {
+		if typ, _ := t.Header["typ"].(string); typ != "at+jwt" {
+			return nil, errors.New("not an access token")
+		}
 		kid, _ := t.Header["kid"].(string)
 		for _, k := range keys {
 			if k.ID == kid {
@@ -365,11 +405,11 @@ func (s *Server) verify(ctx context.Context, raw string) (auth.Grant, error) {
 		jwt.WithExpirationRequired(),
 		jwt.WithIssuedAt(),
 		jwt.WithTimeFunc(s.now),
+		jwt.WithIssuer(strings.TrimSuffix(resource, "/mcp")),
 	)
 	if err != nil {
 		return auth.Grant{}, fmt.Errorf("oauth: %w", err)
 	}
-	resource := auth.ResourceFrom(ctx)
 	if resource == "" || !slices.Contains(claims.Audience, resource) {
 		return auth.Grant{}, errors.New("oauth: the token was not issued for this resource")
 	}
