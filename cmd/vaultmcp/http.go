@@ -71,7 +71,7 @@ func (wb *web) serve(ctx context.Context, c *core, s *server.MCPServer) error {
 	var auditLog *audit.Log
 	if h.AuditLog != "" {
 		var err error
-		if auditLog, err = audit.Open(h.AuditLog); err != nil {
+		if auditLog, err = audit.Open(h.AuditLog, audit.Options{MaxBytes: h.AuditMaxBytes}); err != nil {
 			return err
 		}
 		defer auditLog.Close()

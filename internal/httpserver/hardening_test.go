@@ -274,3 +274,36 @@ func TestIPKey(t *testing.T) {
 		}
 	}
 }
+
+func TestAuditLogBoundedForAnonymousCallers(t *testing.T) {
+	e := newEnv(t)
+	long := "/api/notes/" + strings.Repeat("a", 60<<10)
+	// Five refused for want of a credential, five for a wrong one (past
+	// the burst of 10 these get 429): one line for the address.
+	for i := range 10 {
+		var headers []string
+		if i%2 == 1 {
+			headers = bearer("vmcp_wrong")
+		}
+		e.do("GET", long, "", headers...)
+	}
+	for range 5 {
+		e.do("POST", "/mcp", initialize, mcpHeaders()...)
+	}
+	if err := e.srv.opts.Audit.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	log := e.audit.String()
+	if len(log) > 2<<10 {
+		t.Errorf("15 refused requests, 10 with a 60 KB URL, added %d bytes to the audit log:\n%.2000s", len(log), log)
+	}
+	lines := strings.Split(strings.TrimSpace(log), "\n")
+	var entry struct {
+		Identity string         `json:"identity"`
+		Count    int            `json:"count"`
+		Refused  map[string]int `json:"refused"`
+	}
+	if len(lines) != 1 || json.Unmarshal([]byte(lines[0]), &entry) != nil || entry.Identity != "unauthenticated" || entry.Count != 15 {
+		t.Errorf("want one line counting 15 refusals:\n%s", log)
+	}
+}

@@ -101,12 +101,20 @@ func (s *Server) outer(next http.Handler) http.Handler {
 					detail(sw, http.StatusInternalServerError, "Internal server error; the server logged the details")
 				}
 			}
-			if rec.Identity() != "" {
+			if id := rec.Identity(); id != "" {
 				status := sw.status
 				if status == 0 {
 					status = http.StatusOK
 				}
-				if err := s.opts.Audit.Write(rec.Finish(status, s.opts.Now())); err != nil {
+				e := rec.Finish(status, s.opts.Now())
+				write := s.opts.Audit.Write
+				if id == unauthenticated {
+					// Counted per address and minute: anyone can send
+					// these, as many as they like.
+					e.IP = ipGroup(e.IP)
+					write = s.opts.Audit.Refused
+				}
+				if err := write(e); err != nil {
 					s.log.Warn("audit log write failed", "err", err)
 				}
 			}
@@ -362,23 +370,30 @@ func (f *inFlight) release(key string) {
 	f.n[key]--
 }
 
-// ipKey is the key of a client address for rate limits and caps: the
-// address itself for IPv4, its /64 for IPv6, since one host is commonly
-// given a whole /64 and would otherwise have a bucket per address.
-func ipKey(addr string) string {
+// unauthenticated is the audit identity of a caller refused for want of
+// a valid credential.
+const unauthenticated = "unauthenticated"
+
+// ipKey is the key of a client address for rate limits and caps.
+func ipKey(addr string) string { return "ip:" + ipGroup(addr) }
+
+// ipGroup is the address a client is counted under: the address itself
+// for IPv4, its /64 for IPv6, since one host is commonly given a whole
+// /64 and would otherwise count as many.
+func ipGroup(addr string) string {
 	ip, err := netip.ParseAddr(addr)
 	if err != nil {
-		return "ip:" + addr
+		return addr
 	}
 	ip = ip.Unmap()
 	if ip.Is4() {
-		return "ip:" + ip.String()
+		return ip.String()
 	}
 	p, err := ip.WithZone("").Prefix(64)
 	if err != nil {
-		return "ip:" + addr
+		return addr
 	}
-	return "ip:" + p.String()
+	return p.String()
 }
 
 // authenticate requires a credential (unless the server runs without
@@ -392,7 +407,7 @@ func (s *Server) authenticate(lim *ratelimit.Limiter, next http.Handler) http.Ha
 		rec := audit.From(r.Context())
 		if err != nil {
 			if rec != nil {
-				rec.SetIdentity("unauthenticated")
+				rec.SetIdentity(unauthenticated)
 			}
 			if !s.allow(w, lim, ipKey(s.clientIP(r))) {
 				return
