@@ -3,6 +3,7 @@ package httpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // countingBody is a request body of n bytes that counts what was read
@@ -216,6 +219,10 @@ func TestSessionsPerCredentialCapped(t *testing.T) {
 	}
 	if n := e.srv.sessions.count("token:full"); n != 100 {
 		t.Errorf("the credential holds %d sessions, want 100", n)
+	}
+	// mcp-go forgot it too (its state is what costs memory).
+	if err := e.srv.opts.MCP.SendNotificationToSpecificClient(first, "notifications/message", nil); !errors.Is(err, server.ErrSessionNotFound) {
+		t.Errorf("mcp-go still holds the evicted session: %v", err)
 	}
 	// Another credential's sessions are its own.
 	if resp, _ := e.do("POST", "/mcp", initialize, mcpHeaders(bearer(e.tokens["readonly"])...)...); resp.StatusCode != 200 {
