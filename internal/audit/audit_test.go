@@ -149,3 +149,27 @@ func TestRotation(t *testing.T) {
 		t.Errorf("after reopening: %d bytes", st.Size())
 	}
 }
+
+func FuzzCut(f *testing.F) {
+	f.Add("/api/notes/"+strings.Repeat("a", 300), 256)
+	f.Add(strings.Repeat("é", 200), 7)
+	f.Add("\xff\xfe"+strings.Repeat("日本", 100), 4)
+	f.Fuzz(func(t *testing.T, s string, limit int) {
+		if limit < len("…") || limit > 1<<20 {
+			return
+		}
+		got := cut(s, limit)
+		if len(got) > limit {
+			t.Fatalf("cut(%q, %d) = %d bytes", s, limit, len(got))
+		}
+		if len(s) <= limit && got != s {
+			t.Fatalf("cut changed a string within the limit: %q -> %q", s, got)
+		}
+		if len(s) > limit && (!strings.HasSuffix(got, "…") || !strings.HasPrefix(s, strings.TrimSuffix(got, "…"))) {
+			t.Fatalf("cut(%q, %d) = %q: not a marked prefix", s, limit, got)
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Fatalf("cut split a character: %q", got)
+		}
+	})
+}

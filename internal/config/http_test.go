@@ -2,6 +2,7 @@ package config
 
 import (
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -164,4 +165,19 @@ func TestJWTSecretForms(t *testing.T) {
 			}
 		})
 	}
+}
+
+func FuzzSecretsFromString(f *testing.F) {
+	f.Add("a secret, with commas and spaces")
+	f.Add("[one, 'two, three']")
+	f.Add("[unclosed")
+	f.Fuzz(func(t *testing.T, s string) {
+		out, err := secretsFromString(reflect.TypeFor[string](), reflect.TypeFor[Secrets](), s)
+		if strings.HasPrefix(strings.TrimSpace(s), "[") || strings.TrimSpace(s) == "" {
+			return // a YAML list (or an error), or none
+		}
+		if err != nil || !slices.Equal(out.(Secrets), Secrets{s}) {
+			t.Fatalf("%q: %v %v, want the string whole", s, out, err)
+		}
+	})
 }
