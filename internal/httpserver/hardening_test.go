@@ -208,9 +208,7 @@ func TestSessionsPerCredentialCapped(t *testing.T) {
 		if i == 0 {
 			first = resp.Header.Get("Mcp-Session-Id")
 		}
-		if i == 0 {
-			e.clock.add(time.Second) // the first is the least recently used
-		}
+		e.clock.add(time.Second) // the first is the least recently used
 	}
 	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
 	resp, _ := e.do("POST", "/mcp", ping, mcpHeaders(append(full, "Mcp-Session-Id", first, "Mcp-Protocol-Version", "2025-06-18")...)...)

@@ -205,6 +205,7 @@ func New(opts Options) (*Server, error) {
 	if s.maxBody <= 0 {
 		s.maxBody = 4 << 20
 	}
+	s.sessions.now = opts.Now
 	s.sessions.evict = s.endSession
 	if opts.PublicURL != "" {
 		u, err := url.Parse(strings.TrimSuffix(opts.PublicURL, "/"))
