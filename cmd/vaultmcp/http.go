@@ -15,6 +15,7 @@ import (
 	"vaultmcp/internal/config"
 	"vaultmcp/internal/httpserver"
 	"vaultmcp/internal/oauth"
+	"vaultmcp/internal/ratelimit"
 	"vaultmcp/vault/access"
 )
 
@@ -75,7 +76,7 @@ func (wb *web) serve(ctx context.Context, c *core, s *server.MCPServer) error {
 	var auditLog *audit.Log
 	if h.AuditLog != "" {
 		var err error
-		if auditLog, err = audit.Open(h.AuditLog); err != nil {
+		if auditLog, err = audit.Open(h.AuditLog, audit.Options{MaxBytes: h.AuditMaxBytes}); err != nil {
 			return err
 		}
 		defer auditLog.Close()
@@ -91,6 +92,8 @@ func (wb *web) serve(ctx context.Context, c *core, s *server.MCPServer) error {
 		AllowedHosts:      h.AllowedHosts,
 		TrustedProxies:    h.TrustedProxies,
 		MaxBodyBytes:      h.MaxBodyBytes,
+		MaxSessions:       h.MaxSessions,
+		Limits:            limits(h),
 		ReadHeaderTimeout: h.ReadHeaderTimeout,
 		ReadTimeout:       h.ReadTimeout,
 		WriteTimeout:      h.WriteTimeout,
@@ -155,12 +158,18 @@ func loopbackAddr(addr string) (bool, error) {
 func authOptions(cfg *config.Config, scope *access.Scope) auth.Options {
 	h := cfg.HTTP
 	o := auth.Options{
-		JWTSecret: []byte(h.JWTSecret),
 		JWTExpiry: h.JWTExpiry,
 		Issuer:    h.JWTIssuer,
 		Audience:  h.JWTAudience,
 		Server:    scope,
 		Anonymous: h.Auth == "none",
+	}
+	for i, sec := range h.JWTSecret {
+		if i == 0 {
+			o.JWTSecret = []byte(sec)
+		} else {
+			o.JWTOldSecrets = append(o.JWTOldSecrets, []byte(sec))
+		}
 	}
 	for _, t := range h.Tokens {
 		o.Tokens = append(o.Tokens, auth.Token{Name: t.Name, Hash: t.Hash, Rules: access.Rules{ReadOnly: t.ReadOnly, Allow: t.Allow, Deny: t.Deny}})
@@ -171,11 +180,43 @@ func authOptions(cfg *config.Config, scope *access.Scope) auth.Options {
 	return o
 }
 
+// limits are the rate limits, with the configured one of /mcp.
+func limits(h config.HTTP) *httpserver.Limits {
+	l := httpserver.DefaultLimits
+	l.MCP = ratelimit.Rule{}
+	if h.MCPRateLimit > 0 {
+		l.MCP = httpserver.MCPRule(h.MCPRateLimit)
+	}
+	return &l
+}
+
 // checkExposure enforces who may reach the server: without
 // authentication only on loopback; with authentication required but no
 // credential configured, a token made for this run on loopback (printed on
-// stderr) and a refusal to start anywhere else.
+// stderr) and a refusal to start anywhere else. Off loopback it also
+// requires TLS (or a proxy in front that terminates it) and a known
+// public name.
 func checkExposure(h config.HTTP, authn *auth.Authenticator, loopback bool, stderr io.Writer) error {
+	if err := checkExposureAuth(h, authn, loopback, stderr); err != nil {
+		return err
+	}
+	if loopback {
+		return nil
+	}
+	if h.TLSCert == "" && !h.AllowPlaintext {
+		return fmt.Errorf("%s is not a loopback address and the server would speak plain HTTP there, so tokens and passwords would cross the network in clear: "+
+			"set http.tls_cert and http.tls_key, or, when a reverse proxy in front terminates TLS, set http.allow_plaintext: true "+
+			"(better still: listen on 127.0.0.1 behind the proxy)", h.Addr)
+	}
+	if h.PublicURL == "" && len(h.AllowedHosts) == 0 {
+		return fmt.Errorf("%s is not a loopback address and neither http.public_url nor http.allowed_hosts is set, so any Host header a client sends "+
+			"would be taken as the server's name (in the OAuth metadata and WWW-Authenticate): set http.public_url to the address clients use "+
+			"(e.g. https://vault.example.com), or list the names in http.allowed_hosts", h.Addr)
+	}
+	return nil
+}
+
+func checkExposureAuth(h config.HTTP, authn *auth.Authenticator, loopback bool, stderr io.Writer) error {
 	if h.Auth == "none" {
 		if !loopback {
 			return fmt.Errorf("http.auth is none, which is allowed only on a loopback address (127.0.0.1, [::1], localhost), not %s: "+

@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"vaultmcp/internal/auth"
+	"vaultmcp/internal/config"
 )
 
 func TestRun(t *testing.T) {
@@ -74,14 +78,17 @@ func TestServeHTTPExposure(t *testing.T) {
 		{"auth none on all interfaces", []string{"VAULTMCP_HTTP_AUTH", "none"}, []string{"--http", ":0"}, "allowed only on a loopback address"},
 		{"no credential off loopback", nil, []string{"--http", "0.0.0.0:0"}, "no credential is configured"},
 		{"bad address", []string{"VAULTMCP_HTTP_TOKENS", `[{"name": "t", "hash": "` + hash + `"}]`}, []string{"--http", "nonsense"}, "want host:port"},
+		{"plain HTTP off loopback", []string{"VAULTMCP_HTTP_TOKENS", `[{"name": "t", "hash": "` + hash + `"}]`}, []string{"--http", "0.0.0.0:0"}, "set http.tls_cert and http.tls_key, or, when a reverse proxy in front terminates TLS, set http.allow_plaintext: true"},
+		{"plain HTTP on all interfaces", []string{"VAULTMCP_HTTP_TOKENS", `[{"name": "t", "hash": "` + hash + `"}]`}, []string{"--http", ":0"}, "http.allow_plaintext"},
+		{"no public name off loopback", []string{"VAULTMCP_HTTP_TOKENS", `[{"name": "t", "hash": "` + hash + `"}]`, "VAULTMCP_HTTP_ALLOW_PLAINTEXT", "true"}, []string{"--http", "0.0.0.0:0"}, "set http.public_url to the address clients use"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Chdir(t.TempDir())
 			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 			t.Setenv("XDG_DATA_HOME", t.TempDir())
-			if tt.env != nil {
-				t.Setenv(tt.env[0], tt.env[1])
+			for i := 0; i+1 < len(tt.env); i += 2 {
+				t.Setenv(tt.env[i], tt.env[i+1])
 			}
 			var out, errOut bytes.Buffer
 			err := run(context.Background(), append([]string{"serve"}, tt.args...), strings.NewReader(""), &out, &errOut, startHooks{})
@@ -92,6 +99,35 @@ func TestServeHTTPExposure(t *testing.T) {
 			// not even created.
 			if _, err := os.Stat(filepath.Join(os.Getenv("XDG_DATA_HOME"), "vaultmcp")); err == nil {
 				t.Error("the core was built before the refusal")
+			}
+		})
+	}
+}
+
+func TestCheckExposureOffLoopback(t *testing.T) {
+	_, hash, err := auth.NewToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	authn, err := auth.New(auth.Options{Tokens: []auth.Token{{Name: "t", Hash: hash}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		h       config.HTTP
+		wantErr string
+	}{
+		{"plain HTTP", config.HTTP{Addr: "0.0.0.0:8000", PublicURL: "https://v.example"}, "http.allow_plaintext"},
+		{"no public name", config.HTTP{Addr: "0.0.0.0:8000", TLSCert: "c", TLSKey: "k"}, "http.public_url"},
+		{"TLS and public URL", config.HTTP{Addr: "0.0.0.0:8000", TLSCert: "c", TLSKey: "k", PublicURL: "https://v.example"}, ""},
+		{"proxy and allowed hosts", config.HTTP{Addr: "0.0.0.0:8000", AllowPlaintext: true, AllowedHosts: []string{"v.example"}}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.h.Auth = "required"
+			err := checkExposure(tt.h, authn, false, io.Discard)
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Errorf("checkExposure = %v, want %q", err, tt.wantErr)
 			}
 		})
 	}

@@ -132,7 +132,7 @@ func auditRevocation(cfg *config.Config, user, client string) error {
 	if cfg.HTTP.AuditLog == "" {
 		return nil
 	}
-	l, err := audit.Open(cfg.HTTP.AuditLog)
+	l, err := audit.Open(cfg.HTTP.AuditLog, audit.Options{})
 	if err != nil {
 		return err
 	}

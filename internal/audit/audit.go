@@ -8,18 +8,27 @@
 // The transport starts a Record per request and writes it when the
 // response is done; the MCP layer, deeper down, adds the tool and paths
 // through the context (Note), so one request is one line.
+//
+// What anonymous callers send cannot make the log grow without bound:
+// every field is capped (a long URL is cut), refusals of callers without
+// a valid credential are counted into one line per address and minute
+// (Refused), and the file is rotated by size, keeping a few old files.
 package audit
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Entry is one line of the audit log.
@@ -37,50 +46,250 @@ type Entry struct {
 	Status     int       `json:"status"`
 	Error      bool      `json:"error,omitempty"` // the tool answered with an error
 	DurationMS float64   `json:"duration_ms"`
+	// PathsOmitted counts the paths left out past MaxPaths.
+	PathsOmitted int `json:"paths_omitted,omitempty"`
+	// Count and Refused are set on the line of a minute's refusals
+	// (Refused): how many, and how many with each status ("401": 12).
+	Count   int            `json:"count,omitempty"`
+	Refused map[string]int `json:"refused,omitempty"`
+}
+
+// Caps on what one entry holds: a field is cut to MaxField bytes (a path
+// to MaxPath), and at most MaxPaths paths are listed.
+const (
+	MaxField = 256
+	MaxPath  = 1024
+	MaxPaths = 64
+)
+
+// maxRefusing bounds the addresses whose refusals one minute counts
+// apart; the others are counted together under the address "other".
+const maxRefusing = 10000
+
+// Options configure a Log that Open opens.
+type Options struct {
+	// MaxBytes rotates the file before it grows past this size: path
+	// becomes path.1, path.1 path.2 and so on; 0 never rotates.
+	MaxBytes int64
+	// Keep is how many rotated files are kept (3 when 0).
+	Keep int
 }
 
 // Log appends entries to a writer, one JSON line each. A nil *Log
 // discards everything.
 type Log struct {
-	mu sync.Mutex
-	w  io.Writer
-	c  io.Closer
+	mu   sync.Mutex
+	w    io.Writer
+	f    *os.File // the file Open opened, nil for New
+	path string
+	opts Options
+	size int64
+
+	// The refusals of the current minute, by address, in order of first
+	// refusal, until flushed.
+	minute  time.Time
+	pending map[string]*Entry
+	order   []string
+	timer   *time.Timer
 }
 
 // Open opens (creating, mode 0600) the audit log file for appending.
-func Open(path string) (*Log, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("audit log: %w", err)
+func Open(path string, opts Options) (*Log, error) {
+	if opts.Keep <= 0 {
+		opts.Keep = 3
 	}
-	return &Log{w: f, c: f}, nil
+	l := &Log{path: path, opts: opts}
+	if err := l.open(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *Log) open() error {
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("audit log: %w", err)
+	}
+	l.f, l.w, l.size = f, f, st.Size()
+	return nil
 }
 
 // New returns a Log writing to w (tests).
 func New(w io.Writer) *Log { return &Log{w: w} }
 
-// Write appends one entry.
+// Write appends one entry, its fields capped.
 func (l *Log) Write(e Entry) error {
 	if l == nil {
 		return nil
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.write(capped(e))
+}
+
+// Refused counts a request refused to a caller without a valid
+// credential (401, or 429 before authentication) into the line of its
+// address (e.IP) and minute, written when the minute is over (or at
+// Flush or Close): an anonymous flood costs one line per address and
+// minute, whatever its requests held.
+func (l *Log) Refused(e Entry) error {
+	if l == nil {
+		return nil
+	}
+	e = capped(e)
+	minute := e.Time.Truncate(time.Minute)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var err error
+	if !minute.Equal(l.minute) {
+		err = l.flush()
+		l.minute = minute
+	}
+	if l.pending == nil {
+		l.pending = map[string]*Entry{}
+	}
+	agg := l.pending[e.IP]
+	if agg == nil && len(l.pending) >= maxRefusing {
+		e.IP = "other"
+		agg = l.pending[e.IP]
+	}
+	if agg == nil {
+		agg = &Entry{Time: minute, Identity: e.Identity, IP: e.IP, Method: e.Method, Endpoint: e.Endpoint, Status: e.Status, Refused: map[string]int{}}
+		l.pending[e.IP] = agg
+		l.order = append(l.order, e.IP)
+	}
+	agg.Count++
+	agg.Refused[strconv.Itoa(e.Status)]++
+	if l.timer == nil {
+		// The minute's lines go out when it ends, even if nothing else
+		// is logged then.
+		l.timer = time.AfterFunc(minute.Add(time.Minute).Sub(e.Time)+time.Second, func() { _ = l.Flush() })
+	}
+	return err
+}
+
+// Flush writes the pending lines of refusals.
+func (l *Log) Flush() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.flush()
+}
+
+func (l *Log) flush() error {
+	if l.timer != nil {
+		l.timer.Stop()
+		l.timer = nil
+	}
+	var errs []error
+	for _, ip := range l.order {
+		errs = append(errs, l.write(*l.pending[ip]))
+	}
+	l.pending, l.order = nil, nil
+	return errors.Join(errs...)
+}
+
+// write appends one line, rotating the file first when the line would
+// take it past MaxBytes. Caller holds mu.
+func (l *Log) write(e Entry) error {
 	line, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
 	line = append(line, '\n')
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	_, err = l.w.Write(line)
+	if l.f != nil && l.opts.MaxBytes > 0 && l.size > 0 && l.size+int64(len(line)) > l.opts.MaxBytes {
+		if err := l.rotate(); err != nil {
+			return err
+		}
+	}
+	if l.w == nil {
+		return errors.New("audit log: not open (a rotation failed)")
+	}
+	n, err := l.w.Write(line)
+	l.size += int64(n)
 	return err
 }
 
-// Close closes the file Open opened.
+// rotate moves path to path.1 (path.1 to path.2, …, the oldest beyond
+// Keep removed) and opens a new path. Caller holds mu.
+func (l *Log) rotate() error {
+	err := l.f.Close()
+	l.f, l.w = nil, nil
+	if err != nil {
+		return fmt.Errorf("audit log: rotate: %w", err)
+	}
+	name := func(i int) string {
+		if i == 0 {
+			return l.path
+		}
+		return l.path + "." + strconv.Itoa(i)
+	}
+	for i := l.opts.Keep - 1; i >= 0; i-- {
+		if err := os.Rename(name(i), name(i+1)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("audit log: rotate: %w", err)
+		}
+	}
+	return l.open()
+}
+
+// Close writes the pending refusals and closes the file Open opened.
 func (l *Log) Close() error {
-	if l == nil || l.c == nil {
+	if l == nil {
 		return nil
 	}
-	return l.c.Close()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	err := l.flush()
+	if l.f != nil {
+		err = errors.Join(err, l.f.Close())
+		l.f, l.w = nil, nil
+	}
+	return err
+}
+
+// capped returns e with every field cut to its cap.
+func capped(e Entry) Entry {
+	e.Identity = cut(e.Identity, MaxField)
+	e.IP = cut(e.IP, MaxField)
+	e.Method = cut(e.Method, MaxField)
+	e.Endpoint = cut(e.Endpoint, MaxField)
+	e.RPC = cut(e.RPC, MaxField)
+	e.Tool = cut(e.Tool, MaxField)
+	if len(e.Paths) > MaxPaths {
+		e.PathsOmitted += len(e.Paths) - MaxPaths
+		e.Paths = e.Paths[:MaxPaths]
+	}
+	for i, p := range e.Paths {
+		if len(p) > MaxPath {
+			e.Paths = slices.Clone(e.Paths)
+			for j := i; j < len(e.Paths); j++ {
+				e.Paths[j] = cut(e.Paths[j], MaxPath)
+			}
+			break
+		}
+	}
+	return e
+}
+
+// cut shortens s to at most limit bytes, on a character boundary, marking
+// the cut with "…".
+func cut(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	const mark = "…"
+	n := limit - len(mark)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + mark
 }
 
 // Record is the entry of one request in progress, filled in from several

@@ -43,6 +43,10 @@ import (
 // PasswordCost is the bcrypt cost of password hashes.
 const PasswordCost = 12
 
+// MinSecretBytes is the shortest JWT secret accepted: HS256 is as strong
+// as its key, and a short key is guessed offline from any JWT it signed.
+const MinSecretBytes = 32
+
 // TokenPrefix starts every static API token, so a token is recognised in
 // a log or a leak report, and told apart from a JWT without parsing.
 const TokenPrefix = "vmcp_"
@@ -124,8 +128,11 @@ const ScopeWrite = "vault:write"
 type Options struct {
 	Tokens []Token
 	Users  []User
-	// JWTSecret signs login JWTs; empty means a random secret.
+	// JWTSecret signs login JWTs (at least MinSecretBytes); empty means a
+	// random secret.
 	JWTSecret []byte
+	// JWTOldSecrets verify login JWTs too, signed before a rotation.
+	JWTOldSecrets [][]byte
 	// JWTExpiry is a login JWT's lifetime (30 minutes when 0).
 	JWTExpiry time.Duration
 	// Issuer and Audience are written into and required of login JWTs.
@@ -178,6 +185,14 @@ func New(opts Options) (*Authenticator, error) {
 		opts.Now = time.Now
 	}
 	a := &Authenticator{opts: opts, users: map[string]user{}, secret: opts.JWTSecret}
+	for i, sec := range append([][]byte{opts.JWTSecret}, opts.JWTOldSecrets...) {
+		if len(sec) < MinSecretBytes && (i > 0 || len(sec) > 0) {
+			return nil, fmt.Errorf("auth: a JWT secret is %d bytes; it must be at least %d", len(sec), MinSecretBytes)
+		}
+	}
+	if len(a.secret) == 0 && len(opts.JWTOldSecrets) > 0 {
+		return nil, errors.New("auth: old JWT secrets need a current one to sign")
+	}
 	if len(a.secret) == 0 {
 		a.secret = make([]byte, 32)
 		if _, err := rand.Read(a.secret); err != nil {
@@ -356,7 +371,15 @@ func (a *Authenticator) Login(name, password string) (string, time.Duration, err
 // expiry) and returns its subject.
 func (a *Authenticator) parseJWT(s string) (string, error) {
 	var claims jwt.RegisteredClaims
-	_, err := jwt.ParseWithClaims(s, &claims, func(*jwt.Token) (any, error) { return a.secret, nil },
+	var key any = a.secret
+	if len(a.opts.JWTOldSecrets) > 0 {
+		keys := jwt.VerificationKeySet{Keys: []jwt.VerificationKey{a.secret}}
+		for _, k := range a.opts.JWTOldSecrets {
+			keys.Keys = append(keys.Keys, k)
+		}
+		key = keys
+	}
+	_, err := jwt.ParseWithClaims(s, &claims, func(*jwt.Token) (any, error) { return key, nil },
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
 		jwt.WithIssuer(a.opts.Issuer),
 		jwt.WithAudience(a.opts.Audience),

@@ -178,3 +178,46 @@ func FuzzAuthenticate(f *testing.F) {
 		}
 	})
 }
+
+func TestJWTSecretRotation(t *testing.T) {
+	c := &clock{t: time.Now()}
+	oldSecret, newSecret := []byte(strings.Repeat("o", 32)), []byte(strings.Repeat("n", 32))
+	users := []User{{Name: "admin", PasswordHash: testHash(t, "s3cret")}}
+	before, err := New(Options{Users: users, JWTSecret: oldSecret, Issuer: "i", Audience: "a", Now: c.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldJWT, _, err := before.Login("admin", "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := New(Options{Users: users, JWTSecret: newSecret, JWTOldSecrets: [][]byte{oldSecret}, Issuer: "i", Audience: "a", Now: c.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := after.Verify(context.Background(), oldJWT); err != nil || id.Name != "admin" {
+		t.Errorf("a JWT signed with the old secret after the rotation: %+v %v", id, err)
+	}
+	newJWT, _, err := after.Login("admin", "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := before.Verify(context.Background(), newJWT); !errors.Is(err, ErrInvalid) {
+		t.Errorf("the new JWT was not signed with the new secret: %v", err)
+	}
+	if _, err := after.Verify(context.Background(), newJWT); err != nil {
+		t.Errorf("the new JWT: %v", err)
+	}
+}
+
+func TestShortJWTSecretRefused(t *testing.T) {
+	for _, o := range []Options{
+		{JWTSecret: []byte("too short")},
+		{JWTSecret: []byte(strings.Repeat("n", 32)), JWTOldSecrets: [][]byte{[]byte("short")}},
+		{JWTOldSecrets: [][]byte{[]byte(strings.Repeat("o", 32))}},
+	} {
+		if _, err := New(o); err == nil {
+			t.Errorf("New(%q, old %q) accepted", o.JWTSecret, o.JWTOldSecrets)
+		}
+	}
+}

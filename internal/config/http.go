@@ -45,9 +45,11 @@ type HTTP struct {
 	Users []User `mapstructure:"users"`
 	// Tokens are static API tokens, stored as hashes.
 	Tokens []Token `mapstructure:"tokens"`
-	// JWTSecret signs the login JWTs (HS256); empty means a random secret
-	// per run, so tokens end with the process.
-	JWTSecret string `mapstructure:"jwt_secret"`
+	// JWTSecret signs the login JWTs (HS256): one secret, or a list for
+	// rotation whose first signs and all verify. Each is at least
+	// MinJWTSecretBytes long. Empty means a random secret per run, so
+	// tokens end with the process.
+	JWTSecret Secrets `mapstructure:"jwt_secret"`
 	// JWTExpiry is how long a login JWT is valid.
 	JWTExpiry time.Duration `mapstructure:"jwt_expiry"`
 	// JWTIssuer and JWTAudience are set in and required of every JWT.
@@ -64,11 +66,24 @@ type HTTP struct {
 	// TLSCert and TLSKey serve HTTPS when both are set.
 	TLSCert string `mapstructure:"tls_cert"`
 	TLSKey  string `mapstructure:"tls_key"`
+	// AllowPlaintext lets the server serve plain HTTP on an address other
+	// than loopback: a TLS-terminating reverse proxy sits in front, so
+	// credentials never travel in clear.
+	AllowPlaintext bool `mapstructure:"allow_plaintext"`
 	// AuditLog is a file that gets one JSON line per authenticated call;
 	// empty = no audit log.
 	AuditLog string `mapstructure:"audit_log"`
-	// MaxBodyBytes caps a request body (413 beyond).
+	// AuditMaxBytes is the size at which the audit log is rotated (the
+	// last few files kept); 0 never rotates.
+	AuditMaxBytes int64 `mapstructure:"audit_max_bytes"`
+	// MaxBodyBytes caps an authenticated request body (413 beyond).
 	MaxBodyBytes int64 `mapstructure:"max_body_bytes"`
+	// MCPRateLimit is how many /mcp calls a minute one credential may
+	// make (429 beyond); 0 = no limit.
+	MCPRateLimit int `mapstructure:"mcp_rate_limit"`
+	// MaxSessions is how many MCP sessions one credential may hold; one
+	// more ends its least recently used one.
+	MaxSessions int `mapstructure:"max_sessions"`
 	// Timeouts of the HTTP server. WriteTimeout does not apply to SSE
 	// streams, which stay open.
 	ReadHeaderTimeout time.Duration `mapstructure:"read_header_timeout"`
@@ -143,8 +158,12 @@ func setHTTPDefaults(v interface{ SetDefault(string, any) }) {
 	v.SetDefault("http.trusted_proxies", []string{})
 	v.SetDefault("http.tls_cert", "")
 	v.SetDefault("http.tls_key", "")
+	v.SetDefault("http.allow_plaintext", false)
 	v.SetDefault("http.audit_log", "")
+	v.SetDefault("http.audit_max_bytes", 100<<20)
 	v.SetDefault("http.max_body_bytes", 4<<20)
+	v.SetDefault("http.mcp_rate_limit", 1200)
+	v.SetDefault("http.max_sessions", 100)
 	v.SetDefault("http.read_header_timeout", 10*time.Second)
 	v.SetDefault("http.read_timeout", 60*time.Second)
 	v.SetDefault("http.write_timeout", 120*time.Second)
@@ -181,9 +200,38 @@ func listFromString(from, to reflect.Type, data any) (any, error) {
 	return data, nil
 }
 
+// Secrets are secret strings given as one string or a list. Unlike other
+// lists, one string is never split (a secret may hold commas or spaces);
+// a list in one string (the environment) is written as YAML: "[a, b]".
+type Secrets []string
+
+// secretsFromString reads Secrets given as one string.
+func secretsFromString(from, to reflect.Type, data any) (any, error) {
+	if from.Kind() != reflect.String || to != reflect.TypeFor[Secrets]() {
+		return data, nil
+	}
+	s := data.(string)
+	switch {
+	case strings.TrimSpace(s) == "":
+		return Secrets{}, nil
+	case strings.HasPrefix(strings.TrimSpace(s), "["):
+		var out []string
+		if err := yaml.Unmarshal([]byte(s), &out); err != nil {
+			return nil, fmt.Errorf("not a list of strings: %w", err)
+		}
+		return Secrets(out), nil
+	}
+	return Secrets{s}, nil
+}
+
+// MinJWTSecretBytes is the shortest JWT secret accepted: HS256 is only as
+// strong as its key, and a short one can be guessed offline from any JWT.
+const MinJWTSecretBytes = 32
+
 // decodeHook is viper's default (durations, comma lists) with lists from
 // the environment first.
 var decodeHook = mapstructure.ComposeDecodeHookFunc(
+	secretsFromString,
 	listFromString,
 	mapstructure.StringToTimeDurationHookFunc(),
 )
@@ -217,6 +265,24 @@ func (c *Config) validateHTTP() []error {
 	}
 	if h.MaxBodyBytes <= 0 {
 		errs = append(errs, fmt.Errorf("http.max_body_bytes must be positive, got %d", h.MaxBodyBytes))
+	}
+	if h.MCPRateLimit < 0 {
+		errs = append(errs, fmt.Errorf("http.mcp_rate_limit must be 0 (no limit) or positive, got %d", h.MCPRateLimit))
+	}
+	if h.MaxSessions <= 0 {
+		errs = append(errs, fmt.Errorf("http.max_sessions must be positive, got %d", h.MaxSessions))
+	}
+	if h.AuditMaxBytes < 0 {
+		errs = append(errs, fmt.Errorf("http.audit_max_bytes must be 0 (never rotate) or positive, got %d", h.AuditMaxBytes))
+	}
+	for i, sec := range h.JWTSecret {
+		if len(sec) < MinJWTSecretBytes {
+			name := "http.jwt_secret"
+			if len(h.JWTSecret) > 1 {
+				name = fmt.Sprintf("http.jwt_secret[%d]", i)
+			}
+			errs = append(errs, fmt.Errorf("%s is %d bytes; a JWT secret must be at least %d bytes (make one with: openssl rand -base64 32)", name, len(sec), MinJWTSecretBytes))
+		}
 	}
 	if (h.TLSCert == "") != (h.TLSKey == "") {
 		errs = append(errs, errors.New("http.tls_cert and http.tls_key go together: set both or neither"))

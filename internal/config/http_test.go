@@ -2,6 +2,7 @@ package config
 
 import (
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -115,6 +116,11 @@ func TestHTTPValidate(t *testing.T) {
 		{[]string{"VAULTMCP_HTTP_OAUTH_ENABLED", "true"}, "http.oauth.enabled needs http.users"},
 		{[]string{"VAULTMCP_HTTP_TOKENS", `[{"name": "x", "hash": "` + hashA + `"}, {"name": "x", "hash": "` + hashA + `"}]`}, `"x" is listed twice`},
 		{[]string{"VAULTMCP_HTTP_TOKENS", `[{"name": "n8n", "hash": "` + hashA + `"}, {"name": "ro", "hash": "` + hashA + `", "read_only": true}]`}, `http.tokens[1] (ro) has the same hash as http.tokens[0] (n8n)`},
+		{[]string{"VAULTMCP_HTTP_JWT_SECRET", "short secret"}, "http.jwt_secret is 12 bytes; a JWT secret must be at least 32 bytes"},
+		{[]string{"VAULTMCP_HTTP_JWT_SECRET", "[" + strings.Repeat("s", 32) + ", short]"}, "http.jwt_secret[1] is 5 bytes"},
+		{[]string{"VAULTMCP_HTTP_MCP_RATE_LIMIT", "-1"}, "http.mcp_rate_limit must be 0 (no limit) or positive"},
+		{[]string{"VAULTMCP_HTTP_MAX_SESSIONS", "0"}, "http.max_sessions must be positive"},
+		{[]string{"VAULTMCP_HTTP_AUDIT_MAX_BYTES", "-1"}, "http.audit_max_bytes must be 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
@@ -126,4 +132,52 @@ func TestHTTPValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestJWTSecretForms(t *testing.T) {
+	long := "a secret, with commas and spaces, long enough"
+	other := strings.Repeat("k", 32)
+	for _, tt := range []struct {
+		name, env, yaml string
+		want            []string
+	}{
+		{"one string from the environment", long, "", []string{long}},
+		{"a list from the environment", "[" + other + ", '" + long + "']", "", []string{other, long}},
+		{"one string in the file", "", "http:\n  jwt_secret: '" + long + "'\n", []string{long}},
+		{"a list in the file", "", "http:\n  jwt_secret: ['" + long + "', " + other + "]\n", []string{long, other}},
+		{"none", "", "", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := isolate(t)
+			args := []string{}
+			if tt.env != "" {
+				t.Setenv("VAULTMCP_HTTP_JWT_SECRET", tt.env)
+			}
+			if tt.yaml != "" {
+				args = append(args, "--config", writeFile(t, filepath.Join(dir, "vaultmcp.yaml"), tt.yaml))
+			}
+			c, err := Load(flags(t, args...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal([]string(c.HTTP.JWTSecret), tt.want) {
+				t.Errorf("jwt_secret = %q, want %q", c.HTTP.JWTSecret, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzSecretsFromString(f *testing.F) {
+	f.Add("a secret, with commas and spaces")
+	f.Add("[one, 'two, three']")
+	f.Add("[unclosed")
+	f.Fuzz(func(t *testing.T, s string) {
+		out, err := secretsFromString(reflect.TypeFor[string](), reflect.TypeFor[Secrets](), s)
+		if strings.HasPrefix(strings.TrimSpace(s), "[") || strings.TrimSpace(s) == "" {
+			return // a YAML list (or an error), or none
+		}
+		if err != nil || !slices.Equal(out.(Secrets), Secrets{s}) {
+			t.Fatalf("%q: %v %v, want the string whole", s, out, err)
+		}
+	})
 }

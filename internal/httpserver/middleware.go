@@ -8,10 +8,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"vaultmcp/internal/audit"
@@ -98,12 +101,20 @@ func (s *Server) outer(next http.Handler) http.Handler {
 					detail(sw, http.StatusInternalServerError, "Internal server error; the server logged the details")
 				}
 			}
-			if rec.Identity() != "" {
+			if id := rec.Identity(); id != "" {
 				status := sw.status
 				if status == 0 {
 					status = http.StatusOK
 				}
-				if err := s.opts.Audit.Write(rec.Finish(status, s.opts.Now())); err != nil {
+				e := rec.Finish(status, s.opts.Now())
+				write := s.opts.Audit.Write
+				if id == unauthenticated {
+					// Counted per address and minute: anyone can send
+					// these, as many as they like.
+					e.IP = ipGroup(e.IP)
+					write = s.opts.Audit.Refused
+				}
+				if err := write(e); err != nil {
 					s.log.Warn("audit log write failed", "err", err)
 				}
 			}
@@ -240,34 +251,164 @@ func (s *Server) sameOrigin(r *http.Request, origin string) bool {
 	return strings.EqualFold(u.Host, r.Host) && (u.Scheme == "http" || u.Scheme == "https")
 }
 
-// limitBody refuses bodies over the limit with 413. The body is read here
-// in full (up to the limit), so a handler never sees a body cut short.
-func (s *Server) limitBody(next http.Handler) http.Handler {
+// limitBody caps the body a handler may read at limit bytes, read as the
+// handler reads it (nothing is buffered here): a body declared larger is
+// refused with 413 before it is read, and a handler that reads past the
+// limit of a body sent without a length has its answer replaced by the
+// same 413, so it never acts on a body cut short. setting names the
+// configuration that sets the limit, for the message.
+func (s *Server) limitBody(limit int64, setting string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body == nil || r.Body == http.NoBody || r.Method == http.MethodGet || r.Method == http.MethodHead {
+		if r.Body == nil || r.Body == http.NoBody {
 			next.ServeHTTP(w, r)
 			return
 		}
-		tooLarge := func() {
-			detail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("Request body too large: the limit is %d bytes (http.max_body_bytes)", s.maxBody))
+		tooLarge := func(w http.ResponseWriter) {
+			detail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("Request body too large: the limit here is %d bytes (%s)", limit, setting))
 		}
-		if r.ContentLength > s.maxBody {
-			tooLarge()
+		if r.ContentLength > limit {
+			tooLarge(w)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, s.maxBody+1))
-		if err != nil {
-			detail(w, http.StatusBadRequest, "Could not read the request body")
+		lw := &limitWriter{ResponseWriter: w, tooLarge: tooLarge}
+		r.Body = &limitedBody{ReadCloser: http.MaxBytesReader(w, r.Body, limit), over: &lw.over}
+		next.ServeHTTP(lw, r)
+	})
+}
+
+// limitedBody notes when its reader went past the limit.
+type limitedBody struct {
+	io.ReadCloser
+	over *atomic.Bool
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	var mbe *http.MaxBytesError
+	if err != nil && errors.As(err, &mbe) {
+		b.over.Store(true)
+	}
+	return n, err
+}
+
+// limitWriter answers 413 in place of whatever a handler answers after
+// reading past the body limit.
+type limitWriter struct {
+	http.ResponseWriter
+	tooLarge func(http.ResponseWriter)
+	over     atomic.Bool
+	started  bool // the handler's answer went out, or the 413 did
+	replaced bool // the 413 went out: the handler's answer is dropped
+}
+
+// begin decides, at the handler's first write, whose answer is sent.
+func (w *limitWriter) begin() {
+	if w.started {
+		return
+	}
+	w.started = true
+	if w.over.Load() {
+		w.replaced = true
+		w.tooLarge(w.ResponseWriter)
+	}
+}
+
+func (w *limitWriter) WriteHeader(code int) {
+	w.begin()
+	if !w.replaced {
+		w.ResponseWriter.WriteHeader(code)
+	}
+}
+
+func (w *limitWriter) Write(p []byte) (int, error) {
+	w.begin()
+	if w.replaced {
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *limitWriter) Flush() {
+	w.begin()
+	if f, ok := w.ResponseWriter.(http.Flusher); ok && !w.replaced {
+		f.Flush()
+	}
+}
+
+func (w *limitWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// anonymousSlot bounds the requests one address (or IPv6 /64) may have in
+// flight on the routes open without a credential: past the cap the
+// request is refused with 429 before its body is read, so slow or held
+// bodies from one address cannot pile up connections and memory.
+func (s *Server) anonymousSlot(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := ipKey(s.clientIP(r))
+		if !s.anon.acquire(key) {
+			w.Header().Set("Retry-After", "1")
+			w.Header().Set("Connection", "close")
+			writeJSON(w, http.StatusTooManyRequests, map[string]string{
+				"error":  "Too many requests in flight",
+				"detail": fmt.Sprintf("at most %d requests without a credential at once from one address", s.anon.max),
+			})
 			return
 		}
-		if int64(len(body)) > s.maxBody {
-			tooLarge()
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
+		defer s.anon.release(key)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// inFlight counts requests in progress per key, up to max each.
+type inFlight struct {
+	max int
+	mu  sync.Mutex
+	n   map[string]int
+}
+
+func (f *inFlight) acquire(key string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n[key] >= f.max {
+		return false
+	}
+	f.n[key]++
+	return true
+}
+
+func (f *inFlight) release(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n[key] <= 1 {
+		delete(f.n, key)
+		return
+	}
+	f.n[key]--
+}
+
+// unauthenticated is the audit identity of a caller refused for want of
+// a valid credential.
+const unauthenticated = "unauthenticated"
+
+// ipKey is the key of a client address for rate limits and caps.
+func ipKey(addr string) string { return "ip:" + ipGroup(addr) }
+
+// ipGroup is the address a client is counted under: the address itself
+// for IPv4, its /64 for IPv6, since one host is commonly given a whole
+// /64 and would otherwise count as many.
+func ipGroup(addr string) string {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return addr
+	}
+	ip = ip.Unmap()
+	if ip.Is4() {
+		return ip.String()
+	}
+	p, err := ip.WithZone("").Prefix(64)
+	if err != nil {
+		return addr
+	}
+	return p.String()
 }
 
 // authenticate requires a credential (unless the server runs without
@@ -281,9 +422,9 @@ func (s *Server) authenticate(lim *ratelimit.Limiter, next http.Handler) http.Ha
 		rec := audit.From(r.Context())
 		if err != nil {
 			if rec != nil {
-				rec.SetIdentity("unauthenticated")
+				rec.SetIdentity(unauthenticated)
 			}
-			if !s.allow(w, lim, "ip:"+s.clientIP(r)) {
+			if !s.allow(w, lim, ipKey(s.clientIP(r))) {
 				return
 			}
 			s.unauthorized(w, r, err)
@@ -291,10 +432,6 @@ func (s *Server) authenticate(lim *ratelimit.Limiter, next http.Handler) http.Ha
 		}
 		if rec != nil {
 			rec.SetIdentity(id.String())
-		}
-		if id.StepUp != "" && s.changesVault(r) {
-			s.insufficientScope(w, r, id.StepUp)
-			return
 		}
 		next.ServeHTTP(w, r.WithContext(auth.WithIdentity(r.Context(), id)))
 	})
@@ -319,7 +456,7 @@ func (s *Server) rateLimited(lim *ratelimit.Limiter, next http.Handler) http.Han
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := "ip:" + s.clientIP(r)
+		key := ipKey(s.clientIP(r))
 		if id, ok := auth.FromContext(r.Context()); ok && id.Kind != auth.KindAnonymous {
 			key = id.String()
 		}
@@ -332,7 +469,7 @@ func (s *Server) rateLimited(lim *ratelimit.Limiter, next http.Handler) http.Han
 // perIP applies lim per client IP, before authentication.
 func (s *Server) perIP(lim *ratelimit.Limiter, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.allow(w, lim, "ip:"+s.clientIP(r)) {
+		if s.allow(w, lim, ipKey(s.clientIP(r))) {
 			next.ServeHTTP(w, r)
 		}
 	})
@@ -341,6 +478,52 @@ func (s *Server) perIP(lim *ratelimit.Limiter, next http.Handler) http.Handler {
 // allow takes a request from key's bucket, sets the X-RateLimit-*
 // headers, and answers 429 when the bucket is empty.
 func (s *Server) allow(w http.ResponseWriter, lim *ratelimit.Limiter, key string) bool {
+	if take(w, lim, key) {
+		return true
+	}
+	writeJSON(w, http.StatusTooManyRequests, map[string]string{
+		"error":  "Rate limit exceeded",
+		"detail": lim.Rule().String(),
+	})
+	return false
+}
+
+// rateLimitedMCP applies lim per identity to /mcp, answering 429 with a
+// JSON-RPC error body, which MCP clients show, and the same headers as
+// the REST API's limits.
+func (s *Server) rateLimitedMCP(lim *ratelimit.Limiter, next http.Handler) http.Handler {
+	if lim == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := ipKey(s.clientIP(r))
+		if id, ok := auth.FromContext(r.Context()); ok && id.Kind != auth.KindAnonymous {
+			key = id.String()
+		}
+		if take(w, lim, key) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		// The request's id is unknown: its body is not read for a call
+		// that is refused anyway.
+		writeJSON(w, http.StatusTooManyRequests, map[string]any{
+			"jsonrpc": "2.0",
+			"id":      nil,
+			"error": map[string]any{
+				"code":    rpcRateLimited,
+				"message": "Rate limit exceeded: " + lim.Rule().String() + " per credential (http.mcp_rate_limit); retry after the Retry-After seconds",
+			},
+		})
+	})
+}
+
+// rpcRateLimited is the JSON-RPC error code of a refused /mcp call, in the
+// range JSON-RPC leaves to servers.
+const rpcRateLimited = -32029
+
+// take takes a request from key's bucket and sets the X-RateLimit-*
+// headers, and Retry-After when it is refused.
+func take(w http.ResponseWriter, lim *ratelimit.Limiter, key string) bool {
 	d := lim.Allow(key)
 	h := w.Header()
 	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
@@ -350,9 +533,5 @@ func (s *Server) allow(w http.ResponseWriter, lim *ratelimit.Limiter, key string
 		return true
 	}
 	h.Set("Retry-After", strconv.Itoa(int(d.RetryAfter.Round(time.Second)/time.Second)+1))
-	writeJSON(w, http.StatusTooManyRequests, map[string]string{
-		"error":  "Rate limit exceeded",
-		"detail": lim.Rule().String(),
-	})
 	return false
 }

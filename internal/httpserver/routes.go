@@ -1,6 +1,7 @@
 package httpserver
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strings"
@@ -13,11 +14,18 @@ import (
 
 // routes assembles the mux and the chain every request passes.
 func (s *Server) routes() http.Handler {
+	// A body is read only once the caller is known: authenticated
+	// routes check the credential (and the rate limit) first, public
+	// ones cap what one address may have in flight and read little.
+	public := func(h http.Handler) http.Handler {
+		return s.anonymousSlot(s.limitBody(PublicBodyBytes, "fixed for requests without a credential", h))
+	}
+	body := func(h http.Handler) http.Handler { return s.limitBody(s.maxBody, "http.max_body_bytes", h) }
 	mux := http.NewServeMux()
-	mux.Handle("/health", methods(s.perIP(s.limHealth, http.HandlerFunc(s.health)), http.MethodGet, http.MethodHead))
-	mux.Handle("/api/auth/login", methods(s.perIP(s.limLogin, http.HandlerFunc(s.login)), http.MethodPost))
+	mux.Handle("/health", methods(s.perIP(s.limHealth, public(http.HandlerFunc(s.health))), http.MethodGet, http.MethodHead))
+	mux.Handle("/api/auth/login", methods(s.perIP(s.limLogin, public(http.HandlerFunc(s.login))), http.MethodPost))
 	api := func(h http.Handler, allowed ...string) http.Handler {
-		return s.authenticate(s.limAPI, methods(s.rateLimited(s.limAPI, h), allowed...))
+		return s.authenticate(s.limAPI, methods(s.rateLimited(s.limAPI, body(s.stepUp(h))), allowed...))
 	}
 	for path, r := range s.apiRoutes() {
 		mux.Handle(path, api(r.handler, r.methods...))
@@ -26,20 +34,20 @@ func (s *Server) routes() http.Handler {
 		detail(w, http.StatusNotFound, "No such endpoint: "+r.URL.Path)
 	})))
 
-	mux.Handle("/mcp", s.authenticate(s.limAPI, s.rateLimited(s.limMCP, s.mcpHandler())))
+	mux.Handle("/mcp", s.authenticate(s.limAPI, s.rateLimitedMCP(s.limMCP, body(s.stepUp(s.mcpHandler())))))
 
-	prm := http.HandlerFunc(s.protectedResourceMetadata)
+	prm := public(http.HandlerFunc(s.protectedResourceMetadata))
 	mux.Handle(server.WellKnownProtectedResourcePath, prm)
 	mux.Handle(server.WellKnownProtectedResourcePath+"/mcp", prm)
 	if o := s.opts.OAuth; o != nil && o.Handler() != nil {
 		for _, p := range o.Paths() {
-			mux.Handle(p, o.Handler())
+			mux.Handle(p, public(o.Handler()))
 		}
 	}
-	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("/", public(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		detail(w, http.StatusNotFound, "Not found: "+r.URL.Path)
-	}))
-	return s.outer(s.guard(s.limitBody(mux)))
+	})))
+	return s.outer(s.guard(mux))
 }
 
 // methods answers 405 with the API's error body to other methods.
@@ -61,6 +69,12 @@ func methods(next http.Handler, allowed ...string) http.Handler {
 func (s *Server) mcpHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sid := r.Header.Get(server.HeaderKeySessionID)
+		if sid == "" && r.Method == http.MethodGet {
+			// mcp-go would open a session for it, one per GET, outside
+			// the cap on a credential's sessions.
+			detail(w, http.StatusBadRequest, "GET /mcp needs the Mcp-Session-Id header of an initialized session: initialize first (POST)")
+			return
+		}
 		if sid != "" && (r.Method == http.MethodGet || r.Method == http.MethodDelete) {
 			id, _ := auth.FromContext(r.Context())
 			if !s.sessions.owns(sid, id.String()) {
@@ -76,6 +90,24 @@ func (s *Server) mcpHandler() http.Handler {
 		s.mcp.ServeHTTP(w, r)
 	})
 }
+
+// endSession ends a session mcp-go holds, as its DELETE does, with the
+// server's own view of the sessions: the session cap evicted it.
+func (s *Server) endSession(id string) {
+	r, err := http.NewRequestWithContext(withServerView(context.Background()), http.MethodDelete, "/mcp", nil)
+	if err != nil {
+		return
+	}
+	r.Header.Set(server.HeaderKeySessionID, id)
+	s.mcp.ServeHTTP(discard{header: http.Header{}}, r)
+}
+
+// discard is a ResponseWriter for requests the server makes of itself.
+type discard struct{ header http.Header }
+
+func (d discard) Header() http.Header         { return d.header }
+func (d discard) Write(p []byte) (int, error) { return len(p), nil }
+func (d discard) WriteHeader(int)             {}
 
 // protectedResourceMetadata serves RFC 9728 metadata for /mcp, at the
 // root and the path-qualified well-known URIs alike.

@@ -17,12 +17,15 @@
 // the audit record; DNS-rebinding protection (Host against the allowed
 // hosts when bound to loopback or when hosts are listed, Origin against
 // the request's own origin and the CORS list); CORS (off unless origins
-// are listed; preflights from other origins refused); the body limit
-// (413); authentication for /mcp and /api/* (401 with WWW-Authenticate
-// naming the resource metadata), which puts the caller's identity and
-// access scope into the request context; the rate limits (429 with
-// X-RateLimit-* headers). Nothing below the transport sees a credential:
-// tools receive only the scope.
+// are listed; preflights from other origins refused); authentication for
+// /mcp and /api/* (401 with WWW-Authenticate naming the resource
+// metadata), which puts the caller's identity and access scope into the
+// request context; the rate limits (429 with X-RateLimit-* headers); and
+// only then the body, read as the handler reads it, under the limit
+// (413). Routes open without a credential (login, OAuth, metadata) cap
+// the requests one address has in flight and read at most
+// PublicBodyBytes. Nothing below the transport sees a credential: tools
+// receive only the scope.
 //
 // Serve runs until its context ends, then shuts down gracefully: it stops
 // accepting, ends the SSE streams, and waits (bounded) for requests in
@@ -31,6 +34,7 @@
 package httpserver
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -62,17 +66,35 @@ type Limits struct {
 	// Register limits new OAuth clients (registrations and metadata
 	// documents fetched), per IP.
 	Register ratelimit.Rule
-	// MCP limits /mcp; zero PerMinute means no limit.
+	// MCP limits /mcp per credential; zero PerMinute means no limit.
 	MCP ratelimit.Rule
 }
 
-// DefaultLimits are the REST API's documented limits.
+// DefaultLimits are the documented limits. The one of /mcp is generous,
+// far above what an assistant's calls come to, so it only stops a
+// runaway or abusive client.
 var DefaultLimits = Limits{
 	Login:    ratelimit.Rule{PerMinute: 5, Burst: 2},
 	Health:   ratelimit.Rule{PerMinute: 100, Burst: 20},
 	API:      ratelimit.Rule{PerMinute: 60, Burst: 10},
 	Register: ratelimit.Rule{PerMinute: 2, Burst: 10},
+	MCP:      MCPRule(DefaultMCPPerMinute),
 }
+
+// DefaultMCPPerMinute is the default limit of /mcp calls a minute per
+// credential (http.mcp_rate_limit).
+const DefaultMCPPerMinute = 1200
+
+// MCPRule is the /mcp limit for perMinute calls a minute: a quarter of
+// them may come at once.
+func MCPRule(perMinute int) ratelimit.Rule {
+	return ratelimit.Rule{PerMinute: perMinute, Burst: max(1, perMinute/4)}
+}
+
+// PublicBodyBytes caps the bodies of the routes open without a
+// credential (login, OAuth), whatever MaxBodyBytes says: their requests
+// are small, and nobody is accountable for them.
+const PublicBodyBytes = 64 << 10
 
 // OAuth is the OAuth side the server mounts: an authorization server's
 // endpoints (nil handler for an external one) and the issuer to name in
@@ -113,8 +135,16 @@ type Options struct {
 	// TrustedProxies are the addresses (IPs or CIDRs) of reverse proxies
 	// whose X-Forwarded-For names the client.
 	TrustedProxies []string
-	// MaxBodyBytes caps request bodies (4 MiB when 0).
+	// MaxBodyBytes caps the request bodies of authenticated callers
+	// (4 MiB when 0); PublicBodyBytes caps the others.
 	MaxBodyBytes int64
+	// AnonymousInFlight caps the requests one address (IPv6: one /64)
+	// may have in progress on the routes open without a credential
+	// (16 when 0).
+	AnonymousInFlight int
+	// MaxSessions caps the MCP sessions of one credential; opening one
+	// more ends its least recently used session (100 when 0).
+	MaxSessions int
 	// Timeouts of the net/http server; zero values get defaults.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// ShutdownTimeout bounds the wait for requests in flight at shutdown.
@@ -152,6 +182,7 @@ type Server struct {
 	limAPI      *ratelimit.Limiter
 	limMCP      *ratelimit.Limiter
 	maxBody     int64
+	anon        *inFlight
 	httpServer  *http.Server
 }
 
@@ -173,14 +204,17 @@ func New(opts Options) (*Server, error) {
 	s := &Server{
 		opts:     opts,
 		log:      opts.Logger,
-		sessions: newSessions(24 * time.Hour),
+		sessions: newSessions(24*time.Hour, cmp.Or(max(opts.MaxSessions, 0), 100)),
 		hosts:    map[string]bool{},
 		origins:  map[string]bool{},
 		maxBody:  opts.MaxBodyBytes,
+		anon:     &inFlight{max: cmp.Or(max(opts.AnonymousInFlight, 0), 16), n: map[string]int{}},
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = 4 << 20
 	}
+	s.sessions.now = opts.Now
+	s.sessions.evict = s.endSession
 	if opts.PublicURL != "" {
 		u, err := url.Parse(strings.TrimSuffix(opts.PublicURL, "/"))
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -326,7 +360,7 @@ func (s *Server) baseURL(r *http.Request) string { return BaseURL(s.opts.PublicU
 // itself and returning false when it is exceeded. The OAuth login page
 // and client registration use it.
 func (s *Server) LimitLogin(w http.ResponseWriter, r *http.Request) bool {
-	return s.allow(w, s.limLogin, "ip:"+s.clientIP(r))
+	return s.allow(w, s.limLogin, ipKey(s.clientIP(r)))
 }
 
 // LimitRegister applies the limit on new OAuth clients per IP to r, as
@@ -338,7 +372,7 @@ func (s *Server) LimitRegister(w http.ResponseWriter, r *http.Request) bool {
 // LimitAPI applies the API rate limit per IP to r, as LimitLogin does;
 // the OAuth token and revocation endpoints use it.
 func (s *Server) LimitAPI(w http.ResponseWriter, r *http.Request) bool {
-	return s.allow(w, s.limAPI, "ip:"+s.clientIP(r))
+	return s.allow(w, s.limAPI, ipKey(s.clientIP(r)))
 }
 
 // ResourceURL is the OAuth resource identifier of /mcp for a request.

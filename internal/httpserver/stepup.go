@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"vaultmcp/internal/auth"
 )
 
 // An OAuth token granted read-only access (scope vault:read) to a user
@@ -14,6 +16,19 @@ import (
 // challenge naming the scope that would allow it, so the client can ask
 // the user for more (the MCP authorization spec's step-up), rather than
 // with a tool error it cannot act on.
+
+// stepUp answers a change asked with a read-only grant with the
+// challenge. It runs after the credential, the rate limit and the body
+// limit: the body it reads to tell is already capped.
+func (s *Server) stepUp(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id, ok := auth.FromContext(r.Context()); ok && id.StepUp != "" && s.changesVault(r) {
+			s.insufficientScope(w, r, id.StepUp)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
 
 // changesVault reports whether a request would change the vault: a REST
 // write, or an MCP tools/call of a tool not marked read-only. The body of

@@ -66,6 +66,11 @@ func TestReadOnlyGrantIsChallengedToStepUp(t *testing.T) {
 			}
 		})
 	}
+	// The body is read to tell only under the body limit.
+	big := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"` + strings.Repeat("a", 100<<10) + `"}}}`
+	if resp, _ := e.do("POST", "/mcp", big, mcpHeaders(bearer("ro")...)...); resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body over the limit from a read-only grant: %d, want 413", resp.StatusCode)
+	}
 	if _, err := e.srv.opts.Auth.Verify(context.Background(), "rw"); err != nil {
 		t.Fatal(err)
 	}
