@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/server"
 
@@ -118,6 +119,14 @@ func (wb *web) serve(ctx context.Context, c *core, s *server.MCPServer) error {
 	scheme := "http"
 	if h.TLSCert != "" {
 		scheme = "https"
+	}
+	if wb.loopback && strings.HasPrefix(h.PublicURL, "https://") && len(h.TrustedProxies) == 0 {
+		// On loopback with a public https name, a proxy sits in front:
+		// without its address every caller seems to be the proxy, and the
+		// per-address limits are shared by everyone.
+		c.logger.Warn("http.public_url is https on a loopback address, so a proxy is in front, but http.trusted_proxies is empty: "+
+			"every request seems to come from the proxy and shares one rate limit; set http.trusted_proxies to the proxy's address (e.g. [127.0.0.1])",
+			"public_url", h.PublicURL)
 	}
 	c.logger.Info("serving over HTTP", "url", scheme+"://"+ln.Addr().String()+"/mcp", "vault", c.vault.Root(),
 		"version", version, "auth", h.Auth, "oauth", h.OAuth.Enabled, "loopback", wb.loopback)
