@@ -2,15 +2,21 @@ package e2e
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/bcrypt"
 )
 
 // TestAbuse runs the abuse probes of the security review against the
@@ -20,8 +26,16 @@ import (
 // bounded: it shows a cost, it does not try to take the machine down.
 func TestAbuse(t *testing.T) {
 	v := newVault(t, map[string]string{"Home.md": "# Home\nHELLO FROM THE VAULT\n"})
-	srv := startHTTP(t, v)
-	live := srv.session(t, srv.token)
+	token := "vmcp_abuse-test-token-0123456789abcdefghijklmnop"
+	sum := sha256.Sum256([]byte(token))
+	hash, _ := bcrypt.GenerateFromPassword([]byte("a password"), bcrypt.MinCost)
+	stateFile := filepath.Join(t.TempDir(), "oauth.json")
+	srv := startHTTP(t, v, withEnv(
+		fmt.Sprintf(`VAULTMCP_HTTP_TOKENS=[{"name": "live", "hash": "sha256:%x"}]`, sum),
+		fmt.Sprintf(`VAULTMCP_HTTP_USERS=[{"name": "alice", "password_hash": %q}]`, hash),
+		"VAULTMCP_HTTP_OAUTH_ENABLED=true", "VAULTMCP_HTTP_OAUTH_STATE_FILE="+stateFile,
+	))
+	live := srv.session(t, token)
 	stillAnswers := func(t *testing.T) {
 		t.Helper()
 		if text := live.ok(t, "read_file", map[string]any{"path": "Home.md"}); !strings.Contains(text, "HELLO FROM THE VAULT") {
@@ -39,6 +53,52 @@ func TestAbuse(t *testing.T) {
 		})
 		if growth > 50<<20 {
 			t.Errorf("the server's RSS grew by %d MB while 40 unauthenticated 4 MiB bodies were held, want under 50 MB", growth>>20)
+		}
+	})
+
+	// Review item 4: client registration had no limits on its fields, so
+	// ten 3.5 MB names added 35 MB for good, and one address could fill
+	// every slot and lock new connectors out.
+	t.Run("registrations", func(t *testing.T) {
+		register := func(body string) int {
+			resp, err := http.Post(srv.url+"/oauth/register", "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		var statuses []int
+		growth := srv.rssGrowth(t, func() {
+			huge := `{"redirect_uris":["https://a.example/cb"],"client_name":"` + strings.Repeat("n", 3500<<10) + `"}`
+			for range 10 {
+				statuses = append(statuses, register(huge))
+			}
+			// The largest registration the limits allow, 200 times.
+			uris := make([]string, 0, 3)
+			for i := range 3 {
+				uris = append(uris, fmt.Sprintf(`"https://a.example/%d/%s"`, i, strings.Repeat("p", 2500)))
+			}
+			full := `{"redirect_uris":[` + strings.Join(uris, ",") + `],"client_name":"` + strings.Repeat("n", 200) + `"}`
+			for range 200 {
+				statuses = append(statuses, register(full))
+			}
+			stillAnswers(t)
+		})
+		if growth > 50<<20 {
+			t.Errorf("the server's RSS grew by %d MB under registrations, want under 50 MB", growth>>20)
+		}
+		counts := map[int]int{}
+		for _, st := range statuses {
+			counts[st]++
+		}
+		t.Logf("registration answers: %v", counts)
+		if counts[http.StatusCreated] > 10 || counts[http.StatusRequestEntityTooLarge] != 10 || counts[http.StatusTooManyRequests] == 0 {
+			t.Errorf("registration answers %v: want the 3.5 MB names refused (413) and at most the burst of 10 accepted", counts)
+		}
+		if fi, err := os.Stat(stateFile); err != nil || fi.Size() > 1<<20 {
+			t.Errorf("the state file after the flood: %v %v", fi.Size(), err)
 		}
 	})
 }
