@@ -42,7 +42,7 @@ const (
 	// is about 50). Compiling costs about 600 bytes per instruction and
 	// matching slows with the size; 10,000 holds any literal of MaxQuery
 	// characters and every real expression, and refuses
-	// `[ab]{0,1000}` written more than five times.
+	// `[ab]{0,1000}` written five times (four pass).
 	MaxProgram = 10_000
 )
 

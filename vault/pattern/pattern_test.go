@@ -89,6 +89,8 @@ func TestCheckProgram(t *testing.T) {
 		{strings.Repeat("x", MaxQuery), ""},
 		{`(?i)` + strings.Repeat("é", MaxQuery), ""},
 		{`\w{1000}`, ""},
+		{strings.Repeat(`[ab]{0,1000}`, 4), ""},
+		{strings.Repeat(`[ab]{0,1000}`, 5), "about 10,007 instructions"},
 		{strings.Repeat(`[ab]{0,1000}`, 340), "query is too large once compiled: about 680,342 instructions; the limit is 10,000"},
 		{strings.Repeat(`a{1000}`, 11), "; the limit is 10,000 (lower its {n} repeat counts"},
 	} {
