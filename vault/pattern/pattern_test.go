@@ -139,3 +139,30 @@ func TestExpansions(t *testing.T) {
 		}
 	}
 }
+
+// FuzzProgram: for every expression Go parses, the estimate is at least
+// the size Go compiles it to, so CheckProgram never lets a larger one by.
+func FuzzProgram(f *testing.F) {
+	for _, s := range []string{`a`, `(?i)straße`, `(a*)*`, `(|a)+`, `a{2,5}b{3,}c{0}`, `((a|b){3}c?){1,4}`, `[^\n]{100}$`, `\b(?:x*|y+?){2}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		for _, flags := range []syntax.Flags{syntax.Perl, syntax.Perl | syntax.FoldCase} {
+			re, err := syntax.Parse(expr, flags)
+			if err != nil {
+				return
+			}
+			est := Program(re)
+			if est > 100_000 {
+				return // compiling it would only slow the fuzzer
+			}
+			prog, err := syntax.Compile(re.Simplify())
+			if err != nil {
+				return
+			}
+			if est < len(prog.Inst) {
+				t.Fatalf("%q: estimate %d, compiled %d instructions", expr, est, len(prog.Inst))
+			}
+		}
+	})
+}

@@ -47,7 +47,8 @@ func size(re *syntax.Regexp) int64 {
 	case syntax.OpCapture:
 		n = size(re.Sub[0]) + 2
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest:
-		n = size(re.Sub[0]) + 1
+		// Two: a star of what may match empty compiles as (x+)?.
+		n = size(re.Sub[0]) + 2
 	case syntax.OpRepeat:
 		count := int64(re.Max)
 		if re.Max < 0 {
