@@ -371,7 +371,7 @@ func TestHTTPRESTExamples(t *testing.T) {
 	var st map[string]any
 	_ = json.NewDecoder(resp.Body).Decode(&st)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || st["total_concepts"] != float64(4) || st["vault_path"] != v.Root {
+	if resp.StatusCode != 200 || st["total_concepts"] != float64(4) || st["vault_path"] != filepath.Base(v.Root) {
 		t.Errorf("statistics: %d %v", resp.StatusCode, st)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -143,13 +142,6 @@ func badArgument(format string, args ...any) error {
 // *vault.Error of kind vault.ErrInvalidInput for a bad argument; anything
 // else is a server fault.
 
-// filePath is the note's absolute path, the answers' file_path. (Tool
-// answers name files in the vault as their owner sees them; only error
-// messages keep the server's layout to themselves.)
-func filePath(d Deps, rel string) string {
-	return filepath.Join(d.Vault.Root(), filepath.FromSlash(rel))
-}
-
 // find resolves a client's concept name, or fails with a not-found or
 // ambiguity error.
 func findConcept(v *index.ConceptView, arg, name string) (index.ConceptNote, error) {
@@ -203,7 +195,7 @@ type ConceptResult struct {
 	Definition   string              `json:"definition"`             // Empty when the note gives none
 	Notation     string              `json:"notation"`               // Empty when the note gives none
 	InScheme     []string            `json:"inScheme"`               // Concept schemes, as written
-	FilePath     string              `json:"file_path"`              // Absolute path of the concept's note
+	FilePath     string              `json:"file_path"`              // The concept's note: its absolute path, or its vault-relative one for a remote client (ForRemoteClient)
 	Path         string              `json:"path"`                   // Path of the concept's note relative to the vault root
 	Schema       ConceptSchema       `json:"schema"`                 // Schema.org properties; empty when the note has none
 	Broader      *[]string           `json:"broader,omitempty"`      // Ids of broader concepts (declared here, or naming this one narrower)
@@ -238,7 +230,7 @@ func Concept(ctx context.Context, d Deps, a GetConceptArgs) (*ConceptResult, err
 		res = &ConceptResult{
 			ID: n.ID, URI: concept.URI(n.ID), PrefLabel: n.PrefLabel,
 			AltLabel: orEmpty(n.AltLabels), Definition: n.Definition, Notation: n.Notation, InScheme: orEmpty(n.InScheme),
-			FilePath: filePath(d, n.Path), Path: n.Path,
+			FilePath: filePath(ctx, d, n.Path), Path: n.Path,
 			Schema: ConceptSchema{Type: s.Type, About: s.About, Teaches: s.Teaches, EducationalLevel: s.EducationalLevel, LearningResourceType: s.LearningResourceType},
 		}
 		if a.IncludeRelations != nil && !*a.IncludeRelations {
@@ -398,7 +390,7 @@ func ExpandConcept(ctx context.Context, d Deps, a ExpandContextArgs) (*ExpandCon
 		}
 		res.FocusConcept = FocusConcept{
 			ID: focus.ID, URI: concept.URI(focus.ID), PrefLabel: focus.PrefLabel, Definition: focus.Definition,
-			FilePath: filePath(d, focus.Path), Path: focus.Path,
+			FilePath: filePath(ctx, d, focus.Path), Path: focus.Path,
 		}
 		if withContent {
 			texts = append(texts, text{body: v.Content(focus.Path), target: &res.FocusConcept.Content, cut: &res.FocusConcept.ContentTruncated, at: -1})
@@ -425,7 +417,7 @@ func ExpandConcept(ctx context.Context, d Deps, a ExpandContextArgs) (*ExpandCon
 				res.TransitiveRelations[key] = append(res.TransitiveRelations[key], item)
 			}
 			cn := &res.ContextNotes[i]
-			*cn = ContextNote{ID: n.ID, Label: n.PrefLabel, FilePath: filePath(d, n.Path), Path: n.Path, Relation: key, Depth: st.Depth}
+			*cn = ContextNote{ID: n.ID, Label: n.PrefLabel, FilePath: filePath(ctx, d, n.Path), Path: n.Path, Relation: key, Depth: st.Depth}
 			if withContent {
 				texts = append(texts, text{body: v.Content(n.Path), target: &cn.Content, cut: &cn.ContentTruncated, omit: &cn.ContentOmitted, at: span.Start + i})
 			}
@@ -601,7 +593,7 @@ func FindConcepts(ctx context.Context, d Deps, a SearchConceptsArgs) (*SearchCon
 			n, _ := v.Note(h.Path)
 			res.Results = append(res.Results, ConceptSearch{
 				ID: n.ID, URI: concept.URI(n.ID), PrefLabel: n.PrefLabel, Definition: n.Definition,
-				FilePath: filePath(d, n.Path), Path: n.Path, Match: h.Rank.String(),
+				FilePath: filePath(ctx, d, n.Path), Path: n.Path, Match: h.Rank.String(),
 			})
 		}
 		return nil
@@ -688,7 +680,7 @@ type GetStatisticsArgs struct{}
 type StatisticsResult struct {
 	TotalConcepts       int            `json:"total_concepts"`
 	TotalRelations      int            `json:"total_relations"` // Distinct edges: a broader/narrower pair once, a related pair once, a prerequisite once
-	VaultPath           string         `json:"vault_path"`      // Absolute path of the vault
+	VaultPath           string         `json:"vault_path"`      // The vault's absolute path, or its folder's name for a remote client (ForRemoteClient)
 	ServerVersion       string         `json:"server_version"`
 	RelationsByType     map[string]int `json:"relations_by_type"`    // total_relations by kind: broader (each broader/narrower pair), related, prerequisite
 	UnresolvedRelations int            `json:"unresolved_relations"` // Relation targets that name no concept (get_concept lists them per concept)
@@ -705,7 +697,7 @@ func Statistics(ctx context.Context, d Deps, _ GetStatisticsArgs) (*StatisticsRe
 	err := d.Index.Concepts(ctx, func(v *index.ConceptView) error {
 		s := v.Stats()
 		res = &StatisticsResult{
-			TotalConcepts: s.Concepts, TotalRelations: s.Relations, VaultPath: d.Vault.Root(), ServerVersion: d.ServerVersion,
+			TotalConcepts: s.Concepts, TotalRelations: s.Relations, VaultPath: vaultPath(ctx, d), ServerVersion: d.ServerVersion,
 			RelationsByType:     map[string]int{"broader": s.Broader, "related": s.Related, "prerequisite": s.Prerequisite},
 			UnresolvedRelations: s.Unresolved, AmbiguousIDs: s.AmbiguousIDs, UnreadableFrontmatter: s.UnreadableFrontmatter,
 		}

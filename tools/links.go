@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -44,7 +43,7 @@ type BacklinksResult struct {
 // BacklinkItem is one note linking to the queried one.
 type BacklinkItem struct {
 	File         string   `json:"file"`
-	AbsolutePath string   `json:"absolute_path"`
+	AbsolutePath string   `json:"absolute_path" jsonschema:"The note's absolute path on the server; for a remote (HTTP) client, its path in the vault"`
 	Links        []string `json:"links" jsonschema:"Its links to the note, as written"`
 	Lines        []int    `json:"lines" jsonschema:"Their line numbers"`
 }
@@ -149,9 +148,8 @@ func Backlinks(ctx context.Context, d Deps, a BacklinksArgs) (*BacklinksResult, 
 			return nil, err
 		}
 	}
-	root := d.Vault.Root()
 	// The structured item names the note twice (file, absolute_path).
-	itemCost := tokens.Estimate(root) + tokens.Estimate(`{"file":"","absolute_path":"/","links":[],"lines":[]},`)
+	itemCost := tokens.Estimate(filePath(ctx, d, "")) + tokens.Estimate(`{"file":"","absolute_path":"/","links":[],"lines":[]},`)
 	s := paginate(a.Paging, res.BacklinkCount, defaultBacklinks, "notes").fit(a.Paging, d.pageTokens(), func(i int) int {
 		n := 2*tokens.Estimate(page[i].Source) + itemCost
 		for _, l := range page[i].Links {
@@ -162,7 +160,7 @@ func Backlinks(ctx context.Context, d Deps, a BacklinksArgs) (*BacklinksResult, 
 	for _, ln := range keep(page, s) {
 		res.Backlinks = append(res.Backlinks, BacklinkItem{
 			File:         ln.Source,
-			AbsolutePath: filepath.Join(root, filepath.FromSlash(ln.Source)),
+			AbsolutePath: filePath(ctx, d, ln.Source),
 			Links:        ln.Links,
 			Lines:        ln.Lines,
 		})

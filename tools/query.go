@@ -15,6 +15,7 @@ import (
 	"vaultmcp/internal/tokens"
 	"vaultmcp/vault/edit"
 	"vaultmcp/vault/index"
+	"vaultmcp/vault/pattern"
 	"vaultmcp/vault/query"
 	"vaultmcp/vault/rank"
 )
@@ -256,7 +257,7 @@ func SearchNotes(d Deps) server.ServerTool {
 	opts := []mcp.ToolOption{
 		mcp.WithDescription("Relevance-ranked full-text search (BM25; words in a note's name, aliases, headings and tags weigh more) with the best-matching line. " +
 			"Plurals and accents fold; +word must occur, -word must not, \"a b\" both must, proj* is a prefix. Exact text or regex: grep."),
-		mcp.WithString("query", mcp.Required(), mcp.Description("e.g. \"budget review\" or \"+meeting -draft\"")),
+		mcp.WithString("query", mcp.Required(), mcp.MaxLength(pattern.MaxQuery), mcp.Description("e.g. \"budget review\" or \"+meeting -draft\"")),
 	}
 	opts = append(opts, pagingOptions("results", defaultSearchLimit)...)
 	opts = append(opts, outputSchema[SearchNotesResult](), annotate("Search notes", true, false, true))

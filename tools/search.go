@@ -13,6 +13,7 @@ import (
 
 	"vaultmcp/internal/tokens"
 	"vaultmcp/vault/index"
+	"vaultmcp/vault/pattern"
 	"vaultmcp/vault/search"
 )
 
@@ -65,7 +66,7 @@ func SearchFiles(d Deps) server.ServerTool {
 		mcp.WithDescription("Find files by glob (*, **, ?, [a-z], {md,canvas}); returns sorted paths. " +
 			"A pattern without \"/\" matches names at any depth (\"*.md\"); with \"/\" it matches paths below `path` (\"Daily/2025-*\"); " +
 			"a leading \"/\" keeps to `path` itself. Ignores case unless case_sensitive. Text inside files: grep; date or size: find_files."),
-		mcp.WithString("pattern", mcp.Required(), mcp.Description("Glob, e.g. \"*.md\", \"**/*.{png,jpg}\"")),
+		mcp.WithString("pattern", mcp.Required(), mcp.MaxLength(pattern.MaxGlob), mcp.Description("Glob, e.g. \"*.md\", \"**/*.{png,jpg}\"")),
 		mcp.WithString("path", mcp.Description("Folder to search in (default: the whole vault)"), mcp.DefaultString("")),
 		mcp.WithBoolean("case_sensitive", mcp.Description("Match case exactly"), mcp.DefaultBool(false)),
 	}
@@ -147,11 +148,11 @@ func Grep(d Deps) server.ServerTool {
 		mcp.WithDescription("Search file text for a string, or an RE2 regex with is_regex (^ and $ match at line ends). " +
 			"Returns `path:line: content` in path order; context lines read `path-line- content`, groups split by \"--\". " +
 			"Ignores case unless case_sensitive. To find files by name use search_files or find_files."),
-		mcp.WithString("query", mcp.Required(), mcp.Description("Text, or a regex with is_regex")),
+		mcp.WithString("query", mcp.Required(), mcp.MaxLength(pattern.MaxQuery), mcp.Description("Text, or a regex with is_regex")),
 		mcp.WithString("path", mcp.Description("Folder or file to search (default: the whole vault)"), mcp.DefaultString("")),
 		mcp.WithBoolean("is_regex", mcp.Description("query is a regular expression"), mcp.DefaultBool(false)),
 		mcp.WithBoolean("case_sensitive", mcp.Description("Match case exactly"), mcp.DefaultBool(false)),
-		mcp.WithString("include_pattern", mcp.Description("Only files matching this glob: \"*.md\", \"Projects/**\"")),
+		mcp.WithString("include_pattern", mcp.MaxLength(pattern.MaxGlob), mcp.Description("Only files matching this glob: \"*.md\", \"Projects/**\"")),
 		mcp.WithInteger("context_lines", mcp.Description("Lines shown around each match"),
 			mcp.Min(0), mcp.Max(search.MaxContext), mcp.DefaultNumber(0)),
 		mcp.WithString("output", mcp.Enum("lines", "files", "count"), mcp.DefaultString("lines"),
@@ -309,7 +310,7 @@ func FindFiles(d Deps) server.ServerTool {
 			"returns `path  size bytes  modified` lines sorted by path. name is a substring of the name, or a glob with * ? [ { (without a \".\" it also matches the name less its extension); case is ignored. " +
 			"Times: " + timeForms + "; modified_after is inclusive, modified_before exclusive."),
 		mcp.WithString("path", mcp.Description("Folder to search in (default: the whole vault)"), mcp.DefaultString("")),
-		mcp.WithString("name", mcp.Description("Substring of the file name, or a glob on it")),
+		mcp.WithString("name", mcp.MaxLength(pattern.MaxGlob), mcp.Description("Substring of the file name, or a glob on it")),
 		mcp.WithString("modified_after", mcp.Description("Only files modified at or after this date/time")),
 		mcp.WithString("modified_before", mcp.Description("Only files modified before this date/time")),
 		mcp.WithInteger("size_min", mcp.Min(0), mcp.Description("Minimum size in bytes")),

@@ -20,6 +20,7 @@ import (
 	"vaultmcp/internal/audit"
 	"vaultmcp/internal/auth"
 	"vaultmcp/internal/ratelimit"
+	"vaultmcp/tools"
 )
 
 // writeJSON answers with status and v as JSON.
@@ -433,7 +434,8 @@ func (s *Server) authenticate(lim *ratelimit.Limiter, next http.Handler) http.Ha
 		if rec != nil {
 			rec.SetIdentity(id.String())
 		}
-		next.ServeHTTP(w, r.WithContext(auth.WithIdentity(r.Context(), id)))
+		// An HTTP client is remote: answers name files within the vault.
+		next.ServeHTTP(w, r.WithContext(tools.ForRemoteClient(auth.WithIdentity(r.Context(), id))))
 	})
 }
 

@@ -228,10 +228,10 @@ func (s *argSchema) check(v any, at []string, probs []argProblem) []argProblem {
 		if s.minLength != nil || s.maxLength != nil {
 			n := utf8.RuneCountInString(v)
 			if s.minLength != nil && n < *s.minLength {
-				probs = append(probs, argProblem{at: at, msg: fmt.Sprintf("minLength: got %d, want %d", n, *s.minLength)})
+				probs = append(probs, argProblem{at: at, msg: fmt.Sprintf("must be at least %d characters long, got %d", *s.minLength, n)})
 			}
 			if s.maxLength != nil && n > *s.maxLength {
-				probs = append(probs, argProblem{at: at, msg: fmt.Sprintf("maxLength: got %d, want %d", n, *s.maxLength)})
+				probs = append(probs, argProblem{at: at, msg: fmt.Sprintf("must be at most %d characters long, got %d", *s.maxLength, n)})
 			}
 		}
 	case []any:

@@ -114,6 +114,10 @@ func (r *reference) leaf(tool string, e *jsonschema.ValidationError) string {
 		return fmt.Sprintf("argument %q: must be at most %s, got %s", where, ratString(k.Want), ratString(k.Got))
 	case *kind.Minimum:
 		return fmt.Sprintf("argument %q: must be at least %s, got %s", where, ratString(k.Want), ratString(k.Got))
+	case *kind.MaxLength:
+		return fmt.Sprintf("argument %q: must be at most %d characters long, got %d", where, k.Want, k.Got)
+	case *kind.MinLength:
+		return fmt.Sprintf("argument %q: must be at least %d characters long, got %d", where, k.Want, k.Got)
 	}
 	// The check writes counts without thousands separators, as it
 	// writes bounds.
@@ -163,6 +167,8 @@ var argCases = []struct{ tool, args string }{
 	{"expand_context", `{"concept_id":"x","relation_types":[]}`},
 	{"expand_context", `{"concept_id":"x","relation_types":["broader","sideways",3]}`},
 	{"expand_context", `{"concept_id":"` + strings.Repeat("é", 1001) + `","max_depth":0.5}`},
+	{"grep", `{"query":"` + strings.Repeat("x", 5000) + `"}`},
+	{"search_files", `{"pattern":"` + strings.Repeat("é", 1025) + `"}`},
 	{"query_notes", `{"filter":5}`},
 	{"query_notes", `{"filter":{"a":1},"limit":10001}`},
 	{"query_notes", `{"filter":"status = done"}`},

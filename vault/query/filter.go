@@ -28,6 +28,7 @@ import (
 	"vaultmcp/internal/when"
 	"vaultmcp/vault"
 	"vaultmcp/vault/index"
+	"vaultmcp/vault/pattern"
 )
 
 // Error is a filter or sort the client got wrong, phrased for it.
@@ -127,6 +128,9 @@ func parse(raw any, where string, depth int, now time.Time) (*Filter, error) {
 			if globs, err = stringList(v, at); err == nil {
 				for _, g := range globs {
 					g = strings.TrimPrefix(strings.TrimSpace(g), "/")
+					if err := pattern.CheckGlob(at, g); err != nil {
+						return nil, bad("%s", err)
+					}
 					if !doublestar.ValidatePattern(g) {
 						return nil, bad("%s: %q is not a valid glob pattern", at, g)
 					}

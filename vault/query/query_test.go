@@ -161,15 +161,17 @@ func TestBadFilters(t *testing.T) {
 		`{"tags": 3}`:                          "filter.tags must be text or a list",
 		`{"tags": [""]}`:                       "must be non-empty",
 		`{"properties": {"a": {"bigger": 1}}}`: `unknown operator "bigger"`,
-		`{"properties": {"a": {"exists": "yes"}}}`: "must be true or false",
-		`{"properties": {"a": {}}}`:                "empty object",
-		`{"properties": {"a": [{"x": 1}]}}`:        "must be text, a number or a boolean",
-		`{"modified_after": "last fortnight"}`:     "is not a time",
-		`{"any": []}`:                              "non-empty list of filters",
-		`{"not": {"not": {"folder": 1}}}`:          "filter.not.not.folder",
-		`{"path": "[a"}`:                           "not a valid glob",
-		`{"links_to": "Nobody"}`:                   `no note or file is named "Nobody"`,
-		`"{not json"`:                              "not a JSON object",
+		`{"properties": {"a": {"exists": "yes"}}}`:           "must be true or false",
+		`{"properties": {"a": {}}}`:                          "empty object",
+		`{"properties": {"a": [{"x": 1}]}}`:                  "must be text, a number or a boolean",
+		`{"modified_after": "last fortnight"}`:               "is not a time",
+		`{"any": []}`:                                        "non-empty list of filters",
+		`{"not": {"not": {"folder": 1}}}`:                    "filter.not.not.folder",
+		`{"path": "[a"}`:                                     "not a valid glob",
+		`{"path": "` + strings.Repeat("x", 3_500_000) + `"}`: "filter.path is 3,500,000 characters long; the limit is 1,024",
+		`{"path": "` + strings.Repeat("{?,??}", 22) + `"}`:   "too many {…} alternatives",
+		`{"links_to": "Nobody"}`:                             `no note or file is named "Nobody"`,
+		`"{not json"`:                                        "not a JSON object",
 	}
 	for filter, want := range cases {
 		var raw any
@@ -181,7 +183,7 @@ func TestBadFilters(t *testing.T) {
 			_, err = NewTable(ix).Run(context.Background(), Request{Filter: f})
 		}
 		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: err = %v, want it to say %q", filter, err, want)
+			t.Errorf("%.80s: err = %.200v, want it to say %q", filter, err, want)
 		}
 	}
 	if _, err := NewTable(ix).Run(context.Background(), Request{Sort: "colour"}); err == nil || !strings.Contains(err.Error(), "unknown sort") {

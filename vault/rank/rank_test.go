@@ -3,6 +3,7 @@ package rank
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"vaultmcp/vault"
 	"vaultmcp/vault/index"
+	"vaultmcp/vault/pattern"
 )
 
 func TestTokens(t *testing.T) {
@@ -262,4 +264,20 @@ func TestQuality(t *testing.T) {
 		}
 	}
 	t.Logf("mean reciprocal rank over %d queries: %.3f", len(labels.Queries), mrr/float64(len(labels.Queries)))
+}
+
+// A query longer than pattern.MaxQuery is refused with the limit named,
+// before it is split into words; one at the limit runs.
+func TestSearchQueryBounded(t *testing.T) {
+	ctx := context.Background()
+	_, s := newSearcher(t, writeFiles(t, map[string]string{"Gardening.md": "# Gardening\nTomatoes and beans."}))
+	_, err := s.Search(ctx, Query{Text: strings.Repeat("tomato ", 500_000)})
+	var re *Error
+	if !errors.As(err, &re) || !strings.Contains(re.Msg, "query is 3,500,000 characters long; the limit is 4,096") {
+		t.Fatalf("err = %v", err)
+	}
+	words := strings.Repeat("tom* ", pattern.MaxQuery/5)
+	if res, err := s.Search(ctx, Query{Text: words}); err != nil || res.Total != 1 {
+		t.Errorf("%d characters of prefixes: %+v, %v", len(words), res, err)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"vaultmcp/internal/topk"
 	"vaultmcp/vault/access"
 	"vaultmcp/vault/markdown"
+	"vaultmcp/vault/pattern"
 )
 
 // Query is one search.
@@ -110,6 +111,9 @@ func parse(text string) []clause {
 
 // Search ranks the notes matching q. It waits for the first build.
 func (s *Searcher) Search(ctx context.Context, q Query) (Result, error) {
+	if err := pattern.CheckLength("query", q.Text, pattern.MaxQuery); err != nil {
+		return Result{}, &Error{Msg: err.Error() + ": search for fewer words"}
+	}
 	clauses := parse(q.Text)
 	positive := false
 	for _, c := range clauses {

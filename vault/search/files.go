@@ -10,6 +10,7 @@ import (
 
 	"vaultmcp/vault"
 	"vaultmcp/vault/access"
+	"vaultmcp/vault/pattern"
 )
 
 const (
@@ -132,6 +133,9 @@ func (e *Engine) Find(ctx context.Context, q FindQuery) (*FindResult, error) {
 		return nil, err
 	}
 	var name func(string) bool
+	if err := pattern.CheckLength("name", q.Name, pattern.MaxGlob); err != nil {
+		return nil, invalidInput("%s: no file name is that long", err)
+	}
 	if q.Name != "" {
 		if strings.ContainsAny(q.Name, "*?[{") {
 			g, err := compileGlob("name", q.Name, true)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"vaultmcp/vault"
+	"vaultmcp/vault/pattern"
 )
 
 var grepVault = map[string]string{
@@ -349,5 +350,54 @@ func TestGrepOffsetAndFilesOnly(t *testing.T) {
 		if want := []FileCount{{"a.md", 3}, {"b/c.md", 1}, {"d.md", 2}}; !slices.Equal(res.Counts, want) || len(res.Lines) != 0 || res.Total != 6 {
 			t.Errorf("%s: FilesOnly = %+v, %d lines, total %d", name, res.Counts, len(res.Lines), res.Total)
 		}
+	}
+}
+
+// A query too long or too large once compiled is refused before it is
+// compiled, with the limit in the message: a 3.5 MB literal took 4.7 s
+// and some 480 MB to compile, and `[ab]{0,1000}` written 340 times (4 KB)
+// compiles to 680,000 instructions.
+func TestGrepQueryBounded(t *testing.T) {
+	v := newTestVault(t, grepVault)
+	e := New(v, Options{})
+	huge := strings.Repeat("x", 3_500_000)
+	for _, c := range []struct {
+		name string
+		q    GrepQuery
+		want string
+	}{
+		{"huge literal", GrepQuery{Query: huge}, "query is 3,500,000 characters long; the limit is 4,096"},
+		{"huge regexp", GrepQuery{Query: huge, Regex: true}, "query is 3,500,000 characters long; the limit is 4,096"},
+		{"one past the limit", GrepQuery{Query: strings.Repeat("é", pattern.MaxQuery+1)}, "query is 4,097 characters long; the limit is 4,096"},
+		{"large program", GrepQuery{Query: strings.Repeat("[ab]{0,1000}", 340), Regex: true},
+			"regular expression is too large once compiled: about 680,342 instructions; the limit is 10,000"},
+		{"nested repeats", GrepQuery{Query: "(a{1000}){1000}", Regex: true}, "nested repeats multiply"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := e.Grep(context.Background(), c.q)
+			if !errors.Is(err, vault.ErrInvalidInput) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %.300v, want invalid input saying %q", err, c.want)
+			}
+		})
+	}
+	// At the limits, a search runs.
+	for _, q := range []GrepQuery{
+		{Query: "TODO" + strings.Repeat("é", pattern.MaxQuery-4)},
+		{Query: "TODO" + strings.Repeat("x?", (pattern.MaxQuery-4)/2), Regex: true},
+		{Query: `TODO\w{0,1000}`, Regex: true},
+	} {
+		if _, err := e.Grep(context.Background(), q); err != nil {
+			t.Errorf("%.30q: %v", q.Query, err)
+		}
+	}
+}
+
+// find_files' name is a substring when it has no glob characters, and
+// bounded all the same.
+func TestFindNameBounded(t *testing.T) {
+	v := newTestVault(t, grepVault)
+	_, err := New(v, Options{}).Find(context.Background(), FindQuery{Name: strings.Repeat("x", 3_500_000), MaxSize: -1})
+	if !errors.Is(err, vault.ErrInvalidInput) || !strings.Contains(err.Error(), "name is 3,500,000 characters long; the limit is 1,024") {
+		t.Fatalf("err = %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"vaultmcp/vault"
+	"vaultmcp/vault/pattern"
 )
 
 // matcher finds the lines of a text that match one grep query. Lines are
@@ -46,6 +47,11 @@ func invalidInput(format string, args ...any) error {
 func compileQuery(query string, isRegex, caseSensitive bool) (*matcher, error) {
 	if query == "" {
 		return nil, invalidInput("query is empty: give the text or regular expression to search for")
+	}
+	// Before anything reads the query through: a huge one costs seconds
+	// and hundreds of megabytes to compile.
+	if err := pattern.CheckLength("query", query, pattern.MaxQuery); err != nil {
+		return nil, invalidInput("%s: search for a shorter text", err)
 	}
 	if !utf8.ValidString(query) {
 		return nil, invalidInput("query is not valid UTF-8 text")
@@ -85,6 +91,9 @@ func compileQuery(query string, isRegex, caseSensitive bool) (*matcher, error) {
 	tree, err := syntax.Parse(query, flags)
 	if err != nil {
 		return nil, invalidInput("invalid regular expression %q: %s (set is_regex to false to search for the text as it is)", query, describeSyntaxError(err))
+	}
+	if err := pattern.CheckProgram("regular expression", tree); err != nil {
+		return nil, invalidInput("%s", err)
 	}
 	if hasNewline(tree) {
 		return nil, invalidInput("regular expression %q contains a line break (\\n): grep matches within single lines", query)
@@ -148,6 +157,10 @@ func (m *matcher) prepare() {
 func describeSyntaxError(err error) string {
 	if se, ok := err.(*syntax.Error); ok {
 		msg := string(se.Code)
+		if se.Code == syntax.ErrInvalidRepeatSize {
+			// Go's own bound, which the code alone does not explain.
+			msg += " (a count is at most 1000, and nested repeats multiply: (a{100}){100} counts 10,000)"
+		}
 		if se.Expr != "" {
 			msg += " in `" + se.Expr + "`"
 		}

@@ -14,38 +14,15 @@ import (
 	"time"
 
 	"vaultmcp/vault"
+	"vaultmcp/vault/pattern"
 )
-
-func TestExpansions(t *testing.T) {
-	tests := []struct {
-		pattern string
-		want    int
-	}{
-		{"*.md", 1},
-		{"*.{md,png,jpg}", 3},
-		{"{a,b}{c,d,e}", 6},
-		{"{a,{b,c}}x", 3},
-		{"{a,b{c,d}}", 3},
-		{"{a,b{c,d}{e,f}}", 5},
-		{`\{a,b\}`, 1},
-		{"[{]a,b[}]", 1},
-		{"{,a}", 2},
-		{strings.Repeat("{?,??}", 6), 64},
-		{strings.Repeat("{?,??}", 22), 129}, // stops counting past the limit
-	}
-	for _, tt := range tests {
-		if got := expansions(tt.pattern, 128); got != tt.want {
-			t.Errorf("expansions(%q) = %d, want %d", tt.pattern, got, tt.want)
-		}
-	}
-}
 
 // A pathological pattern is refused at once instead of taking seconds per
 // file name; a long one too.
 func TestGlobBounded(t *testing.T) {
 	v := newTestVault(t, map[string]string{"a.md": "a", "Note with a rather long name 0001.md": "n"})
 	e := New(v, Options{})
-	for _, p := range []string{strings.Repeat("{?,??}", 22), strings.Repeat("{a,b}", 8), strings.Repeat("x", maxPatternBytes+1)} {
+	for _, p := range []string{strings.Repeat("{?,??}", 22), strings.Repeat("{a,b}", 8), strings.Repeat("x", pattern.MaxGlob+1)} {
 		for _, run := range []func() error{
 			func() error { _, err := e.Glob(context.Background(), GlobQuery{Pattern: p}); return err },
 			func() error { _, err := e.Find(context.Background(), FindQuery{Name: p + "*"}); return err },
