@@ -74,6 +74,7 @@ func TestScopeSymlinks(t *testing.T) {
 				{"get_vault_info", `{}`},
 				{"get_claude_context", `{"path": "Journal"}`},
 				{"get_claude_context", `{"path": "Journal/2024-01-01.md"}`},
+				{"read_file", `{"path": "Journal/alia.md"}`}, // did you mean …?
 			} {
 				text, _ := sv.call(ctx, c.tool, c.args)
 				if l := leaked(text); len(l) > 0 {
