@@ -76,6 +76,9 @@ func (d Deps) rank(ctx context.Context, given string) ([]string, map[string]int)
 	scores := map[string]int{}
 	seenDirs := map[string]bool{}
 	scope := access.From(ctx)
+	if d.Index != nil {
+		scope = d.Index.Scope(ctx) // a link shows only where its target may
+	}
 	consider := func(rel string) bool {
 		if !scope.Visible(rel) {
 			return true

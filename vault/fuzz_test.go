@@ -2,6 +2,7 @@ package vault
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,24 +12,40 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
+	"vaultmcp/vault/access"
 	"vaultmcp/vault/edit"
 )
 
 // FuzzResolve checks the vault boundary for any input: Resolve either
 // fails with a client-safe error, or returns a path that is inside the
 // vault on disk (after following every symlink of its nearest existing
-// ancestor) and whose vault-relative form is clean. The seed corpus in
+// ancestor) and whose vault-relative form is clean. Under a scope that
+// allows only notes/, the path passes exactly when both where it is
+// written and where its links lead lie in notes/. The seed corpus in
 // testdata/fuzz/FuzzResolve holds the known traps.
 func FuzzResolve(f *testing.F) {
 	v, root, outside := boundaryVault(f)
 	mkdir(f, root, "notes/sub")
 	symlink(f, root, "notes/up", "..")
 	symlink(f, root, "notes/sub/way-up", "../../..")
+	symlink(f, root, "notes/file-link.md", "../file.md")
+	symlink(f, root, "notes/sub/a-link.md", "../a.md")
+	symlink(f, root, "notes-link.md", "notes/a.md")
 	f.Add(root + "/notes/a.md")
 	f.Add(root + "/../outside/secret.md")
 	f.Add(outside + "/secret.md")
 	f.Add("notes/up/notes/up/out-dir/x.md")
 	f.Add("notes/sub/way-up/outside/secret.md")
+	f.Add("notes/up/file.md")
+	f.Add("notes/up/notes/a.md")
+	f.Add("in-dir/a.md")
+	scoped := access.With(context.Background(), access.MustNew("fuzz", access.Rules{Allow: []string{"notes"}}))
+	inNotes := func(rel string) bool {
+		rel = strings.ToLower(norm.NFC.String(rel))
+		return rel == "" || rel == "notes" || strings.HasPrefix(rel, "notes/") // the root is always visible
+	}
 
 	f.Fuzz(func(t *testing.T, given string) {
 		p, err := v.Resolve(given)
@@ -80,6 +97,19 @@ func FuzzResolve(f *testing.F) {
 					t.Fatalf("Resolve(%q) = %q leads into the hidden %q", given, p.Abs, r)
 				}
 			}
+		}
+		// Where the path is written, no link followed: the cleaned
+		// path, spelled as the disk spells it (Via), else Rel itself.
+		written, err := v.lexical(given)
+		if err != nil {
+			t.Fatalf("Resolve(%q) passed, lexical did not: %v", given, err)
+		}
+		if via := p.Via; via != "" && !strings.EqualFold(norm.NFC.String(via), norm.NFC.String(written)) {
+			t.Fatalf("Resolve(%q).Via = %q, want the path as written, %q", given, via, written)
+		}
+		allowed := inNotes(p.Rel) && inNotes(written)
+		if err := checkRead(scoped, given, p); (err == nil) != allowed {
+			t.Fatalf("Resolve(%q) = %+v: under allow notes/, checkRead = %v, want allowed = %v", given, p, err, allowed)
 		}
 	})
 }

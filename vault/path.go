@@ -22,6 +22,14 @@ type Path struct {
 	Rel string
 	// Abs is the absolute path on disk. It must never reach a client.
 	Abs string
+	// Via is the other end of a symbolic link on the way, "" when there
+	// is none: for Resolve the path as written on disk with no link
+	// followed (Rel is where the links lead), for ResolveEntry of a link
+	// the path of its target. An access scope must allow both Rel and
+	// Via (see package access), or a link in an allowed folder would
+	// show a note from a hidden one, and a link in a hidden folder would
+	// name itself.
+	Via string
 }
 
 // IsRoot reports whether p is the vault root.
@@ -54,7 +62,11 @@ func (v *Vault) Resolve(given string) (Path, error) {
 	if err := v.checkHidden(given, real); err != nil {
 		return Path{}, err
 	}
-	return Path{Given: given, Rel: real, Abs: v.abs(real)}, nil
+	p := Path{Given: given, Rel: real, Abs: v.abs(real)}
+	if real != onDisk {
+		p.Via = onDisk
+	}
+	return p, nil
 }
 
 // ResolveEntry is Resolve for operations on a directory entry itself
@@ -80,12 +92,14 @@ func (v *Vault) ResolveEntry(given string) (Path, error) {
 					fi, err = os.Lstat(abs)
 				}
 			}
-			if err == nil && fi.Mode()&fs.ModeSymlink != 0 && v.leadsInside(abs) {
-				entry := path.Join(parent.Rel, base)
-				if err := v.checkHidden(given, entry); err != nil {
-					return Path{}, err
+			if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				if target, ok := v.leadsInside(abs); ok {
+					entry := path.Join(parent.Rel, base)
+					if err := v.checkHidden(given, entry); err != nil {
+						return Path{}, err
+					}
+					return Path{Given: given, Rel: entry, Abs: abs, Via: target}, nil
 				}
-				return Path{Given: given, Rel: entry, Abs: abs}, nil
 			}
 		}
 	}
@@ -93,15 +107,55 @@ func (v *Vault) ResolveEntry(given string) (Path, error) {
 }
 
 // leadsInside reports whether the symlink at abs resolves to an existing
-// file inside the vault. Links that lead out, or nowhere, stay refused as
-// Resolve refuses them: the server has no business with them at all.
-func (v *Vault) leadsInside(abs string) bool {
+// file inside the vault, and returns that file's vault-relative path.
+// Links that lead out, or nowhere, stay refused as Resolve refuses them:
+// the server has no business with them at all.
+func (v *Vault) leadsInside(abs string) (string, bool) {
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return false
+		return "", false
 	}
-	_, ok := v.relInside(real)
-	return ok
+	return v.relInside(real)
+}
+
+// FollowLink resolves the symbolic link at rel, an entry a walk found
+// (Walk reports links and never follows them), to what it leads to, as a
+// Path whose Rel is the target, Abs the target on disk and Via rel
+// itself; fi is the target's. ok is false when the link is to be left
+// out of every scan, listing and index: it leads out of the vault or
+// nowhere, to a FIFO, socket or device, or to a path with a component
+// scans leave out — a hidden folder (.git, .claude, the configured
+// ones), .obsidian, .trash, any other dot-folder or dotfile. A link must
+// not show what a scan would not: a link into .git would put the
+// repository's configuration (with its remote's credentials) into
+// search results. The cost is the link's own resolution, paid only for
+// entries the walk found to be links.
+func (v *Vault) FollowLink(rel string) (p Path, fi fs.FileInfo, ok bool) {
+	return v.followLink(rel, v.abs(rel))
+}
+
+// followLink is FollowLink for the link rel found at abs.
+func (v *Vault) followLink(rel, abs string) (Path, fs.FileInfo, bool) {
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return Path{}, nil, false
+	}
+	target, ok := v.relInside(real)
+	if !ok || target == "" {
+		// Out of the vault, or its root (whose listing is no part of a
+		// folder's).
+		return Path{}, nil, false
+	}
+	for _, part := range strings.Split(target, "/") {
+		if v.Skipped(part) {
+			return Path{}, nil, false
+		}
+	}
+	fi, err := os.Lstat(real) // real holds no link: Lstat is Stat
+	if err != nil || IsSpecial(fi.Mode()) {
+		return Path{}, nil, false
+	}
+	return Path{Given: rel, Rel: target, Abs: real, Via: rel}, fi, true
 }
 
 // lexical validates and cleans a path without touching the disk.

@@ -24,6 +24,11 @@ var ErrDenied = access.ErrDenied
 // then rolls the whole change back. Resolve, ResolveEntry and Walk are
 // the server's own and apply no scope: the index and the searches see
 // the whole vault and filter their answers by the request's scope.
+//
+// A symbolic link is judged at both ends: a client path with a link on
+// its way passes only when the scope allows both where it is written
+// and where it leads (Path.Via), and a listing shows a link only when
+// both the link and its target may be seen.
 
 // deniedError wraps an access refusal as a vault error.
 func deniedError(given string, err error) error {
@@ -34,20 +39,35 @@ func deniedError(given string, err error) error {
 	return err
 }
 
-// checkRead refuses a client path that ctx's scope hides.
+// checkRead refuses a client path that ctx's scope hides, at either end
+// of a symbolic link on the way (Path.Via).
 func checkRead(ctx context.Context, given string, p Path) error {
-	return deniedError(given, access.From(ctx).CheckRead(given, p.Rel))
+	s := access.From(ctx)
+	err := s.CheckRead(given, p.Rel)
+	if err == nil && p.Via != "" {
+		err = s.CheckRead(given, p.Via)
+	}
+	return deniedError(given, err)
 }
 
 // checkWrite refuses a change of the client path given under ctx's scope.
 func checkWrite(ctx context.Context, given string, p Path) error {
-	return deniedError(given, access.From(ctx).CheckWrite(given, p.Rel))
+	return deniedError(given, writable(access.From(ctx), given, p))
 }
 
 // allowed is the Tx's own check of every path it changes. It does not
 // name the path: the client may not have named it.
 func (tx *Tx) allowed(p Path) error {
-	return deniedError(p.Given, tx.scope.CheckWrite("", p.Rel))
+	return deniedError(p.Given, writable(tx.scope, "", p))
+}
+
+// writable is s.CheckWrite of p at both ends of a link on its way.
+func writable(s *access.Scope, given string, p Path) error {
+	err := s.CheckWrite(given, p.Rel)
+	if err == nil && p.Via != "" {
+		err = s.CheckWrite(given, p.Via)
+	}
+	return err
 }
 
 // ResolveFor is Resolve for a path a client named, under the access
@@ -60,14 +80,32 @@ func (v *Vault) ResolveFor(ctx context.Context, given string) (Path, error) {
 	if err != nil {
 		return Path{}, err
 	}
+	if err := v.checkFor(ctx, given, p, nil); err != nil {
+		return Path{}, err
+	}
+	return p, nil
+}
+
+// checkFor is ResolveFor's check of p, with fv the folder view of ctx's
+// scope when the caller has one (nil: made here when needed).
+func (v *Vault) checkFor(ctx context.Context, given string, p Path, fv *folderView) error {
 	s := access.From(ctx)
-	if s.Visible(p.Rel) {
-		return p, nil
+	if s.Visible(p.Rel) && (p.Via == "" || s.Visible(p.Via)) {
+		return nil
 	}
-	if fi, err := os.Stat(p.Abs); err == nil && fi.IsDir() && v.folders(s).shown(p.Abs, p.Rel) {
-		return p, nil
+	// A folder reached through a link (Via) is not looked into at the
+	// link's end: the link itself must be visible.
+	if p.Via == "" || s.Visible(p.Via) {
+		if fi, err := os.Stat(p.Abs); err == nil && fi.IsDir() {
+			if fv == nil {
+				fv = v.folders(s)
+			}
+			if fv.shown(p.Abs, p.Rel) {
+				return nil
+			}
+		}
 	}
-	return Path{}, checkRead(ctx, given, p)
+	return checkRead(ctx, given, p)
 }
 
 // folderView decides which folders an answer may show under a scope

@@ -87,8 +87,8 @@ func (v *Vault) List(ctx context.Context, given string, maxDepth int) ([]Entry, 
 		// Refused before looking, so a hidden path answers the same
 		// whether it exists, is a file or is a folder.
 		fv = v.folders(scope)
-		if fi, err := os.Stat(p.Abs); !scope.Visible(p.Rel) && (err != nil || !fi.IsDir() || !fv.shown(p.Abs, p.Rel)) {
-			return nil, checkRead(ctx, given, p)
+		if err := v.checkFor(ctx, given, p, fv); err != nil {
+			return nil, err
 		}
 	}
 	fi, err := os.Stat(p.Abs)
@@ -129,24 +129,21 @@ func (v *Vault) list(scope *access.Scope, fv *folderView, abs, rel string, depth
 		isDir := e.IsDir()
 		var size int64
 		var mod time.Time
-		// Stat follows symlinks, so a link to a folder inside the vault
-		// lists as a folder; a link leading out is left out entirely.
 		if e.Type()&fs.ModeSymlink != 0 {
-			real, err := filepath.EvalSymlinks(childAbs)
-			if err != nil {
+			// A link to a folder inside the vault lists as a folder. One
+			// leading out, nowhere, or where scans do not look (.git) is
+			// left out entirely, and so is one whose target the scope
+			// hides: it would show that target under the link's name.
+			target, fi, ok := v.followLink(childRel, childAbs)
+			if !ok {
 				continue
 			}
-			// A link into a hidden folder (.git) would show what Resolve
-			// refuses to open.
-			target, ok := v.relInside(real)
-			if !ok || v.checkHidden(name, target) != nil {
+			isDir = fi.IsDir()
+			if isDir && fv != nil && !fv.shown(target.Abs, target.Rel) || !isDir && !scope.Visible(target.Rel) {
 				continue
 			}
-		}
-		if fi, err := os.Stat(childAbs); err == nil {
-			if IsSpecial(fi.Mode()) {
-				continue // a link to a FIFO, socket or device
-			}
+			size, mod = fi.Size(), fi.ModTime()
+		} else if fi, err := e.Info(); err == nil {
 			isDir = fi.IsDir()
 			size, mod = fi.Size(), fi.ModTime()
 		}

@@ -3,10 +3,12 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vaultmcp/vault"
 	"vaultmcp/vault/access"
 )
 
@@ -64,8 +66,13 @@ func readOnlyGuard(tools []server.ServerTool) server.ToolHandlerMiddleware {
 }
 
 // hiddenURI reports whether a resource URI names a vault file the scope in
-// ctx hides (subscriptions to it are not recorded).
-func hiddenURI(ctx context.Context, uri string) bool {
+// ctx hides (subscriptions to it are not recorded), at either end of a
+// symbolic link on its way.
+func hiddenURI(ctx context.Context, v *vault.Vault, uri string) bool {
 	rel, err := NotePath(uri)
-	return err == nil && !access.From(ctx).Visible(rel)
+	if err != nil {
+		return false
+	}
+	_, err = v.ResolveFor(ctx, rel)
+	return errors.Is(err, vault.ErrDenied)
 }

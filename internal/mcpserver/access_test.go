@@ -29,6 +29,7 @@ import (
 type scopedVault struct {
 	root string
 	v    *vault.Vault
+	ix   *index.Index
 	s    *server.MCPServer
 	id   int
 }
@@ -89,7 +90,7 @@ func newScopedVault(t *testing.T) *scopedVault {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sv := &scopedVault{root: root, v: v, s: s}
+	sv := &scopedVault{root: root, v: v, ix: ix, s: s}
 	sv.rpc(ctx, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}`)
 	// History: a commit in each folder, and one touching both.
 	for _, c := range []struct{ tool, args string }{

@@ -202,10 +202,7 @@ func (in *instructions) text(ctx context.Context, logger *slog.Logger) (text str
 			text = fallback
 		}
 	}()
-	if !scope.Visible(guidance.FileName) {
-		return fallback
-	}
-	if root := in.files.Root(); root != "" {
+	if root := in.files.Root(ctx); root != "" {
 		return root
 	}
 	return fallback

@@ -21,7 +21,6 @@ import (
 	"vaultmcp/prompts"
 	"vaultmcp/tools"
 	"vaultmcp/vault"
-	"vaultmcp/vault/access"
 	"vaultmcp/vault/changes"
 	"vaultmcp/vault/index"
 )
@@ -242,7 +241,7 @@ func (r *resources) files(ctx context.Context) []string {
 	if err := r.ix.Wait(ctx); err != nil {
 		return nil
 	}
-	scope := access.From(ctx)
+	scope := r.ix.Scope(ctx) // a link shows only where its target may
 	var out []string
 	r.ix.Files("", func(rel string) bool {
 		if r.listable(rel) && scope.Visible(rel) {

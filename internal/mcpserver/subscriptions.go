@@ -73,7 +73,7 @@ func newSubscriptions(v *vault.Vault, logger *slog.Logger) *subscriptions {
 
 func (su *subscriptions) hook(hooks *server.Hooks) {
 	hooks.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
-		if req != nil && hiddenURI(ctx, req.Params.URI) {
+		if req != nil && hiddenURI(ctx, su.v, req.Params.URI) {
 			return // nothing is ever sent about a note the session may not see
 		}
 		if id := sessionID(ctx); id != "" && req != nil {
@@ -95,7 +95,7 @@ func (su *subscriptions) hook(hooks *server.Hooks) {
 		su.streams[key] = session
 		su.mu.Unlock()
 		for _, uri := range req.Params.Notifications.ResourceSubscriptions {
-			if !hiddenURI(ctx, uri) { // as for resources/subscribe
+			if !hiddenURI(ctx, su.v, uri) { // as for resources/subscribe
 				su.add(key, uri)
 			}
 		}

@@ -25,6 +25,12 @@
 // whether a hidden path exists: reading a denied note that exists and one
 // that does not give the same error.
 //
+// A symbolic link is seen only where both its own path and its target
+// are: the vault checks both ends of every link on a client's path
+// (vault.Path.Via), and answers built from files a walk found as links
+// (the index, and what searches read from it) bind the request's scope
+// to where those links lead (Through).
+//
 // Patterns are doublestar globs over vault-relative, '/'-separated paths,
 // compared without regard to case or Unicode normal form (so a case- or
 // NFD-spelled path cannot slip past a deny on a case-insensitive disk). A
@@ -68,6 +74,16 @@ type Rules struct {
 type Scope struct {
 	readOnly string // who made it read-only ("" = writable), for messages
 	layers   []layer
+	links    Links // see Through; nil when bound to none
+}
+
+// Links tells where the symbolic links among a vault's files lead. A link
+// shows another file's content under its own path, so a scope must judge
+// it by both: see Through.
+type Links interface {
+	// LinkTarget returns the vault-relative path of the file the link
+	// at rel leads to, and false when rel is not a link the source knows.
+	LinkTarget(rel string) (target string, ok bool)
 }
 
 type layer struct {
@@ -239,11 +255,29 @@ func (s *Scope) Narrow(other *Scope) *Scope {
 	case other == nil:
 		return s
 	}
-	n := &Scope{readOnly: s.readOnly, layers: append(append([]layer{}, s.layers...), other.layers...)}
+	n := &Scope{readOnly: s.readOnly, layers: append(append([]layer{}, s.layers...), other.layers...), links: s.links}
 	if n.readOnly == "" {
 		n.readOnly = other.readOnly
 	}
+	if n.links == nil {
+		n.links = other.links
+	}
 	return n
+}
+
+// Through returns s judging every path also by where it leads: a path
+// that links tells is a symbolic link is visible only when both the link
+// and its target are. Without it, Public/alias.md -> ../Private/secret.md
+// would show the secret under a scope that allows only Public. Whatever
+// answers from files a walk found as links (the index) binds its scope
+// through itself; a scope that hides nothing, or nil links, is s itself.
+func (s *Scope) Through(links Links) *Scope {
+	if !s.Hides() || links == nil {
+		return s
+	}
+	n := *s
+	n.links = links
+	return &n
 }
 
 // ReadOnly reports whether the scope refuses every change.
@@ -257,12 +291,27 @@ func (s *Scope) Unrestricted() bool { return s == nil }
 func (s *Scope) Hides() bool { return s != nil && len(s.layers) > 0 }
 
 // Visible reports whether the file or folder rel (vault-relative,
-// '/'-separated, "" for the root) may be read and appear in answers.
+// '/'-separated, "" for the root) may be read and appear in answers. A
+// scope bound to links (Through) also requires a link's target to be
+// visible.
 func (s *Scope) Visible(rel string) bool {
 	if s == nil || len(s.layers) == 0 {
 		return true
 	}
 	rel = strings.Trim(rel, "/")
+	if !s.visible(rel) {
+		return false
+	}
+	if s.links != nil {
+		if target, ok := s.links.LinkTarget(rel); ok && !s.visible(strings.Trim(target, "/")) {
+			return false
+		}
+	}
+	return true
+}
+
+// visible is Visible of rel (trimmed) by the rules alone.
+func (s *Scope) visible(rel string) bool {
 	if rel == "" {
 		return true
 	}

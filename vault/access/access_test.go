@@ -171,3 +171,81 @@ func FuzzVisible(f *testing.F) {
 		}
 	})
 }
+
+// linkMap is Links from a map.
+type linkMap map[string]string
+
+func (m linkMap) LinkTarget(rel string) (string, bool) {
+	t, ok := m[rel]
+	return t, ok
+}
+
+// A scope bound through links judges a link by both its ends; bound to
+// none, or hiding nothing, it judges paths as before.
+func TestThrough(t *testing.T) {
+	links := linkMap{
+		"Public/alias.md":  "Private/secret.md",
+		"Public/inside.md": "Public/n.md",
+		"Private/back.md":  "Public/n.md",
+		"Public/up.md":     "/Private/secret.md/",
+	}
+	tests := []struct {
+		name    string
+		scope   *Scope
+		visible []string
+		hidden  []string
+	}{
+		{
+			name:    "allow",
+			scope:   MustNew("t", Rules{Allow: []string{"Public"}}).Through(links),
+			visible: []string{"Public/n.md", "Public/inside.md", "Public", ""},
+			hidden:  []string{"Public/alias.md", "Public/up.md", "/Public/alias.md/", "Private/back.md", "Private/secret.md"},
+		},
+		{
+			name:    "deny",
+			scope:   MustNew("t", Rules{Deny: []string{"Private"}}).Through(links),
+			visible: []string{"Public/n.md", "Public/inside.md", "other.md"},
+			hidden:  []string{"Public/alias.md", "Private/back.md"},
+		},
+		{
+			name:    "narrowed after binding",
+			scope:   MustNew("t", Rules{Deny: []string{"Nothing"}}).Through(links).Narrow(MustNew("u", Rules{Allow: []string{"Public"}})),
+			visible: []string{"Public/n.md", "Public/inside.md"},
+			hidden:  []string{"Public/alias.md"},
+		},
+		{
+			name:    "bound to nothing",
+			scope:   MustNew("t", Rules{Allow: []string{"Public"}}).Through(nil),
+			visible: []string{"Public/alias.md"},
+			hidden:  []string{"Private/back.md"},
+		},
+		{
+			name:    "unrestricted",
+			scope:   (*Scope)(nil).Through(links),
+			visible: []string{"Public/alias.md", "Private/back.md"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, p := range tt.visible {
+				if !tt.scope.Visible(p) {
+					t.Errorf("Visible(%q) = false, want true", p)
+				}
+			}
+			for _, p := range tt.hidden {
+				if tt.scope.Visible(p) {
+					t.Errorf("Visible(%q) = true, want false", p)
+				}
+				if err := tt.scope.CheckRead(p, p); err == nil {
+					t.Errorf("CheckRead(%q) passed", p)
+				}
+			}
+		})
+	}
+	if s := (*Scope)(nil).Through(links); s != nil {
+		t.Errorf("unrestricted scope bound through links = %+v, want nil", s)
+	}
+	if s := MustNew("t", Rules{ReadOnly: true}); s.Through(links) != s {
+		t.Error("a scope that hides nothing was copied to bind links it never consults")
+	}
+}

@@ -74,6 +74,15 @@ type Files struct {
 type entry struct {
 	content string
 	ok      bool
+	// rel and via are where the file was read (vault.Path's Rel and
+	// Via): a CLAUDE.md that is a symbolic link shows its target's text,
+	// so a session sees it only when it may see both ends.
+	rel, via string
+}
+
+// visibleTo reports whether scope lets a session see e.
+func (e entry) visibleTo(scope *access.Scope) bool {
+	return scope.Visible(e.rel) && (e.via == "" || scope.Visible(e.via))
 }
 
 // New returns the guidance files of v.
@@ -87,10 +96,11 @@ func New(v *vault.Vault, opts Options) *Files {
 }
 
 // Root returns the vault's root CLAUDE.md, or "" when it has none (or only
-// whitespace).
-func (f *Files) Root() string {
+// whitespace), or when ctx's access scope hides it (at either end, when it
+// is a symbolic link).
+func (f *Files) Root(ctx context.Context) string {
 	e := f.claudeIn("")
-	if !e.ok {
+	if !e.ok || !e.visibleTo(access.From(ctx)) {
 		return ""
 	}
 	return e.content
@@ -125,7 +135,7 @@ func (f *Files) Along(ctx context.Context, dir string) ([]File, error) {
 		if !scope.Visible(path.Join(folder, FileName)) {
 			continue
 		}
-		if e := f.claudeIn(folder); e.ok {
+		if e := f.claudeIn(folder); e.ok && e.visibleTo(scope) {
 			out = append(out, File{Dir: folder, Content: e.content})
 		}
 	}
@@ -170,7 +180,7 @@ func (f *Files) read(rel string) entry {
 	if file.Truncated {
 		content = strings.ToValidUTF8(content, "") + truncated
 	}
-	return entry{content: content, ok: true}
+	return entry{content: content, ok: true, rel: file.Path.Rel, via: file.Path.Via}
 }
 
 // Changed drops the cached CLAUDE.md of every folder the paths may have

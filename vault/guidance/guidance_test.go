@@ -113,7 +113,7 @@ func TestAlong(t *testing.T) {
 			t.Errorf("Along(%q) = %v, want %v", bad.dir, err, bad.kind)
 		}
 	}
-	if got := f.Root(); got != "root rules\n" {
+	if got := f.Root(context.Background()); got != "root rules\n" {
 		t.Errorf("Root() = %q", got)
 	}
 }
@@ -138,7 +138,7 @@ func TestRoot(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if got := New(v, Options{}).Root(); got != tt.want {
+		if got := New(v, Options{}).Root(context.Background()); got != tt.want {
 			t.Errorf("%s: Root() = %q, want %q", tt.name, got, tt.want)
 		}
 	}
@@ -146,7 +146,7 @@ func TestRoot(t *testing.T) {
 
 func TestTruncated(t *testing.T) {
 	v, _ := newVault(t, map[string]string{"CLAUDE.md": strings.Repeat("é", 100)})
-	got := New(v, Options{MaxBytes: 11}).Root()
+	got := New(v, Options{MaxBytes: 11}).Root(context.Background())
 	if got != strings.Repeat("é", 5)+truncated {
 		t.Errorf("Root() = %q", got)
 	}
@@ -178,7 +178,7 @@ func TestCache(t *testing.T) {
 		t.Fatalf("Along = %q", got)
 	}
 	along("other")
-	f.Root()
+	f.Root(context.Background())
 
 	// Changed on disk without a notice: the cache still answers.
 	write(t, root, "a/CLAUDE.md", "a v2\n")
@@ -208,11 +208,11 @@ func TestCache(t *testing.T) {
 			t.Errorf("after %v: Along(%q) = %q, want %q", s.paths, s.dir, got, s.want)
 		}
 	}
-	if got := f.Root(); got != "root v1\n" {
+	if got := f.Root(context.Background()); got != "root v1\n" {
 		t.Errorf("root re-read without a notice: %q", got)
 	}
 	feed.Publish([]string{"CLAUDE.md"})
-	if got := f.Root(); got != "root v2\n" {
+	if got := f.Root(context.Background()); got != "root v2\n" {
 		t.Errorf("root not re-read: %q", got)
 	}
 

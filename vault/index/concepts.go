@@ -367,6 +367,6 @@ func (ix *Index) Concepts(ctx context.Context, fn func(v *ConceptView) error) er
 		ix.mu.Unlock()
 	}
 	defer ix.mu.RUnlock()
-	scope, hides := scopeOf(ctx)
+	scope, hides := ix.scopeOf(ctx)
 	return fn(&ConceptView{ix: ix, g: &ix.concepts, scope: scope, hides: hides})
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -25,6 +26,7 @@ import (
 	"unsafe"
 
 	"vaultmcp/vault"
+	"vaultmcp/vault/access"
 	"vaultmcp/vault/markdown"
 )
 
@@ -74,6 +76,14 @@ type Index struct {
 
 	texts atomic.Pointer[textList] // what Texts walks, as of one gen
 
+	// links maps each indexed file that is a symbolic link to the
+	// vault-relative path of its target (see LinkTarget). It is read
+	// without a lock, by scopes checking paths while queries hold mu, so
+	// it is replaced whole on each change (links are few); linksMu
+	// serialises the changes.
+	links   atomic.Pointer[map[string]string]
+	linksMu sync.Mutex
+
 	cacheMu     sync.Mutex
 	brokenGen   uint64
 	brokenCache []BrokenLinks
@@ -88,6 +98,7 @@ type Index struct {
 // *note): Texts reads them without the lock.
 type note struct {
 	rel     string
+	target  string // for a symbolic link, the file it leads to; else ""
 	content []byte // nil for a note too large to read
 	size    int64
 	modTime time.Time
@@ -172,16 +183,26 @@ func (ix *Index) Build(ctx context.Context) error {
 	}
 	var otherPaths []string
 	var batch []string
+	// Links are few: their notes are read after the walk, at their
+	// targets, and their targets installed before any note is.
+	links := map[string]vault.Path{}
 	notes := 0
 	err = ix.v.Walk(root, func(rel string, d fs.DirEntry) error {
-		if !ix.isFile(rel, d) {
+		target, ok := ix.fileEntry(rel, d)
+		if !ok {
 			return nil
+		}
+		if target.Via != "" {
+			links[rel] = target
 		}
 		if !isNote(rel) {
 			otherPaths = append(otherPaths, rel)
 			return ctx.Err()
 		}
 		notes++
+		if target.Via != "" {
+			return ctx.Err()
+		}
 		if batch = append(batch, rel); len(batch) == loadBatch {
 			batches <- batch
 			batch = make([]string, 0, loadBatch)
@@ -216,6 +237,17 @@ func (ix *Index) Build(ctx context.Context) error {
 		loaded = append(loaded, f.notes...)
 		keys = append(keys, f.keys...)
 	}
+	for rel, target := range links {
+		if !isNote(rel) {
+			continue
+		}
+		if n := ix.loadAt(rel, target.Abs, nil); n != nil {
+			n.target = target.Rel
+			loaded = append(loaded, n)
+			keys = append(keys, nameKeys(rel))
+		}
+	}
+	ix.installLinks(links)
 	sized.Wait()
 
 	ix.mu.Lock()
@@ -362,22 +394,89 @@ func (ix *Index) Ready() bool {
 	}
 }
 
-// isFile reports whether a walked entry is indexed as a file: a regular
-// file, or a symbolic link to a regular file inside the vault (not to a
-// folder or a FIFO, not leading out).
-func (ix *Index) isFile(rel string, d fs.DirEntry) bool {
+// fileEntry reports whether a walked entry is indexed as a file: a
+// regular file, or a symbolic link to a regular file inside the vault
+// (not to a folder or a FIFO, not leading out, not into a folder scans
+// leave out: see vault.FollowLink). For a link, target is where it leads
+// (target.Via is rel); for a regular file it is the zero Path. Only
+// links cost a look at the disk: the walk's type bits tell the rest.
+func (ix *Index) fileEntry(rel string, d fs.DirEntry) (target vault.Path, ok bool) {
 	if d.IsDir() || vault.IsSpecial(d.Type()) {
-		return false
+		return vault.Path{}, false
 	}
 	if d.Type()&fs.ModeSymlink == 0 {
-		return true
+		return vault.Path{}, true
 	}
-	p, err := ix.v.Resolve(rel)
-	if err != nil {
-		return false
+	p, fi, ok := ix.v.FollowLink(rel)
+	if !ok || !fi.Mode().IsRegular() {
+		return vault.Path{}, false
 	}
-	fi, err := os.Stat(p.Abs)
-	return err == nil && fi.Mode().IsRegular()
+	return p, true
+}
+
+// LinkTarget returns the vault-relative path of the file the indexed
+// symbolic link rel leads to; ok is false when rel is not one. It makes
+// the index an access.Links: every answer the index gives, and every
+// answer made from its files (Texts, Files, EachNote), judges a path with
+// the request's scope bound through it (Scope), so a link shows only
+// where its target may be seen too.
+func (ix *Index) LinkTarget(rel string) (string, bool) {
+	m := ix.links.Load()
+	if m == nil {
+		return "", false
+	}
+	t, ok := (*m)[rel]
+	return t, ok
+}
+
+// Scope returns the access scope ctx carries, bound through the index's
+// symbolic links (access.Scope.Through): what filters anything listed
+// from the index must use it, not access.From alone.
+func (ix *Index) Scope(ctx context.Context) *access.Scope {
+	return access.From(ctx).Through(ix)
+}
+
+// installLinks sets the targets of a build's links.
+func (ix *Index) installLinks(links map[string]vault.Path) {
+	if len(links) == 0 {
+		return
+	}
+	ix.linksMu.Lock()
+	defer ix.linksMu.Unlock()
+	m := make(map[string]string, len(links))
+	for rel, p := range links {
+		m[rel] = p.Rel
+	}
+	ix.links.Store(&m)
+}
+
+// setLink records that rel is a link to target ("": that it is no link).
+// Call it before a link's note goes in, and after a note that was a link
+// went out or was replaced, so that no answer sees the note judged
+// without its target.
+func (ix *Index) setLink(rel, target string) {
+	if old, ok := ix.LinkTarget(rel); ok == (target != "") && old == target {
+		return // the common case: no link before, none now
+	}
+	ix.linksMu.Lock()
+	defer ix.linksMu.Unlock()
+	var m map[string]string
+	if old := ix.links.Load(); old != nil {
+		m = maps.Clone(*old)
+	}
+	if target == "" {
+		delete(m, rel)
+	} else {
+		if m == nil {
+			m = map[string]string{}
+		}
+		m[rel] = target
+	}
+	if len(m) == 0 {
+		ix.links.Store(nil)
+		return
+	}
+	ix.links.Store(&m)
 }
 
 func isNote(rel string) bool {
@@ -517,7 +616,7 @@ func (ix *Index) replayPending() {
 
 func (ix *Index) refreshOne(rel string) {
 	if abs, fi, ok := ix.writtenPath(rel); ok {
-		ix.refreshFileAt(rel, abs, fi) // a note the index just relinked
+		ix.refreshFileAt(rel, abs, "", fi) // a note the index just relinked
 		return
 	}
 	// ResolveEntry: a symbolic link is refreshed as itself, not as its
@@ -533,7 +632,15 @@ func (ix *Index) refreshOne(rel string) {
 	if ix.skipped(p.Rel) {
 		return
 	}
-	fi, err := os.Stat(p.Abs)
+	fi, err := os.Lstat(p.Abs)
+	var target vault.Path // where a link leads
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		var ok bool
+		if target, fi, ok = ix.v.FollowLink(p.Rel); !ok {
+			// Leading out, nowhere, or into .git: as good as gone.
+			err = fs.ErrNotExist
+		}
+	}
 	switch {
 	case err != nil, vault.IsSpecial(fi.Mode()):
 		ix.forgetUnder(p.Rel)
@@ -545,10 +652,14 @@ func (ix *Index) refreshOne(rel string) {
 			// stored name.
 			ix.forgetUnder(rel)
 		}
+	case fi.IsDir() && target.Via != "":
+		// A link to a folder is no file, and nothing is indexed below
+		// it: a walk never follows one.
+		ix.forgetUnder(p.Rel)
 	case fi.IsDir():
 		_ = ix.v.Walk(p, func(child string, d fs.DirEntry) error {
-			if ix.isFile(child, d) {
-				ix.refreshFile(child, "")
+			if target, ok := ix.fileEntry(child, d); ok {
+				ix.refreshFileAt(child, target.Abs, target.Rel, nil)
 			}
 			return nil
 		})
@@ -561,7 +672,11 @@ func (ix *Index) refreshOne(rel string) {
 			// A new file may stand where a folder of that name was.
 			ix.forgetBelow(p.Rel)
 		}
-		ix.refreshFile(p.Rel, p.Abs)
+		if target.Via != "" {
+			ix.refreshFileAt(p.Rel, target.Abs, target.Rel, nil)
+		} else {
+			ix.refreshFileAt(p.Rel, p.Abs, "", nil)
+		}
 	}
 }
 
@@ -591,21 +706,28 @@ func (ix *Index) skipped(rel string) bool {
 	return false
 }
 
-// refreshFile re-reads one existing file, found at abs when the caller
-// has resolved it ("": resolve rel here).
-func (ix *Index) refreshFile(rel, abs string) { ix.refreshFileAt(rel, abs, nil) }
-
-// refreshFileAt is refreshFile for a file whose stat data the caller may
-// have just taken and found to be the file the change wrote (fi; nil when
-// not), so it is not asked of the file system again.
-func (ix *Index) refreshFileAt(rel, abs string, fi fs.FileInfo) {
+// refreshFileAt re-reads one existing file, found at abs when the caller
+// has resolved it ("": resolve rel here). target is, when rel is a
+// symbolic link, the vault-relative path of the file it leads to (abs is
+// then that file's), else "". fi is the file's stat data when the caller
+// has just taken them and found the file to be the one the change wrote
+// (nil when not), so they are not asked of the file system again.
+func (ix *Index) refreshFileAt(rel, abs, target string, fi fs.FileInfo) {
+	// A link's target is known before its note is in, and a link's
+	// target forgotten only once its note is out or replaced: no answer
+	// may judge the link's note by the link's path alone.
+	if target != "" {
+		ix.setLink(rel, target)
+	} else {
+		defer ix.setLink(rel, "")
+	}
 	if !isNote(rel) {
 		ix.mu.Lock()
 		ix.putName(rel)
 		ix.mu.Unlock()
 		return
 	}
-	n, same := ix.reload(rel, abs, fi)
+	n, same := ix.reload(rel, abs, target, fi)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if n == nil {
@@ -710,6 +832,7 @@ func (ix *Index) removeFile(rel string) {
 	ix.countBelow(rel, -1)
 	ix.names.remove(rel)
 	ix.reresolve(linkKey(rel))
+	ix.setLink(rel, "") // after its note is out: see refreshFileAt
 }
 
 // reresolve re-resolves the links of every note with a link in bucket k,

@@ -23,7 +23,7 @@ func (ix *Index) Linkers(ctx context.Context, rel string, offset, limit int) (to
 	if err := ix.Wait(ctx); err != nil {
 		return 0, nil, err
 	}
-	scope, hides := scopeOf(ctx)
+	scope, hides := ix.scopeOf(ctx)
 	if hides && !scope.Visible(rel) {
 		return 0, nil, nil
 	}
@@ -53,7 +53,7 @@ func (ix *Index) LinkersOfName(ctx context.Context, name string, offset, limit i
 		l := n.doc.links[i]
 		return n.out[i] == "" && l.target != "" && key(strings.TrimSuffix(l.target, ".md")) == want
 	}
-	scope, hides := scopeOf(ctx)
+	scope, hides := ix.scopeOf(ctx)
 	var srcs []string
 	for src := range ix.linkers[linkKey(name)].all() {
 		n := ix.notes[src]
@@ -113,7 +113,7 @@ func (ix *Index) Named(ctx context.Context, name string) (rel string, others []s
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	rel, ok = ix.names.resolve(name, "")
-	scope, hides := scopeOf(ctx)
+	scope, hides := ix.scopeOf(ctx)
 	if !ok || hides && !scope.Visible(rel) {
 		return "", nil, false, nil
 	}

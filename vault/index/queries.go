@@ -21,7 +21,7 @@ func (ix *Index) Backlinks(ctx context.Context, rel string) ([]Backlink, error) 
 	if err := ix.Wait(ctx); err != nil {
 		return nil, err
 	}
-	scope, hides := scopeOf(ctx)
+	scope, hides := ix.scopeOf(ctx)
 	if hides && !scope.Visible(rel) {
 		return nil, nil
 	}
@@ -49,7 +49,7 @@ func (ix *Index) ResolveName(ctx context.Context, name string) (string, bool, er
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	rel, ok := ix.names.resolve(name, "")
-	if ok && !access.From(ctx).Visible(rel) {
+	if ok && !ix.Scope(ctx).Visible(rel) {
 		return "", false, nil
 	}
 	return rel, ok, nil
@@ -69,7 +69,7 @@ func (ix *Index) Outlinks(ctx context.Context, rel string) ([]Outlink, bool, err
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	scope, hides := scopeOf(ctx)
+	scope, hides := ix.scopeOf(ctx)
 	n := ix.notes[rel]
 	if n == nil || hides && !scope.Visible(rel) {
 		return nil, false, nil
@@ -111,7 +111,7 @@ func (ix *Index) Broken(ctx context.Context) ([]BrokenLinks, error) {
 	if err := ix.Wait(ctx); err != nil {
 		return nil, err
 	}
-	if scope, hides := scopeOf(ctx); hides {
+	if scope, hides := ix.scopeOf(ctx); hides {
 		all, err := ix.Broken(access.With(ctx, nil))
 		if err != nil {
 			return nil, err
@@ -168,7 +168,7 @@ func (ix *Index) DanglingAfterDelete(ctx context.Context, rel string) (links, no
 	}
 	ix.names.remove(rel)
 	defer ix.names.add(rel)
-	scope, hides := scopeOf(ctx)
+	scope, hides := ix.scopeOf(ctx)
 	for src := range srcs.all() {
 		n := ix.notes[src]
 		if n == nil || hides && !scope.Visible(src) {
@@ -205,7 +205,7 @@ func (ix *Index) Tags(ctx context.Context, rel string, parents bool) ([]TagCount
 	if err := ix.Wait(ctx); err != nil {
 		return nil, err
 	}
-	scope, hides := scopeOf(ctx)
+	scope, hides := ix.scopeOf(ctx)
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	stats := ix.tags
@@ -327,7 +327,7 @@ func (ix *Index) HasNote(ctx context.Context, rel string) (bool, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	_, ok := ix.notes[rel]
-	return ok && access.From(ctx).Visible(rel), nil
+	return ok && ix.Scope(ctx).Visible(rel), nil
 }
 
 // Texts calls fn with the content of every note under prefix (a folder,
@@ -342,11 +342,24 @@ func (ix *Index) Texts(prefix string, fn func(rel string, content []byte) bool) 
 	}
 	dir := strings.TrimSuffix(prefix, "/")
 	for _, n := range ix.textList() {
+		if n.target != "" && !ix.linksTo(n.rel, n.target) {
+			// A link's note from a list made before the link went or
+			// changed: the caller's scope would judge it by the link's
+			// path alone, or by its new target. The next list has it
+			// as it is now.
+			continue
+		}
 		if under(n.rel, dir) && !fn(n.rel, n.content) {
 			break
 		}
 	}
 	return true
+}
+
+// linksTo reports whether rel is, as of now, a link to target.
+func (ix *Index) linksTo(rel, target string) bool {
+	t, ok := ix.LinkTarget(rel)
+	return ok && t == target
 }
 
 // textList is the notes Texts walks as of one generation of the index:
@@ -439,7 +452,7 @@ func (ix *Index) Stats(ctx context.Context) (Stats, error) {
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	if scope, hides := scopeOf(ctx); hides {
+	if scope, hides := ix.scopeOf(ctx); hides {
 		var s Stats
 		for rel := range ix.files {
 			if scope.Visible(rel) {
@@ -483,7 +496,7 @@ func (ix *Index) HasFile(ctx context.Context, rel string) (bool, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	_, ok := ix.files[rel]
-	return ok && access.From(ctx).Visible(rel), nil
+	return ok && ix.Scope(ctx).Visible(rel), nil
 }
 
 // BacklinksByName returns the backlinks of the note a name resolves to, as
@@ -502,7 +515,7 @@ func (ix *Index) BacklinksByName(ctx context.Context, name string) ([]Backlink, 
 	}
 	defer ix.mu.RUnlock()
 	want := key(strings.TrimSuffix(strings.TrimSpace(name), ".md"))
-	scope, hides := scopeOf(ctx)
+	scope, hides := ix.scopeOf(ctx)
 	var out []Backlink
 	for src := range ix.linkers[linkKey(name)].all() {
 		n := ix.notes[src]

@@ -170,7 +170,7 @@ func (ix *Index) ownText(rel string, take bool) (written, bool) {
 }
 
 // reload reads the note rel again for a refresh, from abs when the caller
-// resolved it ("": resolved here). n is nil when the note cannot be read
+// resolved it ("": resolved here); target is as for refreshFileAt. n is nil when the note cannot be read
 // (it vanished or is unreadable). same says the file holds exactly the
 // text the index already has: n is then the indexed note, its size and
 // modification time brought up to date, and nothing is parsed again. That
@@ -182,7 +182,7 @@ func (ix *Index) ownText(rel string, take bool) (written, bool) {
 // size must not pass for ours. checked is the file's stat data when the
 // caller has just taken them (see takeWritten), else nil. Caller holds
 // refreshMu, so the indexed note cannot change meanwhile.
-func (ix *Index) reload(rel, abs string, checked fs.FileInfo) (n *note, same bool) {
+func (ix *Index) reload(rel, abs, target string, checked fs.FileInfo) (n *note, same bool) {
 	if abs == "" {
 		p, err := ix.v.Resolve(rel)
 		if err != nil {
@@ -199,7 +199,7 @@ func (ix *Index) reload(rel, abs string, checked fs.FileInfo) (n *note, same boo
 		}
 		defer f.Close()
 		if fi = ofi; fi.Size() > ix.maxNote {
-			return &note{rel: rel, size: fi.Size(), modTime: fi.ModTime(), tooLarge: true, seq: ix.seq.Add(1)}, false
+			return &note{rel: rel, target: target, size: fi.Size(), modTime: fi.ModTime(), tooLarge: true, seq: ix.seq.Add(1)}, false
 		}
 		content = make([]byte, fi.Size())
 		if _, err := readFull(f, content); err != nil {
@@ -209,7 +209,7 @@ func (ix *Index) reload(rel, abs string, checked fs.FileInfo) (n *note, same boo
 	ix.mu.RLock()
 	prev := ix.notes[rel]
 	ix.mu.RUnlock()
-	if prev != nil && !prev.tooLarge && bytes.Equal(prev.content, content) {
+	if prev != nil && !prev.tooLarge && prev.target == target && bytes.Equal(prev.content, content) {
 		ix.mu.Lock()
 		if prev.size != fi.Size() || !prev.modTime.Equal(fi.ModTime()) {
 			// Same text, new time (a touch, an editor saving unchanged):
@@ -225,5 +225,5 @@ func (ix *Index) reload(rel, abs string, checked fs.FileInfo) (n *note, same boo
 	if !parsed {
 		doc, bad = ix.parse(rel, content)
 	}
-	return &note{rel: rel, content: content, size: fi.Size(), modTime: fi.ModTime(), doc: doc, badFrontmatter: bad, seq: ix.seq.Add(1)}, false
+	return &note{rel: rel, target: target, content: content, size: fi.Size(), modTime: fi.ModTime(), doc: doc, badFrontmatter: bad, seq: ix.seq.Add(1)}, false
 }

@@ -12,10 +12,11 @@ import (
 // a hidden note reads as unresolved. The index itself holds the whole
 // vault; only its answers are narrowed.
 
-// scopeOf returns ctx's scope and whether it hides anything; queries skip
-// all filtering when it does not.
-func scopeOf(ctx context.Context) (*access.Scope, bool) {
-	s := access.From(ctx)
+// scopeOf returns ctx's scope, bound through the index's symbolic links
+// (see Index.Scope), and whether it hides anything; queries skip all
+// filtering when it does not.
+func (ix *Index) scopeOf(ctx context.Context) (*access.Scope, bool) {
+	s := ix.Scope(ctx)
 	return s, s.Hides()
 }
 

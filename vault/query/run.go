@@ -39,6 +39,10 @@ type Source interface {
 	Note(ctx context.Context, rel string) (index.NoteMeta, bool, error)
 	ResolveName(ctx context.Context, name string) (string, bool, error)
 	Outlinks(ctx context.Context, rel string) ([]index.Outlink, bool, error)
+	// Scope is the request's access scope as answers from the source
+	// must apply it (see index.Index.Scope: a note that is a symbolic
+	// link is hidden when its target is).
+	Scope(ctx context.Context) *access.Scope
 }
 
 var _ Source = (*index.Index)(nil)
@@ -138,7 +142,7 @@ func (t *Table) Run(ctx context.Context, req Request) (Result, error) {
 	hits := t.hits[:0]
 	defer func() { t.hits = hits[:0] }()
 	// Notes the request's access scope hides are not there at all.
-	scope := access.From(ctx)
+	scope := t.src.Scope(ctx)
 	hides := scope.Hides()
 	for i := range t.rows {
 		rw := &t.rows[i]

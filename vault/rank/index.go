@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"vaultmcp/vault/access"
 	"vaultmcp/vault/index"
 	"vaultmcp/vault/markdown"
 )
@@ -42,6 +43,10 @@ type Source interface {
 	Generation() uint64
 	EachNote(ctx context.Context, fn func(m *index.NoteMeta) bool) error
 	Note(ctx context.Context, rel string) (index.NoteMeta, bool, error)
+	// Scope is the request's access scope as answers from the source
+	// must apply it (see index.Index.Scope: a note that is a symbolic
+	// link is hidden when its target is).
+	Scope(ctx context.Context) *access.Scope
 }
 
 var _ Source = (*index.Index)(nil)

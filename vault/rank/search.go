@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"vaultmcp/internal/topk"
-	"vaultmcp/vault/access"
 	"vaultmcp/vault/markdown"
 	"vaultmcp/vault/pattern"
 )
@@ -249,7 +248,7 @@ func (s *Searcher) rank(ctx context.Context, clauses []clause, n int) ([]Hit, in
 	}
 	found := sc.found[:0]
 	// Notes the request's access scope hides are not found.
-	scope := access.From(ctx)
+	scope := s.src.Scope(ctx)
 	hides := scope.Hides()
 	for id, score := range sc.scores {
 		if score <= 0 || st.docs[id].path == "" || hides && !scope.Visible(st.docs[id].path) {

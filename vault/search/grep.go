@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"vaultmcp/vault"
-	"vaultmcp/vault/access"
 )
 
 const (
@@ -185,7 +184,7 @@ func (e *Engine) memoryGrep(ctx context.Context, g *guard, r *grepRun, dir vault
 		}
 	}
 	q := e.startWorkers(ctx, g, r)
-	scope := access.From(ctx)
+	scope := e.scope(ctx)
 	ok := e.texts.Texts(dir.Rel, func(rel string, content []byte) bool {
 		if scope.Visible(rel) && wanted(rel) && (content != nil || !knownBinary(rel)) {
 			q.add(rel, content)

@@ -44,6 +44,12 @@ type Texts interface {
 	Texts(prefix string, fn func(rel string, content []byte) bool) (ok bool)
 }
 
+// A Texts source that holds files it found as symbolic links says where
+// they lead by being an access.Links too (the index is): what it reports
+// is then judged by the request's scope bound through it, so a link is
+// shown only when its target may be seen as well. A source that reports
+// links without being one would show a hidden note under a visible name.
+
 // Files is an optional interface of a Texts source that knows every
 // file, not only those whose text it holds (an index that keeps notes
 // also tracks attachments and other files). With it, search_files runs
@@ -92,7 +98,8 @@ const DefaultCacheBytes = 64 << 20
 type Engine struct {
 	v       *vault.Vault
 	texts   Texts
-	files   Files // texts as Files, when it is one
+	files   Files        // texts as Files, when it is one
+	links   access.Links // texts as Links, when it is one
 	workers int
 	content *contentCache
 	log     *slog.Logger
@@ -125,6 +132,7 @@ func New(v *vault.Vault, opts Options) *Engine {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	files, _ := opts.Texts.(Files)
+	links, _ := opts.Texts.(access.Links)
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.Default()
@@ -134,6 +142,7 @@ func New(v *vault.Vault, opts Options) *Engine {
 		v:       v,
 		texts:   opts.Texts,
 		files:   files,
+		links:   links,
 		workers: workers,
 		content: newContentCache(limit),
 	}
@@ -187,10 +196,16 @@ func (e *Engine) memoryFiles(ctx context.Context, dir vault.Path, fn func(rel st
 	if e.files == nil || e.inSkipped(dir.Rel) {
 		return false
 	}
-	scope := access.From(ctx)
+	scope := e.scope(ctx)
 	return e.files.Files(dir.Rel, func(rel string) bool {
 		return !scope.Visible(rel) || fn(rel)
 	})
+}
+
+// scope is the access scope ctx carries, bound through the links of the
+// Texts source: what comes from memory is judged with it.
+func (e *Engine) scope(ctx context.Context) *access.Scope {
+	return access.From(ctx).Through(e.links)
 }
 
 // otherFiles returns the files under dir (and, when they come from the
