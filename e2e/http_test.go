@@ -151,7 +151,7 @@ func TestHTTPOAuthFlow(t *testing.T) {
 	}
 
 	// The person: opens the page, signs in (wrong password first). The
-	// form carries only the page's id and anti-forgery token; the browser
+	// form carries only the signed request the page was made for; the browser
 	// test (TestHTTPOAuthBrowser) does the same through Chromium.
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	page, err := noRedirect.Get(authURL)
@@ -164,11 +164,11 @@ func TestHTTPOAuthFlow(t *testing.T) {
 		t.Fatalf("login page: %d\n%s", page.StatusCode, body)
 	}
 	hidden := url.Values{}
-	for _, m := range regexp.MustCompile(`name="(page|csrf)" value="([^"]+)"`).FindAllStringSubmatch(string(body), -1) {
+	for _, m := range regexp.MustCompile(`name="(request)" value="([^"]+)"`).FindAllStringSubmatch(string(body), -1) {
 		hidden.Set(m[1], m[2])
 	}
 	signIn := func(password string) (*http.Response, string) {
-		form := url.Values{"page": {hidden.Get("page")}, "csrf": {hidden.Get("csrf")}, "username": {"alice"}, "password": {password}, "access": {"write"}, "action": {"allow"}}
+		form := url.Values{"request": {hidden.Get("request")}, "username": {"alice"}, "password": {password}, "access": {"write"}, "action": {"allow"}}
 		resp, err := noRedirect.PostForm(srv.url+"/oauth/authorize", form)
 		if err != nil {
 			t.Fatal(err)

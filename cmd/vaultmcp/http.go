@@ -62,7 +62,7 @@ func (wb *web) serve(ctx context.Context, c *core, s *server.MCPServer) error {
 			TokenTTL:                   h.OAuth.TokenExpiry,
 			AllowPrivateClientMetadata: h.OAuth.AllowPrivateClientMetadata,
 			RedirectSchemes:            h.OAuth.RedirectSchemes,
-			LimitLogin:                 func(w http.ResponseWriter, r *http.Request) bool { return srv.LimitLogin(w, r) },
+			LimitSignIn:                func(w http.ResponseWriter, r *http.Request) bool { return srv.LimitSignIn(w, r) },
 			LimitRegister:              func(w http.ResponseWriter, r *http.Request) bool { return srv.LimitRegister(w, r) },
 			LimitToken:                 func(w http.ResponseWriter, r *http.Request) bool { return srv.LimitAPI(w, r) },
 			Logger:                     c.logger,

@@ -60,7 +60,10 @@ const Name = "vaultmcp"
 // Limits are the rate limits per caller (per identity when
 // authenticated, per IP address otherwise).
 type Limits struct {
-	Login  ratelimit.Rule // POST /api/auth/login and the OAuth sign-in, per IP
+	Login ratelimit.Rule // POST /api/auth/login, per IP
+	// SignIn limits password checks on the OAuth sign-in page, per IP;
+	// the page also backs off per user name.
+	SignIn ratelimit.Rule
 	Health ratelimit.Rule // GET /health, per IP
 	API    ratelimit.Rule // every other /api/* endpoint
 	// Register limits new OAuth clients (registrations and metadata
@@ -75,6 +78,7 @@ type Limits struct {
 // runaway or abusive client.
 var DefaultLimits = Limits{
 	Login:    ratelimit.Rule{PerMinute: 5, Burst: 2},
+	SignIn:   ratelimit.Rule{PerMinute: 10, Burst: 5},
 	Health:   ratelimit.Rule{PerMinute: 100, Burst: 20},
 	API:      ratelimit.Rule{PerMinute: 60, Burst: 10},
 	Register: ratelimit.Rule{PerMinute: 2, Burst: 10},
@@ -177,6 +181,7 @@ type Server struct {
 	proxies     []*net.IPNet
 	public      *url.URL
 	limLogin    *ratelimit.Limiter
+	limSignIn   *ratelimit.Limiter
 	limRegister *ratelimit.Limiter
 	limHealth   *ratelimit.Limiter
 	limAPI      *ratelimit.Limiter
@@ -239,6 +244,7 @@ func New(opts Options) (*Server, error) {
 		s.proxies = append(s.proxies, n)
 	}
 	s.limLogin = ratelimit.New(lim.Login, opts.Now)
+	s.limSignIn = ratelimit.New(lim.SignIn, opts.Now)
 	s.limHealth = ratelimit.New(lim.Health, opts.Now)
 	s.limAPI = ratelimit.New(lim.API, opts.Now)
 	s.limRegister = ratelimit.New(lim.Register, opts.Now)
@@ -356,20 +362,19 @@ func BaseURL(publicURL string, r *http.Request) string {
 
 func (s *Server) baseURL(r *http.Request) string { return BaseURL(s.opts.PublicURL, r) }
 
-// LimitLogin applies the login rate limit (per IP) to r, answering 429
-// itself and returning false when it is exceeded. The OAuth login page
-// and client registration use it.
-func (s *Server) LimitLogin(w http.ResponseWriter, r *http.Request) bool {
-	return s.allow(w, s.limLogin, ipKey(s.clientIP(r)))
+// LimitSignIn applies the OAuth sign-in page's rate limit (per IP) to
+// r, answering 429 itself and returning false when it is exceeded.
+func (s *Server) LimitSignIn(w http.ResponseWriter, r *http.Request) bool {
+	return s.allow(w, s.limSignIn, ipKey(s.clientIP(r)))
 }
 
 // LimitRegister applies the limit on new OAuth clients per IP to r, as
-// LimitLogin does.
+// LimitSignIn does.
 func (s *Server) LimitRegister(w http.ResponseWriter, r *http.Request) bool {
 	return s.allow(w, s.limRegister, "ip:"+s.clientIP(r))
 }
 
-// LimitAPI applies the API rate limit per IP to r, as LimitLogin does;
+// LimitAPI applies the API rate limit per IP to r, as LimitSignIn does;
 // the OAuth token and revocation endpoints use it.
 func (s *Server) LimitAPI(w http.ResponseWriter, r *http.Request) bool {
 	return s.allow(w, s.limAPI, ipKey(s.clientIP(r)))

@@ -236,7 +236,11 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		}), http.StatusSeeOther)
 		return
 	}
-	if s.opts.LimitLogin != nil && !s.opts.LimitLogin(w, r) {
+	if s.opts.LimitSignIn != nil && !s.opts.LimitSignIn(discardLimit{}, r) {
+		// A person sees a page, not the API's JSON.
+		w.Header().Set("Retry-After", "60")
+		signInPage{req: p, client: c, token: f.Get("request"), user: f.Get("username"),
+			message: "Too many sign-in attempts from your address. Wait a minute, then try again."}.render(w, http.StatusTooManyRequests)
 		return
 	}
 	user := f.Get("username")

@@ -79,11 +79,12 @@ type Options struct {
 	// besides those RFC 8252 names (a scheme with a dot in it), for
 	// clients that use a short one ("cursor").
 	RedirectSchemes []string
-	// LimitLogin, LimitRegister and LimitToken, when set, are asked
+	// LimitSignIn, LimitRegister and LimitToken, when set, are asked
 	// before each password check, each registration or metadata fetch,
 	// and each token or revocation request; they answer the request
-	// themselves (429) and return false to stop it.
-	LimitLogin, LimitRegister, LimitToken func(w http.ResponseWriter, r *http.Request) bool
+	// themselves (429) and return false to stop it. A sign-in refused is
+	// shown as the page again, not as their answer.
+	LimitSignIn, LimitRegister, LimitToken func(w http.ResponseWriter, r *http.Request) bool
 	// Logger gets unexpected failures; nil means slog.Default().
 	Logger *slog.Logger
 	// Now is the clock (tests); nil means time.Now.
