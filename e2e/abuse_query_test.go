@@ -21,7 +21,8 @@ func TestHTTPQueryAbuse(t *testing.T) {
 	})
 	tok, hash := createToken(t, "reader")
 	tokens := fmt.Sprintf(`[{"name": "reader", "hash": %q, "read_only": true, "allow": ["Journal"]}]`, hash)
-	srv := startHTTP(t, v, withEnv("VAULTMCP_HTTP_TOKENS="+tokens))
+	// The memory it measures is the production binary's.
+	srv := startHTTP(t, v, withBinary(plainBinary(t)), withEnv("VAULTMCP_HTTP_TOKENS="+tokens))
 	s := srv.session(t, tok)
 	pid := srv.cmd.Process.Pid
 

@@ -30,7 +30,7 @@ func TestAbuse(t *testing.T) {
 	sum := sha256.Sum256([]byte(token))
 	hash, _ := bcrypt.GenerateFromPassword([]byte("a password"), bcrypt.MinCost)
 	stateFile := filepath.Join(t.TempDir(), "oauth.json")
-	srv := startHTTP(t, v, withEnv(
+	srv := startHTTP(t, v, withBinary(plainBinary(t)), withEnv(
 		fmt.Sprintf(`VAULTMCP_HTTP_TOKENS=[{"name": "live", "hash": "sha256:%x"}]`, sum),
 		fmt.Sprintf(`VAULTMCP_HTTP_USERS=[{"name": "alice", "password_hash": %q}]`, hash),
 		"VAULTMCP_HTTP_OAUTH_ENABLED=true", "VAULTMCP_HTTP_OAUTH_STATE_FILE="+stateFile,

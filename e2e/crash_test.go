@@ -449,7 +449,7 @@ func startCrashServer(t *testing.T, v *testVault, env []string) *crashServer {
 	t.Helper()
 	cfg := newServerConfig(t, v, []serverOption{withEnv(env...), withDirtyVault()})
 	p := &crashServer{stderr: &lockedBuffer{}, wait: map[int]chan json.RawMessage{}, dead: make(chan struct{}), exited: make(chan struct{})}
-	p.cmd = exec.Command(crashBinary(t), cfg.args...)
+	p.cmd = exec.Command(plainBinary(t), cfg.args...)
 	p.cmd.Env, p.cmd.Dir, p.cmd.Stderr = cfg.env, cfg.dir, p.stderr
 	// Its own process group, so that kill can wait for the git helpers
 	// it started (git-upload-pack, git-receive-pack) to be gone too.
@@ -507,35 +507,6 @@ func startCrashServer(t *testing.T, v *testVault, env []string) *crashServer {
 }
 
 var errServerGone = errors.New("server gone")
-
-var (
-	plainOnce sync.Once
-	plainBin  string
-	plainErr  error
-)
-
-// crashBinary is the binary the crash test kills: the one under test,
-// except that a race-detector build (VAULTMCP_E2E_RACE=1) is swapped for a
-// plain build of the same source, which starts several times faster; the
-// crash test is about what a kill leaves on disk, and the other e2e tests
-// run the race build.
-func crashBinary(t *testing.T) string {
-	t.Helper()
-	if os.Getenv("VAULTMCP_E2E_RACE") == "" || os.Getenv("VAULTMCP_E2E_BIN") != "" {
-		return serverBin
-	}
-	plainOnce.Do(func() {
-		plainBin = serverBin + "-plain"
-		out, err := exec.Command("go", "build", "-o", plainBin, "vaultmcp/cmd/vaultmcp").CombinedOutput()
-		if err != nil {
-			plainErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if plainErr != nil {
-		t.Fatal(plainErr)
-	}
-	return plainBin
-}
 
 func (p *crashServer) notify(line string) {
 	p.wmu.Lock()

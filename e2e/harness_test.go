@@ -72,6 +72,36 @@ func runTests(m *testing.M) int {
 	return m.Run()
 }
 
+var (
+	plainOnce sync.Once
+	plainBin  string
+	plainErr  error
+)
+
+// plainBinary is the binary under test, except that a race-detector
+// build (VAULTMCP_E2E_RACE=1) is swapped for a plain build of the same
+// source. The crash test runs it because it starts several times faster
+// (the test is about what a kill leaves on disk), and the abuse tests
+// because they measure memory, which the race detector's shadow memory
+// multiplies; the other e2e tests run the race build.
+func plainBinary(t testing.TB) string {
+	t.Helper()
+	if os.Getenv("VAULTMCP_E2E_RACE") == "" || os.Getenv("VAULTMCP_E2E_BIN") != "" {
+		return serverBin
+	}
+	plainOnce.Do(func() {
+		plainBin = serverBin + "-plain"
+		out, err := exec.Command("go", "build", "-o", plainBin, "vaultmcp/cmd/vaultmcp").CombinedOutput()
+		if err != nil {
+			plainErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if plainErr != nil {
+		t.Fatal(plainErr)
+	}
+	return plainBin
+}
+
 // ---------------------------------------------------------------------
 // Vaults
 
@@ -321,6 +351,13 @@ type serverConfig struct {
 	stderrPipe bool
 	// httpAddr is where startHTTP listens; "" is a port the kernel picks.
 	httpAddr string
+	// bin is the binary to start; "" is serverBin.
+	bin string
+}
+
+// withBinary starts the server from bin instead of serverBin.
+func withBinary(bin string) serverOption {
+	return func(c *serverConfig) { c.bin = bin }
 }
 
 // withHTTPAddr makes startHTTP listen on addr, so that a restarted server
@@ -395,7 +432,11 @@ func newServerConfig(t testing.TB, v *testVault, opts []serverOption) serverConf
 }
 
 func (c serverConfig) command(ctx context.Context, stderr *lockedBuffer) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, serverBin, c.args...)
+	bin := c.bin
+	if bin == "" {
+		bin = serverBin
+	}
+	cmd := exec.CommandContext(ctx, bin, c.args...)
 	cmd.Env = c.env
 	cmd.Dir = c.dir
 	cmd.Stderr = stderr
