@@ -15,18 +15,7 @@ import (
 // The answer is 200 whether or not the token was known, as the RFC asks,
 // so the endpoint tells nothing about tokens it does not own.
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Access-Control-Allow-Origin", "*")
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		writeError(w, http.StatusMethodNotAllowed, "invalid_request", "use POST")
-		return
-	}
-	if s.opts.LimitToken != nil && !s.opts.LimitToken(w, r) {
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-	if err := r.ParseForm(); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request", "the body must be a form (application/x-www-form-urlencoded) of at most 64 KiB")
+	if !s.clientForm(w, r) {
 		return
 	}
 	c, err := s.authenticateClient(r)
@@ -81,15 +70,7 @@ func (s *Server) grantOf(tok string) string {
 	s.state.view(func(st *State) { keys = st.Keys })
 	var claims accessClaims
 	// An expired token still names its grant: revoking it is harmless.
-	_, err := jwt.ParseWithClaims(tok, &claims, func(t *jwt.Token) (any, error) {
-		kid, _ := t.Header["kid"].(string)
-		for _, k := range keys {
-			if k.ID == kid {
-				return k.Secret, nil
-			}
-		}
-		return nil, errors.New("unknown signing key")
-	}, jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}), jwt.WithoutClaimsValidation())
+	_, err := jwt.ParseWithClaims(tok, &claims, signingKey(keys), jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}), jwt.WithoutClaimsValidation())
 	if err != nil {
 		return ""
 	}

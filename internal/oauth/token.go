@@ -47,18 +47,7 @@ func tokenErr(status int, code, format string, args ...any) *tokenError {
 
 // token is the token endpoint: codes and refresh tokens for access tokens.
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Access-Control-Allow-Origin", "*")
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		writeError(w, http.StatusMethodNotAllowed, "invalid_request", "use POST")
-		return
-	}
-	if s.opts.LimitToken != nil && !s.opts.LimitToken(w, r) {
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-	if err := r.ParseForm(); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request", "the body must be a form (application/x-www-form-urlencoded) of at most 64 KiB")
+	if !s.clientForm(w, r) {
 		return
 	}
 	f := r.PostForm
@@ -106,6 +95,40 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Pragma", "no-cache")
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// clientForm takes a client's POSTed form (token and revocation
+// requests), within the rate limit and 64 KiB; false when it answered
+// the request itself. Any origin may call these endpoints.
+func (s *Server) clientForm(w http.ResponseWriter, r *http.Request) bool {
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, "invalid_request", "use POST")
+		return false
+	}
+	if s.opts.LimitToken != nil && !s.opts.LimitToken(w, r) {
+		return false
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	if err := r.ParseForm(); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "the body must be a form (application/x-www-form-urlencoded) of at most 64 KiB")
+		return false
+	}
+	return true
+}
+
+// signingKey finds the key a token names (its kid) among keys.
+func signingKey(keys []SigningKey) jwt.Keyfunc {
+	return func(t *jwt.Token) (any, error) {
+		kid, _ := t.Header["kid"].(string)
+		for _, k := range keys {
+			if k.ID == kid {
+				return k.Secret, nil
+			}
+		}
+		return nil, errors.New("unknown signing key")
+	}
 }
 
 // authenticateClient identifies the client of a token or revocation
@@ -393,13 +416,7 @@ func (s *Server) verify(ctx context.Context, raw string) (auth.Grant, error) {
 		if typ, _ := t.Header["typ"].(string); typ != "at+jwt" {
 			return nil, errors.New("not an access token")
 		}
-		kid, _ := t.Header["kid"].(string)
-		for _, k := range keys {
-			if k.ID == kid {
-				return k.Secret, nil
-			}
-		}
-		return nil, errors.New("unknown signing key")
+		return signingKey(keys)(t)
 	},
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
 		jwt.WithExpirationRequired(),
