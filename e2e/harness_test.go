@@ -554,7 +554,7 @@ func argsMention(args map[string]any, s string) bool {
 func resultText(res *mcp.CallToolResult) string {
 	var parts []string
 	for _, c := range res.Content {
-		if tc, ok := mcp.AsTextContent(c); ok {
+		if tc, ok := mcp.AsTextContent(c); ok && !strings.HasPrefix(tc.Text, "version: ") {
 			parts = append(parts, tc.Text)
 		}
 	}

@@ -73,6 +73,24 @@ type result struct {
 	isError bool
 	errMsg  string         // the "error" field of an error result
 	errBody map[string]any // the whole error JSON
+	version string         // the version a read answered with
+	raw     string         // every text block, joined
+}
+
+// splitVersion takes the block a reading tool ends its answer with (see
+// versionText) off content, returning the version it names.
+func splitVersion(content []any) ([]any, string) {
+	if len(content) < 2 {
+		return content, ""
+	}
+	last, _ := content[len(content)-1].(map[string]any)
+	text, _ := last["text"].(string)
+	rest, ok := strings.CutPrefix(text, "version: ")
+	if !ok {
+		return content, ""
+	}
+	version, _, _ := strings.Cut(rest, " ")
+	return content[:len(content)-1], version
 }
 
 // call invokes a tool with raw JSON arguments.
@@ -86,6 +104,14 @@ func (h *harness) call(tool, args string) result {
 	var r result
 	r.isError, _ = res["isError"].(bool)
 	content, _ := res["content"].([]any)
+	for _, c := range content {
+		text, _ := c.(map[string]any)["text"].(string)
+		r.raw += text + "\n"
+	}
+	content, r.version = splitVersion(content)
+	if len(content) == 2 {
+		content = content[:1] // a notice after the answer
+	}
 	if len(content) != 1 {
 		h.t.Fatalf("%s %s: %d content items: %v", tool, args, len(content), res)
 	}

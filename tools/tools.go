@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"vaultmcp/gitsync"
+	"vaultmcp/internal/lastread"
 	"vaultmcp/vault"
 	"vaultmcp/vault/changes"
 	"vaultmcp/vault/guidance"
@@ -75,6 +76,10 @@ type Deps struct {
 	// Guidance reads CLAUDE.md files and the vault's own guides; nil
 	// means All builds one over Vault, cached when Changes is set.
 	Guidance *guidance.Files
+	// Reads remembers the version each credential last read of each
+	// file, so an unconditional write can say the file changed since;
+	// nil means All makes one of lastread.DefaultSize pairs.
+	Reads *lastread.Log
 }
 
 // readBytes is the most one read_file page holds: MaxReadBytes, within
@@ -137,6 +142,9 @@ func All(d Deps) []server.ServerTool {
 	if d.Guidance == nil {
 		d.Guidance = guidance.New(d.Vault, guidance.Options{Changes: d.Changes})
 	}
+	if d.Reads == nil {
+		d.Reads = &lastread.Log{}
+	}
 	all := []server.ServerTool{
 		ReadFile(d),
 		WriteFile(d),
@@ -180,6 +188,11 @@ func All(d Deps) []server.ServerTool {
 			RevertChange(d),
 			ConfirmDeletion(d),
 		)
+	}
+	for i, st := range all {
+		if arg, ok := conditionalTools[st.Tool.Name]; ok {
+			all[i] = conditional(d, st, arg)
+		}
 	}
 	return all
 }

@@ -21,7 +21,7 @@ func (v *Vault) ModifyFile(ctx context.Context, given string, summary func(rel s
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
 		var fi fs.FileInfo
 		if p, fi, err = v.statFile(ctx, given); err != nil {
-			return err
+			return v.expectMissing(ctx, given, err)
 		}
 		// Checked before reading: a change must not pull a huge file
 		// into memory.
@@ -31,6 +31,9 @@ func (v *Vault) ModifyFile(ctx context.Context, given string, summary func(rel s
 		src, err := readRegular(p.Abs)
 		if err != nil {
 			return osError(given, err)
+		}
+		if err := checkExpected(ctx, p, src, true); err != nil {
+			return err
 		}
 		if out, err = change(src); err != nil {
 			return err
@@ -60,6 +63,9 @@ func (v *Vault) CreateFile(ctx context.Context, given string, summary func(rel s
 	var p Path
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
 		if p, err = v.ResolveFile(ctx, given); err != nil {
+			return err
+		}
+		if err := checkExpected(ctx, p, nil, false); err != nil {
 			return err
 		}
 		if _, err := os.Lstat(p.Abs); err == nil {
