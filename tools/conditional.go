@@ -151,6 +151,12 @@ type LastChange struct {
 	Message string    `json:"message"`
 }
 
+// ConflictFields are the fields of a refused conditional change's
+// answer beside its message (see conflictFields), for the REST API.
+func ConflictFields(ctx context.Context, d Deps, ce *vault.VersionConflictError) map[string]any {
+	return d.conflictFields(ctx, ce)
+}
+
 // conflictFields are the fields of a refused conditional write's answer
 // beside "error": the current version, the file's last change, and the
 // diff from the caller's version to the current one when git holds the

@@ -206,6 +206,16 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeJSON(w, http.StatusInternalServerError, map[string]any{"detail": msg, "commit": nd.Commit})
 		return
 	}
+	var ce *vault.VersionConflictError
+	if errors.As(err, &ce) {
+		body := tools.ConflictFields(r.Context(), s.opts.Deps, ce)
+		body["detail"] = err.Error()
+		if ce.Current != vault.Absent {
+			w.Header().Set("ETag", strconv.Quote(ce.Current))
+		}
+		writeJSON(w, http.StatusPreconditionFailed, body)
+		return
+	}
 	status := vaultStatus(err)
 	if status == http.StatusInternalServerError {
 		s.log.Error("REST call failed", "err", err)
@@ -239,6 +249,28 @@ type noteResponse struct {
 	Bytes      *int   `json:"bytes,omitempty"`
 	Commit     string `json:"commit,omitempty"`
 	Deleted    bool   `json:"deleted,omitempty"`
+	// Version is the note's version (git blob id), also its ETag.
+	Version string `json:"version,omitempty"`
+}
+
+// precondition turns a write's If-Match (a strong ETag a GET returned)
+// or If-None-Match: * (create only) into the vault's expected version;
+// ok is false, the answer written, when the header is not one of those.
+func precondition(w http.ResponseWriter, r *http.Request) (context.Context, bool) {
+	ctx := r.Context()
+	if r.Header.Get("If-None-Match") == "*" {
+		return vault.WithExpectedVersion(ctx, vault.Absent), true
+	}
+	im := strings.TrimSpace(r.Header.Get("If-Match"))
+	if im == "" {
+		return ctx, true
+	}
+	tag, err := strconv.Unquote(im)
+	if err != nil || vault.CheckVersion("If-Match", tag) != nil || tag == vault.Absent {
+		detail(w, http.StatusBadRequest, fmt.Sprintf("If-Match %s is not a version: give the one strong ETag a GET of the note returned (a quoted 40-digit version); use If-None-Match: * to create a note only if it does not exist", im))
+		return ctx, false
+	}
+	return vault.WithExpectedVersion(ctx, tag), true
 }
 
 type putNoteRequest struct {
@@ -256,7 +288,10 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	audit.NotePaths(r.Context(), p)
-	ctx := r.Context()
+	ctx, ok := precondition(w, r)
+	if !ok {
+		return
+	}
 	v := s.opts.Deps.Vault
 	switch r.Method {
 	case http.MethodGet:
@@ -280,7 +315,9 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		n := wr.Bytes
-		writeJSON(w, http.StatusOK, noteResponse{Path: wr.Path.Rel, Bytes: &n, Commit: wr.Commit})
+		version := vault.Version([]byte(*req.Content))
+		w.Header().Set("ETag", strconv.Quote(version))
+		writeJSON(w, http.StatusOK, noteResponse{Path: wr.Path.Rel, Bytes: &n, Commit: wr.Commit, Version: version})
 	case http.MethodDelete:
 		wr, err := v.DeleteFile(ctx, p)
 		if err != nil {
@@ -330,7 +367,10 @@ func (s *Server) readNote(w http.ResponseWriter, r *http.Request, p string) {
 		return
 	}
 	mod := res.Modified.UTC()
-	out := noteResponse{Path: res.Path, Size: pg.Size, Modified: &mod}
+	out := noteResponse{Path: res.Path, Size: pg.Size, Modified: &mod, Version: res.Version}
+	if res.Version != "" {
+		w.Header().Set("ETag", strconv.Quote(res.Version))
+	}
 	if pg.Binary {
 		out.Binary = true
 		writeJSON(w, http.StatusOK, out)

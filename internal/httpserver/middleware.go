@@ -183,7 +183,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			h := w.Header()
 			h.Set("Access-Control-Allow-Origin", origin)
 			h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
-			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID")
+			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID, If-Match, If-None-Match, Idempotency-Key")
 			h.Set("Access-Control-Max-Age", "600")
 			h.Add("Vary", "Origin")
 			w.WriteHeader(http.StatusNoContent)
@@ -196,7 +196,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		if listed {
 			h := w.Header()
 			h.Set("Access-Control-Allow-Origin", origin)
-			h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, WWW-Authenticate, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After")
+			h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, WWW-Authenticate, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag")
 			h.Add("Vary", "Origin")
 		}
 		next.ServeHTTP(w, r)
