@@ -40,11 +40,14 @@ type Repo struct {
 	flushFault func(paths []string) error
 
 	// mu guards the main go-git storage and everything derived from it.
-	mu     sync.Mutex
-	st     *filesystem.Storage
-	obj    *objects
-	index  *indexFile
-	hist   *history
+	mu    sync.Mutex
+	st    *filesystem.Storage
+	obj   *objects
+	index *indexFile
+	hist  *history
+	// author is the client a commit being made is authored for (see
+	// WithAuthor); nil for the configured author. Guarded by mu.
+	author *Author
 	histSt *filesystem.Storage // keeps pack files open: history reads many objects
 	// histCache is histSt's object cache, emptied once the history is
 	// warm (warmHistory).

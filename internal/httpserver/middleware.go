@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"vaultmcp/gitsync"
 	"vaultmcp/internal/audit"
 	"vaultmcp/internal/auth"
 	"vaultmcp/internal/ratelimit"
@@ -296,8 +297,41 @@ func (s *Server) authenticate(lim *ratelimit.Limiter, next http.Handler) http.Ha
 			s.insufficientScope(w, r, id.StepUp)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(auth.WithIdentity(r.Context(), id)))
+		ctx := auth.WithIdentity(r.Context(), id)
+		if a, ok := s.commitAuthor(id, r); ok {
+			ctx = gitsync.WithAuthor(ctx, a)
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// commitAuthor is who the changes of a call are authored by in the
+// history: the credential's name (for an OAuth connector, the user and
+// the client, "alice (Claude)"), with trailers naming the credential and,
+// for the REST API, the client's User-Agent (the MCP server adds the MCP
+// client's name from its session). Anonymous calls keep the configured
+// author.
+func (s *Server) commitAuthor(id auth.Identity, r *http.Request) (gitsync.Author, bool) {
+	if id.Kind == auth.KindAnonymous || id.Name == "" {
+		return gitsync.Author{}, false
+	}
+	name := id.Name
+	if id.Client != "" {
+		name += " (" + id.Client + ")"
+	}
+	email := s.opts.AuthorEmails[id.Name]
+	if email == "" {
+		email = gitsync.DisplayEmail(name)
+	}
+	a := gitsync.Author{Name: name, Email: email, Trailers: []gitsync.Trailer{{Key: gitsync.CredentialTrailer, Value: id.String()}}}
+	if !strings.HasPrefix(r.URL.Path, "/mcp") {
+		ua := r.UserAgent()
+		if len(ua) > 100 {
+			ua = ua[:100]
+		}
+		a = a.WithTrailer(gitsync.ClientTrailer, strings.TrimSpace("REST API "+ua))
+	}
+	return a, true
 }
 
 // unauthorized answers 401 with the challenge the MCP authorization spec

@@ -99,6 +99,9 @@ type Options struct {
 	Deps tools.Deps
 	// Auth checks credentials.
 	Auth *auth.Authenticator
+	// AuthorEmails maps credential names to the email of the commits
+	// they make; others are name@vaultmcp.invalid (see commitAuthor).
+	AuthorEmails map[string]string
 	// Audit gets one entry per authenticated call; nil for none.
 	Audit *audit.Log
 	// OAuth, when set, is mounted and named in the resource metadata.
