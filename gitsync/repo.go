@@ -499,6 +499,10 @@ func (r *Repo) trackingRef() plumbing.ReferenceName {
 // Dir returns the worktree root.
 func (r *Repo) Dir() string { return r.dir }
 
+// GitDir returns the repository's absolute .git folder, where the
+// server may keep state that belongs to the history (never committed).
+func (r *Repo) GitDir() string { return r.gitDir }
+
 // Branch returns the branch the server commits to.
 func (r *Repo) Branch() string { return r.opts.Branch }
 

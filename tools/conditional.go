@@ -2,8 +2,10 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 
 	"vaultmcp/gitsync"
 	"vaultmcp/internal/auth"
+	"vaultmcp/internal/idempotency"
 	"vaultmcp/vault"
 )
 
@@ -33,43 +36,96 @@ var conditionalTools = map[string]string{
 
 const ifVersionDescription = "Version from your read of this file: write only if it is unchanged (else the error gives the current version and a diff); \"absent\": only if missing"
 
-// conditional gives a writing tool its if_version argument: the handler
-// runs with the expectation in its context.
+// conditional gives a writing tool its if_version and idempotency_key
+// arguments: the handler runs with the expectation in its context, and
+// once per key (see package idempotency).
 func conditional(d Deps, st server.ServerTool, pathArg string) server.ServerTool {
 	st.Tool.InputSchema.Properties["if_version"] = map[string]any{
 		"type":        "string",
 		"description": ifVersionDescription,
 	}
+	st.Tool.InputSchema.Properties["idempotency_key"] = map[string]any{
+		"type":        "string",
+		"maxLength":   idempotency.MaxKeyLength,
+		"description": idempotencyDescription,
+	}
 	next := st.Handler
 	st.Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args := req.GetArguments()
-		want, _ := args["if_version"].(string)
-		if want != "" {
-			if err := vault.CheckVersion("if_version", want); err != nil {
-				return errorResult(ctx, d, err), nil
+		key, _ := args["idempotency_key"].(string)
+		if key == "" || d.Idempotency == nil {
+			return d.writeOnce(ctx, req, next, pathArg)
+		}
+		rest := maps.Clone(args)
+		delete(rest, "idempotency_key")
+		raw, err := json.Marshal(rest) // map keys sorted: one text per arguments
+		if err != nil {
+			return errorResult(ctx, d, err), nil
+		}
+		fp := idempotency.Fingerprint([]byte(req.Params.Name), raw)
+		var res *mcp.CallToolResult
+		var callErr error
+		answer, replayed, err := d.Idempotency.Do(caller(ctx), key, fp, func() ([]byte, bool) {
+			res, callErr = d.writeOnce(ctx, req, next, pathArg)
+			if callErr != nil || res == nil || res.IsError {
+				return nil, false // nothing applied: a retry may apply it
 			}
-			ctx = vault.WithExpectedVersion(ctx, want)
+			b, err := json.Marshal(res)
+			return b, err == nil
+		})
+		switch {
+		case err != nil && res == nil:
+			return errorResult(ctx, d, err), nil
+		case err != nil:
+			d.logger().Warn("idempotency key not kept", "err", err)
+			return res, callErr
+		case replayed:
+			var first mcp.CallToolResult
+			if err := json.Unmarshal(answer, &first); err != nil {
+				return errorResult(ctx, d, fmt.Errorf("the first answer to idempotency_key %q is unreadable: %w", key, err)), nil
+			}
+			first.Content = append(first.Content, mcp.NewTextContent("notice: this is the answer to the first call with this idempotency_key; nothing was applied again"))
+			return &first, nil
 		}
-		given, _ := args[pathArg].(string)
-		notice := ""
-		if want == "" {
-			notice = d.changedSinceRead(ctx, given)
-		}
-		res, err := next(ctx, req)
-		if err != nil || res == nil || res.IsError {
-			return res, err
-		}
-		d.rememberWrite(ctx, given)
-		if notice != "" {
-			res.Content = append(res.Content, mcp.NewTextContent(notice))
-		}
-		return res, nil
+		return res, callErr
 	}
 	return st
 }
 
-// caller names the credential a call came with, for what is kept per
-// credential: "token:n8n", "oauth:alice via Claude"; "local" over stdio.
+const idempotencyDescription = "Retry key: the same call with this key within 24 h returns the first answer and applies nothing"
+
+// writeOnce is one writing call: if_version set in its context, and the
+// notice of a file changed since the caller read it.
+func (d Deps) writeOnce(ctx context.Context, req mcp.CallToolRequest, next server.ToolHandlerFunc, pathArg string) (*mcp.CallToolResult, error) {
+	args := req.GetArguments()
+	want, _ := args["if_version"].(string)
+	if want != "" {
+		if err := vault.CheckVersion("if_version", want); err != nil {
+			return errorResult(ctx, d, err), nil
+		}
+		ctx = vault.WithExpectedVersion(ctx, want)
+	}
+	given, _ := args[pathArg].(string)
+	notice := ""
+	if want == "" {
+		notice = d.changedSinceRead(ctx, given)
+	}
+	res, err := next(ctx, req)
+	if err != nil || res == nil || res.IsError {
+		return res, err
+	}
+	d.rememberWrite(ctx, given)
+	if notice != "" {
+		res.Content = append(res.Content, mcp.NewTextContent(notice))
+	}
+	return res, nil
+}
+
+// Caller names the credential a call came with, for what is kept per
+// credential (idempotency keys, last reads): "token:n8n", "oauth:alice
+// via Claude"; "local" over stdio.
+func Caller(ctx context.Context) string { return caller(ctx) }
+
 func caller(ctx context.Context) string {
 	id, ok := auth.FromContext(ctx)
 	if !ok {

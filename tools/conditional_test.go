@@ -90,3 +90,29 @@ func TestChangedSinceReadNotice(t *testing.T) {
 		t.Errorf("a notice after the session's own write: %v", r.raw)
 	}
 }
+
+// TestIdempotencyKeys: a writing call repeated with its key answers as
+// the first did and applies nothing; the key with other arguments is
+// refused.
+func TestIdempotencyKeys(t *testing.T) {
+	g := newNotesVault(t, map[string]string{"log.md": "start\n"})
+	h := g.serve()
+	before := g.commits()
+	args := `{"path":"log.md","content":"- one","mode":"append","idempotency_key":"k-1"}`
+	first := h.ok("write_file", args)
+	again := h.call("write_file", args)
+	if again.isError || again.text != first || !strings.Contains(again.raw, "nothing was applied again") {
+		t.Errorf("retry answered %q (%s), want the first answer %q", again.text, again.raw, first)
+	}
+	if got := g.read("log.md"); got != "start\n- one" || g.commits() != before+1 {
+		t.Errorf("after a retry: %q, %d commits", got, g.commits()-before)
+	}
+	h.fails("write_file", `{"path":"log.md","content":"- two","mode":"append","idempotency_key":"k-1"}`, "other arguments")
+	// A refused call keeps nothing: the same key applies once it can.
+	h.fails("edit_file", `{"path":"log.md","old_text":"nope","new_text":"x","idempotency_key":"k-2"}`)
+	g.write("log.md", "start\nnope\n")
+	h.ok("edit_file", `{"path":"log.md","old_text":"nope","new_text":"x","idempotency_key":"k-2"}`)
+	if got := g.read("log.md"); got != "start\nx\n" {
+		t.Errorf("after the key's successful retry: %q", got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"vaultmcp/gitsync"
+	"vaultmcp/internal/idempotency"
 	"vaultmcp/internal/lastread"
 	"vaultmcp/vault"
 	"vaultmcp/vault/changes"
@@ -80,6 +81,9 @@ type Deps struct {
 	// file, so an unconditional write can say the file changed since;
 	// nil means All makes one of lastread.DefaultSize pairs.
 	Reads *lastread.Log
+	// Idempotency answers a writing call retried with its
+	// idempotency_key; nil means All keeps the keys in memory only.
+	Idempotency *idempotency.Store
 }
 
 // readBytes is the most one read_file page holds: MaxReadBytes, within
@@ -144,6 +148,9 @@ func All(d Deps) []server.ServerTool {
 	}
 	if d.Reads == nil {
 		d.Reads = &lastread.Log{}
+	}
+	if d.Idempotency == nil {
+		d.Idempotency = &idempotency.Store{}
 	}
 	all := []server.ServerTool{
 		ReadFile(d),

@@ -46,3 +46,33 @@ func TestNoteETags(t *testing.T) {
 		t.Errorf("If-None-Match: * on a missing note: %d, want 200", resp.StatusCode)
 	}
 }
+
+// TestNoteIdempotencyKey: a PUT sent again with its Idempotency-Key gets
+// the first answer and writes nothing; the key with another body is
+// refused.
+func TestNoteIdempotencyKey(t *testing.T) {
+	e := newEnv(t)
+	auth := append(bearer(e.tokens["full"]), "Idempotency-Key", "put-1")
+	before := git(t, e.root, "rev-list", "--count", "HEAD")
+	resp, first := e.do("PUT", "/api/notes/Once.md", `{"content":"once\n"}`, auth...)
+	if resp.StatusCode != 200 {
+		t.Fatalf("PUT: %d %v", resp.StatusCode, first)
+	}
+	if err := os.WriteFile(filepath.Join(e.root, "Once.md"), []byte("changed by hand\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resp, again := e.do("PUT", "/api/notes/Once.md", `{"content":"once\n"}`, auth...)
+	if resp.StatusCode != 200 || again["commit"] != first["commit"] || resp.Header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("retry: %d %v, want the first answer %v", resp.StatusCode, again, first)
+	}
+	if data, _ := os.ReadFile(filepath.Join(e.root, "Once.md")); string(data) != "changed by hand\n" {
+		t.Errorf("the retry wrote again: %q", data)
+	}
+	if resp, body := e.do("PUT", "/api/notes/Once.md", `{"content":"other\n"}`, auth...); resp.StatusCode != 422 {
+		t.Errorf("the key with another body: %d %v, want 422", resp.StatusCode, body)
+	}
+	e.srv.opts.Deps.Git.FlushIndex()
+	if after := git(t, e.root, "rev-list", "--count", "HEAD"); after == before {
+		t.Error("no commit")
+	}
+}

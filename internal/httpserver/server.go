@@ -46,6 +46,7 @@ import (
 
 	"vaultmcp/internal/audit"
 	"vaultmcp/internal/auth"
+	"vaultmcp/internal/idempotency"
 	"vaultmcp/internal/ratelimit"
 	"vaultmcp/tools"
 )
@@ -168,6 +169,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Deps.Idempotency == nil {
+		opts.Deps.Idempotency = &idempotency.Store{} // in memory only
 	}
 	lim := DefaultLimits
 	if opts.Limits != nil {
