@@ -24,19 +24,22 @@ import (
 
 // Entry is one line of the audit log.
 type Entry struct {
-	Time       time.Time `json:"time"`
-	Identity   string    `json:"identity"` // "token:n8n", "user:admin", "anonymous"
-	IP         string    `json:"ip"`
-	Method     string    `json:"method"`
-	Endpoint   string    `json:"endpoint"`         // "/mcp", "/api/concept"
-	Event      string    `json:"event,omitempty"`  // what an OAuth request did: "oauth.sign_in", "oauth.refresh", …
-	Client     string    `json:"client,omitempty"` // the OAuth client it concerned
-	RPC        string    `json:"rpc,omitempty"`    // the JSON-RPC method of an MCP call
-	Tool       string    `json:"tool,omitempty"`   // the tool an MCP call ran
-	Paths      []string  `json:"paths,omitempty"`  // vault paths the call named
-	Status     int       `json:"status"`
-	Error      bool      `json:"error,omitempty"` // the tool answered with an error
-	DurationMS float64   `json:"duration_ms"`
+	Time     time.Time `json:"time"`
+	Identity string    `json:"identity"` // "token:n8n", "user:admin", "anonymous"
+	// Author is who the call's commits name as their author, as the
+	// history shows it ("alice (Claude)"); empty when it is the server.
+	Author     string   `json:"author,omitempty"`
+	IP         string   `json:"ip"`
+	Method     string   `json:"method"`
+	Endpoint   string   `json:"endpoint"`         // "/mcp", "/api/concept"
+	Event      string   `json:"event,omitempty"`  // what an OAuth request did: "oauth.sign_in", "oauth.refresh", …
+	Client     string   `json:"client,omitempty"` // the OAuth client it concerned
+	RPC        string   `json:"rpc,omitempty"`    // the JSON-RPC method of an MCP call
+	Tool       string   `json:"tool,omitempty"`   // the tool an MCP call ran
+	Paths      []string `json:"paths,omitempty"`  // vault paths the call named
+	Status     int      `json:"status"`
+	Error      bool     `json:"error,omitempty"` // the tool answered with an error
+	DurationMS float64  `json:"duration_ms"`
 }
 
 // Log appends entries to a writer, one JSON line each. A nil *Log
@@ -155,6 +158,16 @@ func (r *Record) SetIdentity(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.entry.Identity = id
+}
+
+// SetAuthor records the author the call's commits name.
+func (r *Record) SetAuthor(author string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.entry.Author = author
 }
 
 // SetEvent records what an OAuth request did, and for which client.

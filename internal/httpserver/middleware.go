@@ -300,6 +300,7 @@ func (s *Server) authenticate(lim *ratelimit.Limiter, next http.Handler) http.Ha
 		ctx := auth.WithIdentity(r.Context(), id)
 		if a, ok := s.commitAuthor(id, r); ok {
 			ctx = gitsync.WithAuthor(ctx, a)
+			rec.SetAuthor(a.Name)
 		}
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
