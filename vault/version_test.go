@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -141,5 +142,39 @@ func TestConditionalMissingFile(t *testing.T) {
 	}
 	if got := readRel(t, root, "new.md"); got != "x" {
 		t.Errorf("new.md = %q, want x", got)
+	}
+}
+
+// TestConditionalWritesRace: writers racing with one expected version
+// (or "absent") on one file: exactly one wins, since the check and the
+// write happen under the one write lock.
+func TestConditionalWritesRace(t *testing.T) {
+	for _, expect := range []string{Absent, Version([]byte("base\n"))} {
+		v, root := newTestVault(t, Options{})
+		v.SetRecorder(&summaries{})
+		if expect != Absent {
+			mkfile(t, root, "a.md", "base\n")
+		}
+		ctx := WithExpectedVersion(context.Background(), expect)
+		const writers = 8
+		errs := make(chan error, writers)
+		for i := range writers {
+			go func() {
+				_, err := v.WriteFile(ctx, "a.md", []byte(fmt.Sprintf("writer %d\n", i)))
+				errs <- err
+			}()
+		}
+		won := 0
+		for range writers {
+			switch err := <-errs; {
+			case err == nil:
+				won++
+			case !errors.Is(err, ErrConflict):
+				t.Errorf("expect %s: %v", expect, err)
+			}
+		}
+		if won != 1 {
+			t.Errorf("expect %s: %d writers won, want exactly 1", expect, won)
+		}
 	}
 }
