@@ -110,13 +110,22 @@ func (d Deps) writeOnce(ctx context.Context, req mcp.CallToolRequest, next serve
 	if want == "" {
 		notice = d.changedSinceRead(ctx, given)
 	}
+	var wroteRel, wrote string
+	ctx = vault.WithWrittenVersion(ctx, func(rel, version string) { wroteRel, wrote = rel, version })
 	res, err := next(ctx, req)
 	if err != nil || res == nil || res.IsError {
 		return res, err
 	}
-	d.rememberWrite(ctx, given)
 	if notice != "" {
 		res.Content = append(res.Content, mcp.NewTextContent(notice))
+	}
+	if wrote != "" {
+		// The caller knows the file as it wrote it: its own write is not
+		// a change since its read.
+		if _, ok := d.Reads.Last(caller(ctx), wroteRel); ok {
+			d.Reads.Read(caller(ctx), wroteRel, wrote)
+		}
+		res.Content = append(res.Content, mcp.NewTextContent("version: "+wrote+" (the file as it is after this change: pass it as if_version for your next change to it)"))
 	}
 	return res, nil
 }
@@ -177,25 +186,6 @@ func (d Deps) changedSinceRead(ctx context.Context, given string) string {
 	}
 	return fmt.Sprintf("notice: %s had changed since you last read it (you read version %s; it was %s when you wrote), and this write replaced or changed that newer version. "+
 		"Check get_note_history or get_diff for what was overwritten; pass if_version to be refused instead.", rel, read, now)
-}
-
-// rememberWrite updates the caller's last read of a file it just changed,
-// so its own write is not reported as someone else's change; only a file
-// it read is tracked.
-func (d Deps) rememberWrite(ctx context.Context, given string) {
-	if d.Reads == nil || d.Vault == nil || given == "" {
-		return
-	}
-	p, err := d.Vault.Resolve(given)
-	if err != nil {
-		return
-	}
-	if _, ok := d.Reads.Last(caller(ctx), p.Rel); !ok {
-		return
-	}
-	if rel, now := d.currentVersion(ctx, given); now != "" {
-		d.Reads.Read(caller(ctx), rel, now)
-	}
 }
 
 // LastChange is the commit that last changed a file, as a conflict names

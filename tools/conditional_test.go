@@ -61,7 +61,12 @@ func TestConditionalWrites(t *testing.T) {
 
 	// The current version is accepted; "absent" refuses an existing note
 	// and creates a missing one.
-	h.ok("edit_file", fmt.Sprintf(`{"path":"plan.md","old_text":"- two","new_text":"- 2","if_version":%q}`, now))
+	// Its answer gives the version written, good for the next change.
+	w := h.call("edit_file", fmt.Sprintf(`{"path":"plan.md","old_text":"- two","new_text":"- 2","if_version":%q}`, now))
+	if w.isError || w.version != vault.Version([]byte(g.read("plan.md"))) {
+		t.Fatalf("edit_file at the current version: %s, version %q", w.raw, w.version)
+	}
+	h.ok("patch_note", fmt.Sprintf(`{"path":"plan.md","target_type":"heading","target":"Plan","operation":"append","content":"- 3","if_version":%q}`, w.version))
 	h.fails("write_file", `{"path":"plan.md","content":"x","if_version":"absent"}`, "exists now")
 	h.ok("write_file", `{"path":"new.md","content":"x","if_version":"absent"}`)
 	h.fails("write_file", `{"path":"new.md","content":"y","if_version":"abc"}`, "is not a version")

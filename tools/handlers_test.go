@@ -77,23 +77,24 @@ type result struct {
 	raw     string         // every text block, joined
 }
 
-// splitVersion takes the block a reading tool ends its answer with (see
-// versionText) off content, returning the version it names.
+// splitVersion takes the block a reading or writing tool's answer gives
+// the file's version in (see versionText) off content, returning the
+// version it names.
 func splitVersion(content []any) ([]any, string) {
-	if len(content) < 2 {
-		return content, ""
+	var rest []any
+	version := ""
+	for _, c := range content {
+		m, _ := c.(map[string]any)
+		text, _ := m["text"].(string)
+		if v, ok := strings.CutPrefix(text, "version: "); ok && len(content) > 1 {
+			version, _, _ = strings.Cut(v, " ")
+			continue
+		}
+		rest = append(rest, c)
 	}
-	last, _ := content[len(content)-1].(map[string]any)
-	text, _ := last["text"].(string)
-	rest, ok := strings.CutPrefix(text, "version: ")
-	if !ok {
-		return content, ""
-	}
-	version, _, _ := strings.Cut(rest, " ")
-	return content[:len(content)-1], version
+	return rest, version
 }
 
-// call invokes a tool with raw JSON arguments.
 func (h *harness) call(tool, args string) result {
 	h.t.Helper()
 	resp := h.rpc("tools/call", fmt.Sprintf(`{"name":%q,"arguments":%s}`, tool, args))

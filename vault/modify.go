@@ -39,13 +39,18 @@ func (v *Vault) ModifyFile(ctx context.Context, given string, summary func(rel s
 			return err
 		}
 		if bytes.Equal(out, src) {
+			reportWritten(ctx, p, src)
 			return nil
 		}
 		if err := v.checkSize(given, "The changed file", int64(len(out))); err != nil {
 			return err
 		}
 		tx.Summarize("%s", summary(p.Rel))
-		return tx.WriteFile(p, out)
+		if err := tx.WriteFile(p, out); err != nil {
+			return err
+		}
+		reportWritten(ctx, p, out)
+		return nil
 	})
 	if err != nil {
 		return Written{}, err
@@ -74,7 +79,11 @@ func (v *Vault) CreateFile(ctx context.Context, given string, summary func(rel s
 			return osError(given, err)
 		}
 		tx.Summarize("%s", summary(p.Rel))
-		return tx.WriteFile(p, data)
+		if err := tx.WriteFile(p, data); err != nil {
+			return err
+		}
+		reportWritten(ctx, p, data)
+		return nil
 	})
 	if err != nil {
 		return Written{}, err

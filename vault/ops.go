@@ -108,9 +108,14 @@ func (v *Vault) EditFile(ctx context.Context, given, oldText, newText string) (W
 		}
 		before = len(src)
 		if unchanged = bytes.Equal(src, out); unchanged {
+			reportWritten(ctx, p, out)
 			return nil // nothing to write or record
 		}
-		return tx.WriteFile(p, out)
+		if err := tx.WriteFile(p, out); err != nil {
+			return err
+		}
+		reportWritten(ctx, p, out)
+		return nil
 	})
 	if err != nil {
 		return Written{}, err

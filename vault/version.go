@@ -176,3 +176,22 @@ func (v *Vault) expectMissing(ctx context.Context, given string, err error) erro
 	}
 	return &VersionConflictError{Path: rel, Expected: want, Current: Absent}
 }
+
+type writtenKey struct{}
+
+// WithWrittenVersion has the change made with the returned context call
+// report with the file's version after it, under the write lock (so no
+// later change is taken for it): rel is the file's vault-relative path.
+// Writes, edits, modifications and creations report; deletions and
+// renames do not.
+func WithWrittenVersion(ctx context.Context, report func(rel, version string)) context.Context {
+	return context.WithValue(ctx, writtenKey{}, report)
+}
+
+// reportWritten tells ctx's WithWrittenVersion callback the version of
+// data, the content p holds after a change; nothing is hashed without one.
+func reportWritten(ctx context.Context, p Path, data []byte) {
+	if report, ok := ctx.Value(writtenKey{}).(func(rel, version string)); ok && report != nil {
+		report(p.Rel, Version(data))
+	}
+}

@@ -72,10 +72,15 @@ func (v *Vault) WriteFileMode(ctx context.Context, given string, data []byte, mo
 		}
 		if read && bytes.Equal(prev, data) {
 			w.Unchanged = true
+			reportWritten(ctx, w.Path, data)
 			return nil
 		}
 		tx.Summarize("%s %s", verb, w.Path.Rel)
-		return tx.WriteFile(w.Path, data)
+		if err := tx.WriteFile(w.Path, data); err != nil {
+			return err
+		}
+		reportWritten(ctx, w.Path, data)
+		return nil
 	})
 	if err != nil {
 		return Written{}, err
