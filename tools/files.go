@@ -100,6 +100,9 @@ func Read(ctx context.Context, d Deps, a ReadArgs) (ReadResult, error) {
 	if err != nil {
 		return ReadResult{}, fmt.Errorf("read %s: %w", a.Path, err)
 	}
+	if res.Page.Binary && info.Size > binaryVersionBytes {
+		return res, nil // not read whole for a version nobody writes back
+	}
 	if _, err := io.Copy(io.Discard, hr); err != nil {
 		return ReadResult{}, fmt.Errorf("read %s: %w", a.Path, err)
 	}
@@ -109,6 +112,12 @@ func Read(ctx context.Context, d Deps, a ReadArgs) (ReadResult, error) {
 	}
 	return res, nil
 }
+
+// binaryVersionBytes is the largest binary file read_file reads whole
+// for its version (a text file is read whole anyway, its lines counted):
+// an attachment's version serves delete_file and rename_file, and a large
+// video is not worth reading for it.
+const binaryVersionBytes = 16 << 20
 
 // hashingReader hashes what is read through it, and counts it.
 type hashingReader struct {
