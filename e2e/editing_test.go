@@ -143,7 +143,7 @@ func TestProperties(t *testing.T) {
 	v := newVault(t, editingFixture())
 	s := startSession(t, v)
 	got := s.ok(t, "get_properties", map[string]any{"path": "Projects/Plan.md"})
-	if got != `{"path":"Projects/Plan.md","properties":{"owner":"[[Ann]]","status":"draft","tags":["project"]},"types":{"owner":"text","status":"text","tags":"list"}}` {
+	if got != `{"path":"Projects/Plan.md","properties":{"owner":"[[Ann]]","status":"draft","tags":["project"]},"types":{"owner":"text","status":"text","tags":"list"},"version":"919fdecb9b584ced6c606e80463180022054c2f4"}` {
 		t.Errorf("get_properties = %s", got)
 	}
 	n := commitCount(t, v)

@@ -595,7 +595,7 @@ func argsMention(args map[string]any, s string) bool {
 func resultText(res *mcp.CallToolResult) string {
 	var parts []string
 	for _, c := range res.Content {
-		if tc, ok := mcp.AsTextContent(c); ok {
+		if tc, ok := mcp.AsTextContent(c); ok && !strings.HasPrefix(tc.Text, "version: ") {
 			parts = append(parts, tc.Text)
 		}
 	}
@@ -659,4 +659,18 @@ func serverHoldsIndex(gitDir string) bool {
 		}
 	}
 	return false
+}
+
+// resultVersion is the version a reading tool's answer ends with (a block
+// of its own, which resultText leaves out); "" when there is none.
+func resultVersion(res *mcp.CallToolResult) string {
+	for _, c := range res.Content {
+		if tc, ok := mcp.AsTextContent(c); ok {
+			if rest, ok := strings.CutPrefix(tc.Text, "version: "); ok {
+				v, _, _ := strings.Cut(rest, " ")
+				return v
+			}
+		}
+	}
+	return ""
 }

@@ -137,10 +137,17 @@ func (r *Repo) commitPaths(ctx context.Context, message string, paths []string, 
 		}
 		clean = append(clean, c)
 	}
+	author, byClient := AuthorFrom(ctx)
+	if byClient {
+		message = author.withTrailers(message)
+	}
 	r.mu.Lock()
 	r.written, r.placing = known, pl
+	if byClient {
+		r.author = &author
+	}
 	res, err := r.commitLocked(message, clean)
-	r.written, r.placing = nil, nil
+	r.written, r.placing, r.author = nil, nil, nil
 	r.mu.Unlock()
 	var nf *NotFlushedError
 	if err != nil && !errors.As(err, &nf) {
@@ -262,7 +269,14 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 		}
 	}
 	sig := object.Signature{Name: r.opts.AuthorName, Email: r.opts.AuthorEmail, When: when}
-	c := &object.Commit{Author: sig, Committer: sig, Message: withNewline(message), TreeHash: newTree}
+	author := sig
+	if a := r.author; a != nil {
+		author.Name, author.Email = signatureText(a.Name), signatureText(a.Email)
+		if author.Email == "" {
+			author.Email = DisplayEmail(author.Name)
+		}
+	}
+	c := &object.Commit{Author: author, Committer: sig, Message: withNewline(message), TreeHash: newTree}
 	if !head.IsZero() {
 		c.ParentHashes = []plumbing.Hash{head}
 	}

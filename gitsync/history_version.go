@@ -269,6 +269,9 @@ type FileVersion struct {
 	// Symlink is set when the entry was a symbolic link (Content is its
 	// target).
 	Symlink bool
+	// Blob is the git blob id of the whole content: its version, as a
+	// read of the current file gives it.
+	Blob string
 }
 
 // FileAt returns the file at path as it was at version spec (see
@@ -297,6 +300,7 @@ func (r *Repo) FileAt(ctx context.Context, spec, path string, maxBytes int64) (F
 		}
 		out.Size = int64(len(data))
 		out.Symlink = e.Mode == filemode.Symlink
+		out.Blob = e.Hash.String()
 		if maxBytes > 0 && int64(len(data)) > maxBytes {
 			data, out.Truncated = data[:maxBytes], true
 		}

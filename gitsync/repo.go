@@ -40,11 +40,14 @@ type Repo struct {
 	flushFault func(paths []string) error
 
 	// mu guards the main go-git storage and everything derived from it.
-	mu     sync.Mutex
-	st     *filesystem.Storage
-	obj    *objects
-	index  *indexFile
-	hist   *history
+	mu    sync.Mutex
+	st    *filesystem.Storage
+	obj   *objects
+	index *indexFile
+	hist  *history
+	// author is the client a commit being made is authored for (see
+	// WithAuthor); nil for the configured author. Guarded by mu.
+	author *Author
 	histSt *filesystem.Storage // keeps pack files open: history reads many objects
 	// histCache is histSt's object cache, emptied once the history is
 	// warm (warmHistory).
@@ -495,6 +498,10 @@ func (r *Repo) trackingRef() plumbing.ReferenceName {
 
 // Dir returns the worktree root.
 func (r *Repo) Dir() string { return r.dir }
+
+// GitDir returns the repository's absolute .git folder, where the
+// server may keep state that belongs to the history (never committed).
+func (r *Repo) GitDir() string { return r.gitDir }
 
 // Branch returns the branch the server commits to.
 func (r *Repo) Branch() string { return r.opts.Branch }

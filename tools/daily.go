@@ -33,6 +33,8 @@ type DailyNoteResult struct {
 	Truncated bool   `json:"truncated,omitempty"`
 	Notice    string `json:"notice,omitempty" jsonschema:"How to read the rest of a long note"`
 	Warning   string `json:"warning,omitempty"`
+	// Version is the git blob id of the note read or created.
+	Version string `json:"version,omitempty" jsonschema:"The note's version: pass it as if_version to write only if the note is unchanged"`
 }
 
 // dailySettings reads the vault's daily-note settings; a vault without
@@ -78,6 +80,8 @@ func (d Deps) dailyNote(ctx context.Context, a DailyNoteArgs, now time.Time) (da
 	case err == nil:
 		res.Exists = true
 		res.Content, res.Truncated, res.Notice = r.dailyPage()
+		res.Version = r.Version
+		d.noteRead(ctx, r.Path, r.Version)
 	case !errors.Is(err, vault.ErrNotFound):
 		return s, date, res, err
 	}
@@ -144,6 +148,7 @@ func NewDailyNote(ctx context.Context, d Deps, a DailyNoteArgs) (*DailyNoteResul
 		return nil, err
 	}
 	res.Path, res.Exists, res.Created, res.Commit, res.Content = w.Path.Rel, true, true, w.Commit, content
+	res.Version = vault.Version([]byte(content))
 	return &res, nil
 }
 

@@ -25,7 +25,7 @@ func TestDailyNotes(t *testing.T) {
 		"Journal/2026/01/2026-01-05 Monday.md": "already here",
 	})
 	res, err := tools.DailyNote(ctx, g.d, tools.DailyNoteArgs{Date: "2026-01-05"})
-	if err != nil || !res.Exists || res.Content != "already here" || res.Path != "Journal/2026/01/2026-01-05 Monday.md" {
+	if err != nil || !res.Exists || res.Content != "already here" || res.Path != "Journal/2026/01/2026-01-05 Monday.md" || res.Version != vault.Version([]byte("already here")) {
 		t.Fatalf("existing: %+v, %v", res, err)
 	}
 	res, err = tools.DailyNote(ctx, g.d, tools.DailyNoteArgs{Date: "2026-01-06"})
@@ -36,7 +36,7 @@ func TestDailyNotes(t *testing.T) {
 	n := g.commits()
 	res, err = tools.NewDailyNote(ctx, g.d, tools.DailyNoteArgs{Date: "2026-01-06"})
 	want := "# 2026/01/2026-01-06 Tuesday\n<< [[2026/01/2026-01-05 Monday]] | [[2026/01/2026-01-07 Wednesday]] >>\nWeek 2\n"
-	if err != nil || !res.Created || res.Content != want || g.read("Journal/2026/01/2026-01-06 Tuesday.md") != want {
+	if err != nil || !res.Created || res.Content != want || g.read("Journal/2026/01/2026-01-06 Tuesday.md") != want || res.Version != vault.Version([]byte(want)) {
 		t.Fatalf("create: %+v, %v", res, err)
 	}
 	g.oneCommit(n, "Journal/2026/01/2026-01-06 Tuesday.md", "MCP: create Journal/2026/01/2026-01-06 Tuesday.md (daily note)")

@@ -104,6 +104,9 @@ type GetPropertiesResult struct {
 	Path       string      `json:"path"`
 	Properties edit.Object `json:"properties" jsonschema:"Each frontmatter key with its value, in the order written"`
 	Types      edit.Object `json:"types" jsonschema:"Each key's type: text, list, number, checkbox, date, datetime, object or empty"`
+	// Version is the git blob id of the note read: if_version for a
+	// write back.
+	Version string `json:"version"`
 }
 
 // Properties is get_properties' work: read a note's frontmatter
@@ -126,7 +129,8 @@ func Properties(ctx context.Context, d Deps, a GetPropertiesArgs) (*GetPropertie
 	if err != nil {
 		return nil, editError(err)
 	}
-	res := &GetPropertiesResult{Path: f.Path.Rel, Properties: edit.Object{}, Types: edit.Object{}}
+	res := &GetPropertiesResult{Path: f.Path.Rel, Properties: edit.Object{}, Types: edit.Object{}, Version: vault.Version(f.Data)}
+	d.noteRead(ctx, res.Path, res.Version)
 	for _, p := range props {
 		res.Properties = append(res.Properties, edit.Member{Key: p.Key, Value: p.Value})
 		res.Types = append(res.Types, edit.Member{Key: p.Key, Value: p.Type})
@@ -139,9 +143,10 @@ var propertiesOutputSchema = json.RawMessage(`{
   "properties": {
     "path": {"type": "string"},
     "properties": {"type": "object"},
-    "types": {"type": "object", "additionalProperties": {"type": "string"}}
+    "types": {"type": "object", "additionalProperties": {"type": "string"}},
+    "version": {"type": "string", "description": "The note's version (git blob id): pass it as if_version to set_properties or patch_note to write only if the note is unchanged"}
   },
-  "required": ["path", "properties", "types"]
+  "required": ["path", "properties", "types", "version"]
 }`)
 
 // GetProperties is get_properties; Properties does its work.

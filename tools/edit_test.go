@@ -365,7 +365,7 @@ func TestPropertiesOverTheWire(t *testing.T) {
 	g := newNotesVault(t, trickyNotes)
 	h := g.serve()
 	got := h.ok("get_properties", `{"path": "nested.md"}`)
-	want := `{"path":"nested.md","properties":{"matrix":[[1,2],["a","b"]],"people":[{"name":"Ann","roles":["dev","ops"]}],"title":"Quoted: yes"},"types":{"matrix":"list","people":"list","title":"text"}}`
+	want := `{"path":"nested.md","properties":{"matrix":[[1,2],["a","b"]],"people":[{"name":"Ann","roles":["dev","ops"]}],"title":"Quoted: yes"},"types":{"matrix":"list","people":"list","title":"text"},"version":"876fb14a6eb86d49fbaa57d514588baefca49d12"}`
 	if got != want {
 		t.Errorf("get_properties:\n%s\nwant\n%s", got, want)
 	}

@@ -2,8 +2,10 @@ package tools
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"mime"
 	"net/http"
@@ -49,7 +51,8 @@ func ReadFile(d Deps) server.ServerTool {
 		if err != nil {
 			return nil, err
 		}
-		return textResult(res.Text()), nil
+		d.noteRead(ctx, res.Path, res.Version)
+		return withVersionText(textResult(res.Text()), res.Version), nil
 	})})
 }
 
@@ -64,6 +67,9 @@ type ReadResult struct {
 	Resolved string
 	// Modified is the file's modification time when it was read.
 	Modified time.Time
+	// Version is the git blob id of the whole file as read ("" when it
+	// changed size while being read).
+	Version string
 }
 
 // Read is read_file's work: a page of lines of one file. A path that
@@ -86,11 +92,54 @@ func Read(ctx context.Context, d Deps, a ReadArgs) (ReadResult, error) {
 	}
 	defer f.Close()
 	res.Path, res.Modified = info.Path.Rel, info.ModTime
-	res.Page, err = readLines(f, info.Size, a.LineRange, d.readBytes(), d.pageTokens())
+	// The version is hashed from the bytes the page is read from, in the
+	// same pass; what the page leaves unread (a binary file stops at its
+	// first bytes) is hashed after it.
+	hr := &hashingReader{r: f, h: vault.NewVersionHash(info.Size)}
+	res.Page, err = readLines(hr, info.Size, a.LineRange, d.readBytes(), d.pageTokens())
 	if err != nil {
 		return ReadResult{}, fmt.Errorf("read %s: %w", a.Path, err)
 	}
+	if res.Page.Binary && info.Size > binaryVersionBytes {
+		return res, nil // not read whole for a version nobody writes back
+	}
+	if _, err := io.Copy(io.Discard, hr); err != nil {
+		return ReadResult{}, fmt.Errorf("read %s: %w", a.Path, err)
+	}
+	if hr.n == info.Size {
+		// A file that grew or shrank while read has no one version.
+		res.Version = hex.EncodeToString(hr.h.Sum(nil))
+	}
 	return res, nil
+}
+
+// binaryVersionBytes is the largest binary file read_file reads whole
+// for its version (a text file is read whole anyway, its lines counted):
+// an attachment's version serves delete_file and rename_file, and a large
+// video is not worth reading for it.
+const binaryVersionBytes = 16 << 20
+
+// hashingReader hashes what is read through it, and counts it.
+type hashingReader struct {
+	r io.Reader
+	h hash.Hash
+	n int64
+}
+
+func (hr *hashingReader) Read(p []byte) (int, error) {
+	n, err := hr.r.Read(p)
+	hr.h.Write(p[:n])
+	hr.n += int64(n)
+	return n, err
+}
+
+// versionText is the line a reading tool's answer ends with: the version
+// of what it read and what to do with it.
+func versionText(version string) string {
+	if version == "" {
+		return ""
+	}
+	return "version: " + version + " (to write this file back only if it is still this version, pass it as if_version)"
 }
 
 // Text is read_file's answer: the page, after the line saying which file

@@ -73,9 +73,28 @@ type result struct {
 	isError bool
 	errMsg  string         // the "error" field of an error result
 	errBody map[string]any // the whole error JSON
+	version string         // the version a read answered with
+	raw     string         // every text block, joined
 }
 
-// call invokes a tool with raw JSON arguments.
+// splitVersion takes the block a reading or writing tool's answer gives
+// the file's version in (see versionText) off content, returning the
+// version it names.
+func splitVersion(content []any) ([]any, string) {
+	var rest []any
+	version := ""
+	for _, c := range content {
+		m, _ := c.(map[string]any)
+		text, _ := m["text"].(string)
+		if v, ok := strings.CutPrefix(text, "version: "); ok && len(content) > 1 {
+			version, _, _ = strings.Cut(v, " ")
+			continue
+		}
+		rest = append(rest, c)
+	}
+	return rest, version
+}
+
 func (h *harness) call(tool, args string) result {
 	h.t.Helper()
 	resp := h.rpc("tools/call", fmt.Sprintf(`{"name":%q,"arguments":%s}`, tool, args))
@@ -86,6 +105,14 @@ func (h *harness) call(tool, args string) result {
 	var r result
 	r.isError, _ = res["isError"].(bool)
 	content, _ := res["content"].([]any)
+	for _, c := range content {
+		text, _ := c.(map[string]any)["text"].(string)
+		r.raw += text + "\n"
+	}
+	content, r.version = splitVersion(content)
+	if len(content) == 2 {
+		content = content[:1] // a notice after the answer
+	}
 	if len(content) != 1 {
 		h.t.Fatalf("%s %s: %d content items: %v", tool, args, len(content), res)
 	}

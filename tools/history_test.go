@@ -110,6 +110,7 @@ func (g *gitVault) call(tool string, args map[string]any) (string, bool) {
 		g.t.Fatalf("%s %v: protocol error %v", tool, args, resp["error"])
 	}
 	content, _ := res["content"].([]any)
+	content, _ = splitVersion(content)
 	if len(content) != 1 {
 		g.t.Fatalf("%s: %d content items", tool, len(content))
 	}

@@ -18,9 +18,9 @@ import (
 // listBudgetPerTool is what one tool may cost in the tools/list answer, on
 // average over all tools: every session reads the whole list, and many
 // clients hand it to the model as it is, so each byte is paid again in
-// every conversation. 1,300 bytes is about 325 tokens: room for a precise
+// every conversation. 1,380 bytes is about 345 tokens: room for a precise
 // description and schema, none for prose.
-const listBudgetPerTool = 1300
+const listBudgetPerTool = 1380
 
 // TestToolsListBudget measures the tools/list answer as a client gets it
 // and holds its size to the budget; it prints the largest tools to trim

@@ -96,7 +96,7 @@ func withVersion(d Deps, st server.ServerTool) server.ServerTool {
 		if err != nil {
 			return nil, err
 		}
-		return textResult(res.Text()), nil
+		return withVersionText(textResult(res.Text()), res.File.Blob), nil
 	})
 	st.Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if v, ok := req.GetArguments()["version"].(string); ok && v != "" {

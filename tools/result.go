@@ -76,7 +76,11 @@ func errorResult(ctx context.Context, d Deps, err error) *mcp.CallToolResult {
 	body := map[string]any{}
 	var te *toolError
 	var ve *vault.Error
-	switch {
+	switch ce, conflict := conflictError(err); {
+	case conflict:
+		for k, v := range d.conflictFields(ctx, ce) {
+			body[k] = v
+		}
 	case errors.As(err, &te):
 		for k, v := range te.fields {
 			body[k] = v

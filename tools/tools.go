@@ -10,6 +10,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"vaultmcp/gitsync"
+	"vaultmcp/internal/idempotency"
+	"vaultmcp/internal/lastread"
 	"vaultmcp/vault"
 	"vaultmcp/vault/changes"
 	"vaultmcp/vault/guidance"
@@ -75,6 +77,13 @@ type Deps struct {
 	// Guidance reads CLAUDE.md files and the vault's own guides; nil
 	// means All builds one over Vault, cached when Changes is set.
 	Guidance *guidance.Files
+	// Reads remembers the version each credential last read of each
+	// file, so an unconditional write can say the file changed since;
+	// nil means All makes one of lastread.DefaultSize pairs.
+	Reads *lastread.Log
+	// Idempotency answers a writing call retried with its
+	// idempotency_key; nil means All keeps the keys in memory only.
+	Idempotency *idempotency.Store
 }
 
 // readBytes is the most one read_file page holds: MaxReadBytes, within
@@ -137,6 +146,12 @@ func All(d Deps) []server.ServerTool {
 	if d.Guidance == nil {
 		d.Guidance = guidance.New(d.Vault, guidance.Options{Changes: d.Changes})
 	}
+	if d.Reads == nil {
+		d.Reads = &lastread.Log{}
+	}
+	if d.Idempotency == nil {
+		d.Idempotency = &idempotency.Store{}
+	}
 	all := []server.ServerTool{
 		ReadFile(d),
 		WriteFile(d),
@@ -180,6 +195,11 @@ func All(d Deps) []server.ServerTool {
 			RevertChange(d),
 			ConfirmDeletion(d),
 		)
+	}
+	for i, st := range all {
+		if arg, ok := conditionalTools[st.Tool.Name]; ok {
+			all[i] = conditional(d, st, arg)
+		}
 	}
 	return all
 }

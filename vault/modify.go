@@ -21,7 +21,7 @@ func (v *Vault) ModifyFile(ctx context.Context, given string, summary func(rel s
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
 		var fi fs.FileInfo
 		if p, fi, err = v.statFile(ctx, given); err != nil {
-			return err
+			return v.expectMissing(ctx, given, err)
 		}
 		// Checked before reading: a change must not pull a huge file
 		// into memory.
@@ -32,17 +32,25 @@ func (v *Vault) ModifyFile(ctx context.Context, given string, summary func(rel s
 		if err != nil {
 			return osError(given, err)
 		}
+		if err := checkExpected(ctx, p, src, true); err != nil {
+			return err
+		}
 		if out, err = change(src); err != nil {
 			return err
 		}
 		if bytes.Equal(out, src) {
+			reportWritten(ctx, p, src)
 			return nil
 		}
 		if err := v.checkSize(given, "The changed file", int64(len(out))); err != nil {
 			return err
 		}
 		tx.Summarize("%s", summary(p.Rel))
-		return tx.WriteFile(p, out)
+		if err := tx.WriteFile(p, out); err != nil {
+			return err
+		}
+		reportWritten(ctx, p, out)
+		return nil
 	})
 	if err != nil {
 		return Written{}, err
@@ -62,13 +70,20 @@ func (v *Vault) CreateFile(ctx context.Context, given string, summary func(rel s
 		if p, err = v.ResolveFile(ctx, given); err != nil {
 			return err
 		}
+		if err := checkExpected(ctx, p, nil, false); err != nil {
+			return err
+		}
 		if _, err := os.Lstat(p.Abs); err == nil {
 			return newError(ErrExists, given, "Already exists: %s", given)
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return osError(given, err)
 		}
 		tx.Summarize("%s", summary(p.Rel))
-		return tx.WriteFile(p, data)
+		if err := tx.WriteFile(p, data); err != nil {
+			return err
+		}
+		reportWritten(ctx, p, data)
+		return nil
 	})
 	if err != nil {
 		return Written{}, err

@@ -83,7 +83,7 @@ func (v *Vault) EditFile(ctx context.Context, given, oldText, newText string) (W
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
 		var fi fs.FileInfo
 		if p, fi, err = v.statFile(ctx, given); err != nil {
-			return err
+			return v.expectMissing(ctx, given, err)
 		}
 		// Checked before reading: an edit must not pull a huge file
 		// into memory.
@@ -96,6 +96,9 @@ func (v *Vault) EditFile(ctx context.Context, given, oldText, newText string) (W
 		if err != nil {
 			return osError(given, err)
 		}
+		if err := checkExpected(ctx, p, src, true); err != nil {
+			return err
+		}
 		out, form, err = replaceOnce(given, src, oldText, newText)
 		if err != nil {
 			return err
@@ -105,9 +108,14 @@ func (v *Vault) EditFile(ctx context.Context, given, oldText, newText string) (W
 		}
 		before = len(src)
 		if unchanged = bytes.Equal(src, out); unchanged {
+			reportWritten(ctx, p, out)
 			return nil // nothing to write or record
 		}
-		return tx.WriteFile(p, out)
+		if err := tx.WriteFile(p, out); err != nil {
+			return err
+		}
+		reportWritten(ctx, p, out)
+		return nil
 	})
 	if err != nil {
 		return Written{}, err
@@ -233,6 +241,9 @@ func (v *Vault) DeleteFileWith(ctx context.Context, given string, before func(p 
 	var p Path
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
 		if p, err = v.statEntry(ctx, given); err != nil {
+			return v.expectMissing(ctx, given, err)
+		}
+		if err := checkExpected(ctx, p, nil, false); err != nil {
 			return err
 		}
 		tx.Summarize("delete %s", p.Rel)
@@ -258,6 +269,9 @@ func (v *Vault) RenameFile(ctx context.Context, oldGiven, newGiven string, extra
 	var from, to Path
 	commit, err := v.Update(ctx, func(tx *Tx) (err error) {
 		if from, err = v.statEntry(ctx, oldGiven); err != nil {
+			return v.expectMissing(ctx, oldGiven, err)
+		}
+		if err := checkExpected(ctx, from, nil, false); err != nil {
 			return err
 		}
 		if to, err = v.ResolveFile(ctx, newGiven); err != nil {

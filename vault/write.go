@@ -42,9 +42,11 @@ func (v *Vault) WriteFileMode(ctx context.Context, given string, data []byte, mo
 		}
 		var prev []byte
 		read := false
-		// The old content is read only to append to it or to compare it
-		// with data of the same size, and never past the write cap.
-		if exists && (mode == Append || fi.Size() == int64(len(data))) {
+		_, conditional := ExpectedVersion(ctx)
+		// The old content is read only to append to it, to compare it
+		// with data of the same size or with the version the client
+		// expects, and never past the write cap.
+		if exists && (mode == Append || conditional || fi.Size() == int64(len(data))) {
 			if err := v.checkSize(given, "The file", fi.Size()); err != nil {
 				return err
 			}
@@ -52,6 +54,9 @@ func (v *Vault) WriteFileMode(ctx context.Context, given string, data []byte, mo
 				return osError(given, err)
 			}
 			read = true
+		}
+		if err := checkExpected(ctx, w.Path, prev, read); err != nil {
+			return err
 		}
 		verb := "write"
 		if exists && mode == Append {
@@ -67,10 +72,15 @@ func (v *Vault) WriteFileMode(ctx context.Context, given string, data []byte, mo
 		}
 		if read && bytes.Equal(prev, data) {
 			w.Unchanged = true
+			reportWritten(ctx, w.Path, data)
 			return nil
 		}
 		tx.Summarize("%s %s", verb, w.Path.Rel)
-		return tx.WriteFile(w.Path, data)
+		if err := tx.WriteFile(w.Path, data); err != nil {
+			return err
+		}
+		reportWritten(ctx, w.Path, data)
+		return nil
 	})
 	if err != nil {
 		return Written{}, err

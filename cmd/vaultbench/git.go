@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"vaultmcp/vault"
 )
 
 // writeBudget is the budget (README, Performance) for write_file → committed → returned.
@@ -42,7 +44,7 @@ func benchGit(ctx context.Context, e *env) ([]figure, error) {
 		return nil, err
 	}
 	waitIdle(quick)
-	quickDurs, err := benchWrites(ctx, e, quick, quickWrites, 0)
+	quickDurs, err := benchWrites(ctx, e, quick, quickWrites, 0, "")
 	quick.close()
 	if err != nil {
 		return nil, err
@@ -55,11 +57,18 @@ func benchGit(ctx context.Context, e *env) ([]figure, error) {
 	const writes = 1000
 	waitIdle(s)
 	cpu0, _ := s.cpuTime()
-	durs, err := benchWrites(ctx, e, s, writes, quickWrites)
+	durs, err := benchWrites(ctx, e, s, writes, quickWrites, "")
 	if err != nil {
 		return nil, err
 	}
 	cpu1, _ := s.cpuTime()
+	// The same writes made conditional (if_version, the version a read
+	// returned): the server also hashes the note under its lock.
+	const conditionalWrites = 300
+	condDurs, err := benchWrites(ctx, e, s, conditionalWrites, quickWrites+writes, ours)
+	if err != nil {
+		return nil, err
+	}
 
 	var cli []time.Duration
 	for i := 0; i < 30; i++ {
@@ -81,6 +90,9 @@ func benchGit(ctx context.Context, e *env) ([]figure, error) {
 		budget: writeBudget, baseName: "git add && git commit", base: median(cli),
 	}, {
 		name: fmt.Sprintf("write_file → committed, git.fsync: false, median of %d", quickWrites), got: median(quickDurs),
+		budget: writeBudget, baseName: "git add && git commit", base: median(cli),
+	}, {
+		name: fmt.Sprintf("write_file with if_version → committed and flushed, median of %d", conditionalWrites), got: median(condDurs),
 		budget: writeBudget, baseName: "git add && git commit", base: median(cli),
 	}, {
 		name: "  server CPU per write_file (git.fsync)", text: fmtDuration((cpu1 - cpu0) / writes),
@@ -137,14 +149,24 @@ func waitIdle(s *server) {
 }
 
 // benchWrites times n write_file calls (each must commit), numbering the
-// contents from first.
-func benchWrites(ctx context.Context, e *env, s *server, n, first int) ([]time.Duration, error) {
+// contents from first. With root set (the served vault's folder), each
+// call passes the note's current version as if_version, read from disk
+// before the clock starts, as a client knows it from its read.
+func benchWrites(ctx context.Context, e *env, s *server, n, first int, root string) ([]time.Duration, error) {
 	var durs []time.Duration
 	for i := first; i < first+n; i++ {
 		rel := e.vault.Paths[i%len(e.vault.Paths)]
 		content := fmt.Sprintf("# Edited %d\n\nbench write %d\n", i, i)
+		args := map[string]any{"path": rel, "content": content}
+		if root != "" {
+			data, err := os.ReadFile(filepath.Join(root, rel))
+			if err != nil {
+				return nil, err
+			}
+			args["if_version"] = vault.Version(data)
+		}
 		start := time.Now()
-		text, err := s.call(ctx, "write_file", map[string]any{"path": rel, "content": content})
+		text, err := s.call(ctx, "write_file", args)
 		if err != nil {
 			return nil, err
 		}

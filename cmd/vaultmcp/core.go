@@ -13,6 +13,7 @@ import (
 
 	"vaultmcp/gitsync"
 	"vaultmcp/internal/config"
+	"vaultmcp/internal/idempotency"
 	"vaultmcp/tools"
 	"vaultmcp/vault"
 	"vaultmcp/vault/changes"
@@ -29,6 +30,7 @@ type core struct {
 	vault  *vault.Vault
 	index  *index.Index
 	repo   *gitsync.Repo
+	keys   *idempotency.Store
 	watch  *watch.Watcher
 	deps   tools.Deps
 	logger *slog.Logger
@@ -167,7 +169,14 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 		ranked.Start(ctx)
 	}
 
-	c.deps = tools.Deps{Vault: v, Index: ix, Ranked: ranked, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, MaxResultBytes: cfg.Limits.MaxResultBytes, ServerVersion: version, Logger: logger, Changes: feed}
+	// Idempotency keys live beside the history they protect, so a retry
+	// after a restart is still answered once.
+	keys, err := idempotency.Open(filepath.Join(repo.GitDir(), "vaultmcp", "idempotency.jsonl"), nil)
+	if err != nil {
+		return nil, err
+	}
+	c.keys = keys
+	c.deps = tools.Deps{Vault: v, Index: ix, Ranked: ranked, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, MaxResultBytes: cfg.Limits.MaxResultBytes, ServerVersion: version, Logger: logger, Changes: feed, Idempotency: keys}
 	return c, nil
 }
 
@@ -191,6 +200,9 @@ func (c *core) Close() error {
 	}
 	if c.vault != nil {
 		errs = append(errs, c.vault.Close())
+	}
+	if c.keys != nil {
+		errs = append(errs, c.keys.Close())
 	}
 	return errors.Join(errs...)
 }

@@ -28,6 +28,9 @@ type web struct {
 	auth     *auth.Authenticator
 	loopback bool
 	stderr   io.Writer
+	// authorEmails is git.author_emails: the email of each credential's
+	// commits.
+	authorEmails map[string]string
 }
 
 // newWeb checks the HTTP configuration: who may connect, and with what.
@@ -44,7 +47,7 @@ func newWeb(cfg *config.Config, scope *access.Scope, stderr io.Writer) (*web, er
 	if err := checkExposure(h, authn, loopback, stderr); err != nil {
 		return nil, err
 	}
-	return &web{cfg: h, auth: authn, loopback: loopback, stderr: stderr}, nil
+	return &web{cfg: h, auth: authn, loopback: loopback, stderr: stderr, authorEmails: cfg.Git.AuthorEmails}, nil
 }
 
 // serve attaches the HTTP transport to the core until ctx ends, then
@@ -86,6 +89,7 @@ func (wb *web) serve(ctx context.Context, c *core, s *server.MCPServer) error {
 		MCP:               s,
 		Deps:              c.deps,
 		Auth:              wb.auth,
+		AuthorEmails:      wb.authorEmails,
 		Audit:             auditLog,
 		OAuth:             as,
 		PublicURL:         h.PublicURL,

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -22,6 +23,7 @@ import (
 	"vaultmcp/internal/mcpserver"
 	"vaultmcp/internal/memlimit"
 	"vaultmcp/internal/vaultgen"
+	"vaultmcp/vault"
 	"vaultmcp/vault/access"
 )
 
@@ -33,8 +35,9 @@ import (
 // is, once the index and the ranked search are built and the query
 // table filled, as on vaultbench's notes section's server. The calls
 // are those of vaultbench: write_file of a short note (the git section),
-// write_file of 2 KB of new content and patch_note prepending a line
-// under a note's heading (the notes section). Each reports the median
+// write_file of 2 KB of new content, the same with the if_version a read
+// returned, and patch_note prepending a line under a note's heading (the
+// notes section). Each reports the median
 // and p90 latency, the process's CPU time per call (collection and
 // background work included), the bytes allocated and the collections
 // per call. Profile it with -cpuprofile. The calls run in that order on
@@ -131,6 +134,17 @@ func BenchmarkWriteTools(b *testing.B) {
 		{"write_file/2KB", func(i int) (string, map[string]any) {
 			k := 2 + 2*(i%(len(gen.Paths)/2-1))
 			return "write_file", map[string]any{"path": gen.Paths[k], "content": fmt.Sprintf("written %d\n", i) + strings.Repeat("written\n", 259)}
+		}},
+		// The same write made conditional, as an agent writing back what
+		// it read does: the version is the client's (read before the
+		// clock starts); the server hashes the note under its lock.
+		{"write_file/2KB-if_version", func(i int) (string, map[string]any) {
+			k := 2 + 2*(i%(len(gen.Paths)/2-1))
+			data, err := os.ReadFile(filepath.Join(dir, gen.Paths[k]))
+			if err != nil {
+				b.Fatal(err)
+			}
+			return "write_file", map[string]any{"path": gen.Paths[k], "content": fmt.Sprintf("written %d\n", i) + strings.Repeat("written\n", 259), "if_version": vault.Version(data)}
 		}},
 		{"patch_note", func(i int) (string, map[string]any) {
 			k := 1 + 2*(i%(len(gen.Paths)/2-1))

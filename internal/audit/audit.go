@@ -33,19 +33,22 @@ import (
 
 // Entry is one line of the audit log.
 type Entry struct {
-	Time       time.Time `json:"time"`
-	Identity   string    `json:"identity"` // "token:n8n", "user:admin", "anonymous"
-	IP         string    `json:"ip"`
-	Method     string    `json:"method"`
-	Endpoint   string    `json:"endpoint"`         // "/mcp", "/api/concept"
-	Event      string    `json:"event,omitempty"`  // what an OAuth request did: "oauth.sign_in", "oauth.refresh", …
-	Client     string    `json:"client,omitempty"` // the OAuth client it concerned
-	RPC        string    `json:"rpc,omitempty"`    // the JSON-RPC method of an MCP call
-	Tool       string    `json:"tool,omitempty"`   // the tool an MCP call ran
-	Paths      []string  `json:"paths,omitempty"`  // vault paths the call named
-	Status     int       `json:"status"`
-	Error      bool      `json:"error,omitempty"` // the tool answered with an error
-	DurationMS float64   `json:"duration_ms"`
+	Time     time.Time `json:"time"`
+	Identity string    `json:"identity"` // "token:n8n", "user:admin", "anonymous"
+	// Author is who the call's commits name as their author, as the
+	// history shows it ("alice (Claude)"); empty when it is the server.
+	Author     string   `json:"author,omitempty"`
+	IP         string   `json:"ip"`
+	Method     string   `json:"method"`
+	Endpoint   string   `json:"endpoint"`         // "/mcp", "/api/concept"
+	Event      string   `json:"event,omitempty"`  // what an OAuth request did: "oauth.sign_in", "oauth.refresh", …
+	Client     string   `json:"client,omitempty"` // the OAuth client it concerned
+	RPC        string   `json:"rpc,omitempty"`    // the JSON-RPC method of an MCP call
+	Tool       string   `json:"tool,omitempty"`   // the tool an MCP call ran
+	Paths      []string `json:"paths,omitempty"`  // vault paths the call named
+	Status     int      `json:"status"`
+	Error      bool     `json:"error,omitempty"` // the tool answered with an error
+	DurationMS float64  `json:"duration_ms"`
 	// PathsOmitted counts the paths left out past MaxPaths.
 	PathsOmitted int `json:"paths_omitted,omitempty"`
 	// Count and Refused are set on the line of a minute's refusals
@@ -257,6 +260,9 @@ func (l *Log) Close() error {
 // capped returns e with every field cut to its cap.
 func capped(e Entry) Entry {
 	e.Identity = cut(e.Identity, MaxField)
+	e.Author = cut(e.Author, MaxField)
+	e.Event = cut(e.Event, MaxField)
+	e.Client = cut(e.Client, MaxField)
 	e.IP = cut(e.IP, MaxField)
 	e.Method = cut(e.Method, MaxField)
 	e.Endpoint = cut(e.Endpoint, MaxField)
@@ -364,6 +370,16 @@ func (r *Record) SetIdentity(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.entry.Identity = id
+}
+
+// SetAuthor records the author the call's commits name.
+func (r *Record) SetAuthor(author string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.entry.Author = author
 }
 
 // SetEvent records what an OAuth request did, and for which client.

@@ -56,6 +56,10 @@ type Git struct {
 	// AuthorName and AuthorEmail sign every commit the server makes.
 	AuthorName  string `mapstructure:"author_name"`
 	AuthorEmail string `mapstructure:"author_email"`
+	// AuthorEmails maps the names of HTTP credentials (token and user
+	// names) to the email their commits are authored with; a name not
+	// listed is name@vaultmcp.invalid.
+	AuthorEmails map[string]string `mapstructure:"author_emails"`
 	// SyncInterval is how often to pull; 0 turns periodic pulls off.
 	SyncInterval time.Duration `mapstructure:"sync_interval"`
 	// Push turns pushing after each commit on or off.

@@ -1,10 +1,12 @@
 package httpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"reflect"
@@ -15,6 +17,7 @@ import (
 
 	"vaultmcp/internal/audit"
 	"vaultmcp/internal/auth"
+	"vaultmcp/internal/idempotency"
 	"vaultmcp/tools"
 	"vaultmcp/vault"
 )
@@ -206,6 +209,16 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeJSON(w, http.StatusInternalServerError, map[string]any{"detail": msg, "commit": nd.Commit})
 		return
 	}
+	var ce *vault.VersionConflictError
+	if errors.As(err, &ce) {
+		body := tools.ConflictFields(r.Context(), s.opts.Deps, ce)
+		body["detail"] = err.Error()
+		if ce.Current != vault.Absent {
+			w.Header().Set("ETag", strconv.Quote(ce.Current))
+		}
+		writeJSON(w, http.StatusPreconditionFailed, body)
+		return
+	}
 	status := vaultStatus(err)
 	if status == http.StatusInternalServerError {
 		s.log.Error("REST call failed", "err", err)
@@ -239,6 +252,28 @@ type noteResponse struct {
 	Bytes      *int   `json:"bytes,omitempty"`
 	Commit     string `json:"commit,omitempty"`
 	Deleted    bool   `json:"deleted,omitempty"`
+	// Version is the note's version (git blob id), also its ETag.
+	Version string `json:"version,omitempty"`
+}
+
+// precondition turns a write's If-Match (a strong ETag a GET returned)
+// or If-None-Match: * (create only) into the vault's expected version;
+// ok is false, the answer written, when the header is not one of those.
+func precondition(w http.ResponseWriter, r *http.Request) (context.Context, bool) {
+	ctx := r.Context()
+	if r.Header.Get("If-None-Match") == "*" {
+		return vault.WithExpectedVersion(ctx, vault.Absent), true
+	}
+	im := strings.TrimSpace(r.Header.Get("If-Match"))
+	if im == "" {
+		return ctx, true
+	}
+	tag, err := strconv.Unquote(im)
+	if err != nil || vault.CheckVersion("If-Match", tag) != nil || tag == vault.Absent {
+		detail(w, http.StatusBadRequest, fmt.Sprintf("If-Match %s is not a version: give the one strong ETag a GET of the note returned (a quoted 40-digit version); use If-None-Match: * to create a note only if it does not exist", im))
+		return ctx, false
+	}
+	return vault.WithExpectedVersion(ctx, tag), true
 }
 
 type putNoteRequest struct {
@@ -256,11 +291,86 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	audit.NotePaths(r.Context(), p)
-	ctx := r.Context()
+	switch key := r.Header.Get("Idempotency-Key"); {
+	case r.Method == http.MethodGet:
+		s.readNote(w, r, p)
+	case key != "" && s.opts.Deps.Idempotency != nil:
+		s.writeNoteOnce(w, r, p, key)
+	default:
+		s.writeNote(w, r, p)
+	}
+}
+
+// storedAnswer is a REST write's answer as an idempotency key keeps it.
+type storedAnswer struct {
+	Status int             `json:"status"`
+	ETag   string          `json:"etag,omitempty"`
+	Body   json.RawMessage `json:"body"`
+}
+
+// answerRecorder holds a write's answer to keep it before sending it.
+type answerRecorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (a *answerRecorder) Header() http.Header         { return a.header }
+func (a *answerRecorder) Write(b []byte) (int, error) { return a.body.Write(b) }
+func (a *answerRecorder) WriteHeader(status int)      { a.status = status }
+
+// writeNoteOnce is writeNote under an Idempotency-Key: the same request
+// (method, note, conditions and body) sent again with the key within a
+// day is answered as the first was and applies nothing.
+func (s *Server) writeNoteOnce(w http.ResponseWriter, r *http.Request, p, key string) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		detail(w, http.StatusBadRequest, "The body could not be read: "+err.Error())
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	fp := idempotency.Fingerprint([]byte(r.Method), []byte(p), []byte(r.Header.Get("If-Match")), []byte(r.Header.Get("If-None-Match")), body)
+	answer, replayed, err := s.opts.Deps.Idempotency.Do(tools.Caller(r.Context()), key, fp, func() ([]byte, bool) {
+		rec := &answerRecorder{header: http.Header{}, status: http.StatusOK}
+		s.writeNote(rec, r, p)
+		raw, err := json.Marshal(storedAnswer{Status: rec.status, ETag: rec.header.Get("ETag"), Body: bytes.TrimSpace(rec.body.Bytes())})
+		return raw, err == nil && rec.status == http.StatusOK
+	})
+	var reused *idempotency.ReusedError
+	switch {
+	case errors.As(err, &reused):
+		detail(w, http.StatusUnprocessableEntity, strings.Replace(err.Error(), "idempotency_key", "Idempotency-Key", 1))
+		return
+	case err != nil && answer == nil:
+		detail(w, http.StatusBadRequest, err.Error())
+		return
+	case err != nil:
+		s.log.Warn("idempotency key not kept", "err", err)
+	}
+	var a storedAnswer
+	if json.Unmarshal(answer, &a) != nil {
+		detail(w, http.StatusInternalServerError, "the answer kept for this Idempotency-Key is unreadable")
+		return
+	}
+	if a.ETag != "" {
+		w.Header().Set("ETag", a.ETag)
+	}
+	if replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(a.Status)
+	w.Write(append(a.Body, '\n'))
+}
+
+// writeNote answers PUT and DELETE of /api/notes/{path}.
+func (s *Server) writeNote(w http.ResponseWriter, r *http.Request, p string) {
+	ctx, ok := precondition(w, r)
+	if !ok {
+		return
+	}
 	v := s.opts.Deps.Vault
 	switch r.Method {
-	case http.MethodGet:
-		s.readNote(w, r, p)
 	case http.MethodPut:
 		var req putNoteRequest
 		if !decode(w, r, &req) {
@@ -280,7 +390,9 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		n := wr.Bytes
-		writeJSON(w, http.StatusOK, noteResponse{Path: wr.Path.Rel, Bytes: &n, Commit: wr.Commit})
+		version := vault.Version([]byte(*req.Content))
+		w.Header().Set("ETag", strconv.Quote(version))
+		writeJSON(w, http.StatusOK, noteResponse{Path: wr.Path.Rel, Bytes: &n, Commit: wr.Commit, Version: version})
 	case http.MethodDelete:
 		wr, err := v.DeleteFile(ctx, p)
 		if err != nil {
@@ -330,7 +442,10 @@ func (s *Server) readNote(w http.ResponseWriter, r *http.Request, p string) {
 		return
 	}
 	mod := res.Modified.UTC()
-	out := noteResponse{Path: res.Path, Size: pg.Size, Modified: &mod}
+	out := noteResponse{Path: res.Path, Size: pg.Size, Modified: &mod, Version: res.Version}
+	if res.Version != "" {
+		w.Header().Set("ETag", strconv.Quote(res.Version))
+	}
 	if pg.Binary {
 		out.Binary = true
 		writeJSON(w, http.StatusOK, out)

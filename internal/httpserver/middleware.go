@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"vaultmcp/gitsync"
 	"vaultmcp/internal/audit"
 	"vaultmcp/internal/auth"
 	"vaultmcp/internal/ratelimit"
@@ -195,7 +196,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			h := w.Header()
 			h.Set("Access-Control-Allow-Origin", origin)
 			h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
-			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID")
+			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID, If-Match, If-None-Match, Idempotency-Key")
 			h.Set("Access-Control-Max-Age", "600")
 			h.Add("Vary", "Origin")
 			w.WriteHeader(http.StatusNoContent)
@@ -208,7 +209,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		if listed {
 			h := w.Header()
 			h.Set("Access-Control-Allow-Origin", origin)
-			h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, WWW-Authenticate, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After")
+			h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, WWW-Authenticate, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, ETag")
 			h.Add("Vary", "Origin")
 		}
 		next.ServeHTTP(w, r)
@@ -435,8 +436,42 @@ func (s *Server) authenticate(lim *ratelimit.Limiter, next http.Handler) http.Ha
 			rec.SetIdentity(id.String())
 		}
 		// An HTTP client is remote: answers name files within the vault.
-		next.ServeHTTP(w, r.WithContext(tools.ForRemoteClient(auth.WithIdentity(r.Context(), id))))
+		ctx := tools.ForRemoteClient(auth.WithIdentity(r.Context(), id))
+		if a, ok := s.commitAuthor(id, r); ok {
+			ctx = gitsync.WithAuthor(ctx, a)
+			rec.SetAuthor(a.Name)
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// commitAuthor is who the changes of a call are authored by in the
+// history: the credential's name (for an OAuth connector, the user and
+// the client, "alice (Claude)"), with trailers naming the credential and,
+// for the REST API, the client's User-Agent (the MCP server adds the MCP
+// client's name from its session). Anonymous calls keep the configured
+// author.
+func (s *Server) commitAuthor(id auth.Identity, r *http.Request) (gitsync.Author, bool) {
+	if id.Kind == auth.KindAnonymous || id.Name == "" {
+		return gitsync.Author{}, false
+	}
+	name := id.Name
+	if id.Client != "" {
+		name += " (" + id.Client + ")"
+	}
+	email := s.opts.AuthorEmails[id.Name]
+	if email == "" {
+		email = gitsync.DisplayEmail(name)
+	}
+	a := gitsync.Author{Name: name, Email: email, Trailers: []gitsync.Trailer{{Key: gitsync.CredentialTrailer, Value: id.String()}}}
+	if !strings.HasPrefix(r.URL.Path, "/mcp") {
+		ua := r.UserAgent()
+		if len(ua) > 100 {
+			ua = ua[:100]
+		}
+		a = a.WithTrailer(gitsync.ClientTrailer, strings.TrimSpace("REST API "+ua))
+	}
+	return a, true
 }
 
 // unauthorized answers 401 with the challenge the MCP authorization spec

@@ -50,6 +50,7 @@ import (
 
 	"vaultmcp/internal/audit"
 	"vaultmcp/internal/auth"
+	"vaultmcp/internal/idempotency"
 	"vaultmcp/internal/ratelimit"
 	"vaultmcp/tools"
 )
@@ -125,6 +126,9 @@ type Options struct {
 	Deps tools.Deps
 	// Auth checks credentials.
 	Auth *auth.Authenticator
+	// AuthorEmails maps credential names to the email of the commits
+	// they make; others are name@vaultmcp.invalid (see commitAuthor).
+	AuthorEmails map[string]string
 	// Audit gets one entry per authenticated call; nil for none.
 	Audit *audit.Log
 	// OAuth, when set, is mounted and named in the resource metadata.
@@ -201,6 +205,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Deps.Idempotency == nil {
+		opts.Deps.Idempotency = &idempotency.Store{} // in memory only
 	}
 	lim := DefaultLimits
 	if opts.Limits != nil {

@@ -143,6 +143,7 @@ func assemble(d tools.Deps, version string, opts ...Option) (*server.MCPServer, 
 		server.WithStrictInputSchemaDefault(),
 		server.WithToolHandlerMiddleware(drain.middleware),
 		server.WithToolHandlerMiddleware(auditNote),
+		server.WithToolHandlerMiddleware(clientTrailer),
 		server.WithToolHandlerMiddleware(readOnlyGuard(all)),
 		server.WithToolHandlerMiddleware(validator.middleware),
 		server.WithToolHandlerMiddleware(resultCeiling(d.ResultLimit())),
@@ -217,6 +218,7 @@ func defaultInstructions(tools []string) string {
 		b.WriteString("Every write, edit, delete and rename is a git commit, pushed to the vault's remote.\n")
 		b.WriteString("Notes link to each other with [[wikilinks]]; rename and move notes with rename_file so the links follow.\n")
 		b.WriteString("Read a note before you edit it, and prefer edit_file for small changes over rewriting a whole note with write_file.\n")
+		b.WriteString("Reads return the note's version: pass it as if_version when you write back what you read, so a change someone made since is never overwritten (the error then shows it, to merge and retry).\n")
 	} else {
 		b.WriteString("This session is read-only: you can read, search and follow the history, not change notes.\n")
 		b.WriteString("Notes link to each other with [[wikilinks]].\n")
