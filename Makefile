@@ -31,7 +31,7 @@ STATICCHECK         := bin/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 NPM_STAMP           := e2e/ts/node_modules/.package-lock.json
 CONFORMANCE_STAMP   := conformance/node_modules/.package-lock.json
 
-.PHONY: help run build test deps system-deps go-deps e2e-deps vet unit e2e crash lint fuzz bench bench-deps clean conformance conformance-deps
+.PHONY: release release-bins help run build test deps system-deps go-deps e2e-deps vet unit e2e crash lint fuzz bench bench-deps clean conformance conformance-deps
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -46,6 +46,35 @@ run: ## serve a vault over stdio (the local default vault unless ARGS/config nam
 # lookups then use Go's own resolvers.
 build: ## build bin/vaultmcp
 	CGO_ENABLED=0 $(GO) build -o bin/vaultmcp ./cmd/vaultmcp
+
+# Release builds are reproducible: the version comes from git describe (a
+# leading v dropped), the build date is the commit's time (or
+# SOURCE_DATE_EPOCH when set), paths are trimmed and the build id is empty,
+# so one commit gives the same bytes on any machine with the same Go.
+# VCS stamping is off: it would change with untracked files.
+VERSION           ?= $(patsubst v%,%,$(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev))
+COMMIT            ?= $(shell git rev-parse HEAD 2>/dev/null)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+BUILD_DATE        := $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ)
+DIST              ?= dist
+PLATFORMS         ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+RELEASE_LDFLAGS   := -s -w -buildid= -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE)
+
+release: ## static binaries for every PLATFORMS into dist/, with SHA256SUMS (reproducible)
+	@mkdir -p $(DIST)
+	rm -f $(DIST)/vaultmcp_* $(DIST)/SHA256SUMS
+	$(MAKE) release-bins
+	cd $(DIST) && sha256sum vaultmcp_* > SHA256SUMS
+	@cat $(DIST)/SHA256SUMS
+
+release-bins:
+	@for p in $(PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; ext=; [[ $$os == windows ]] && ext=.exe; \
+		out=$(DIST)/vaultmcp_$(VERSION)_$${os}_$${arch}$$ext; \
+		echo "build $$out"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -buildvcs=false \
+			-ldflags '$(RELEASE_LDFLAGS)' -o $$out ./cmd/vaultmcp; \
+	done
 
 test: deps ## everything: go vet, unit tests (race), fuzz seed corpora, e2e
 	$(MAKE) vet
@@ -148,4 +177,4 @@ bench: go-deps bench-deps ## Go benchmarks, then the performance budget table (c
 	@if [[ -d cmd/vaultbench ]]; then echo "$(GO) run ./cmd/vaultbench"; $(GO) run ./cmd/vaultbench; fi
 
 clean: ## remove build output and installed e2e packages
-	rm -rf bin e2e/ts/node_modules conformance/node_modules
+	rm -rf bin dist e2e/ts/node_modules conformance/node_modules
