@@ -31,7 +31,7 @@ STATICCHECK         := bin/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 NPM_STAMP           := e2e/ts/node_modules/.package-lock.json
 CONFORMANCE_STAMP   := conformance/node_modules/.package-lock.json
 
-.PHONY: release release-bins help run build test deps system-deps go-deps e2e-deps vet unit e2e crash lint fuzz bench bench-deps clean conformance conformance-deps
+.PHONY: release release-bins image image-deps help run build test deps system-deps go-deps e2e-deps vet unit e2e crash lint fuzz bench bench-deps clean conformance conformance-deps
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -75,6 +75,54 @@ release-bins:
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -buildvcs=false \
 			-ldflags '$(RELEASE_LDFLAGS)' -o $$out ./cmd/vaultmcp; \
 	done
+
+# The container image (Containerfile) is built with podman from the linux
+# release binary. PODMAN_STORE holds podman's configuration and image
+# store, so the build leaves the machine's own podman state alone (set it
+# to an empty value to use your own store). The containers.conf written
+# there is what podman with runc needs on machines like these: no default
+# ulimits ("error setting rlimit") and cgroupfs; crun fails on hybrid
+# cgroups. The image is also saved as an OCI archive in dist/.
+IMAGE         ?= vaultmcp:$(VERSION)
+IMAGE_ARCH    ?= $(shell $(GO) env GOARCH)
+IMAGE_CONTEXT ?= bin/image
+PODMAN_STORE  ?= $(CURDIR)/bin/podman
+PODMAN        := $(if $(PODMAN_STORE),CONTAINERS_CONF=$(PODMAN_STORE)/containers.conf CONTAINERS_STORAGE_CONF=$(PODMAN_STORE)/storage.conf )podman
+
+image: image-deps ## the container image (podman, FROM scratch) from the linux release binary
+	$(MAKE) release-bins PLATFORMS=linux/$(IMAGE_ARCH)
+	rm -rf $(IMAGE_CONTEXT)
+	mkdir -p $(IMAGE_CONTEXT)/rootfs/vault $(IMAGE_CONTEXT)/rootfs/state $(IMAGE_CONTEXT)/rootfs/tmp
+	chmod 0700 $(IMAGE_CONTEXT)/rootfs/state
+	chmod 1777 $(IMAGE_CONTEXT)/rootfs/tmp
+	cp $(DIST)/vaultmcp_$(VERSION)_linux_$(IMAGE_ARCH) $(IMAGE_CONTEXT)/vaultmcp
+	cp /etc/ssl/certs/ca-certificates.crt $(IMAGE_CONTEXT)/ca-certificates.crt
+	@if [[ -n "$(PODMAN_STORE)" ]]; then \
+		mkdir -p $(PODMAN_STORE); \
+		printf '[containers]\ndefault_ulimits = []\n\n[engine]\ncgroup_manager = "cgroupfs"\nruntime = "runc"\n' > $(PODMAN_STORE)/containers.conf; \
+		printf '[storage]\ndriver = "vfs"\ngraphroot = "%s"\nrunroot = "%s"\n' $(PODMAN_STORE)/storage $(PODMAN_STORE)/run > $(PODMAN_STORE)/storage.conf; \
+	fi
+	$(PODMAN) build --quiet --format oci --arch $(IMAGE_ARCH) -f Containerfile -t $(IMAGE) $(IMAGE_CONTEXT)
+	rm -f $(DIST)/vaultmcp_$(VERSION)_image_linux_$(IMAGE_ARCH).tar
+	$(PODMAN) save --quiet --format oci-archive -o $(DIST)/vaultmcp_$(VERSION)_image_linux_$(IMAGE_ARCH).tar $(IMAGE)
+	@echo "image $(IMAGE): $$($(PODMAN) image inspect --format '{{.Size}}' $(IMAGE)) bytes"
+
+# podman with runc (and slirp4netns for its networking), and the CA
+# bundle the image carries, from Debian's packages when missing.
+image-deps:
+	@missing=(); \
+	command -v podman >/dev/null || missing+=(podman); \
+	command -v runc >/dev/null || missing+=(runc); \
+	command -v slirp4netns >/dev/null || missing+=(slirp4netns); \
+	[[ -f /etc/ssl/certs/ca-certificates.crt ]] || missing+=(ca-certificates); \
+	if (( $${#missing[@]} )); then \
+		if [[ $$(id -u) -ne 0 ]]; then \
+			echo "missing: $${missing[*]}; install them (apt-get install $${missing[*]}) or run make as root" >&2; exit 1; \
+		fi; \
+		echo "installing $${missing[*]} from Debian's packages"; \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$${missing[@]}" >/dev/null; \
+	fi
 
 test: deps ## everything: go vet, unit tests (race), fuzz seed corpora, e2e
 	$(MAKE) vet
