@@ -5,6 +5,7 @@
 //
 //	vaultmcp serve [--vault DIR] [--config FILE]   serve over stdio (the default)
 //	vaultmcp serve --http [ADDR]                   serve over HTTP (default 127.0.0.1:8000)
+//	vaultmcp init [flags]                          set up a vault, a config and a first credential
 //	vaultmcp doctor [flags]                        check the configuration as serve would use it
 //	vaultmcp version                               print the version, commit and build date
 //	vaultmcp hash-password                         bcrypt hash of a password read on stdin
@@ -59,6 +60,7 @@ const usage = `vaultmcp serves an Obsidian vault kept in git to AI clients over 
 
 Usage:
   vaultmcp serve [flags]    serve the vault over stdio (default command), or over HTTP with --http ADDR
+  vaultmcp init [flags]     set up a vault, a config file and a first user or token
   vaultmcp doctor [flags]   check the configuration serve would use, one line per check
   vaultmcp version          print the version, commit and build date
   vaultmcp hash-password    read a password on stdin, print its bcrypt hash (for http.users)
@@ -138,6 +140,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return oauthCommand(args, stdout, stderr)
 	case "doctor":
 		return doctorCommand(ctx, fs, args, stdout)
+	case "init":
+		return initCommand(ctx, fs, args, stdin, stdout, stderr)
 	case "serve":
 		config.Flags(fs)
 		if err := fs.Parse(args); err != nil {
@@ -159,7 +163,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fs.Usage()
 		return nil
 	default:
-		return fmt.Errorf("unknown command %q (try: serve, doctor, version, hash-password, token, oauth)", cmd)
+		return fmt.Errorf("unknown command %q (try: serve, init, doctor, version, hash-password, token, oauth)", cmd)
 	}
 }
 
