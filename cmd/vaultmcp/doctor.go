@@ -87,7 +87,7 @@ func (d *doctor) run(ctx context.Context, fs *pflag.FlagSet) error {
 	} else {
 		d.pass("config", "no config file; defaults and VAULTMCP_* variables")
 	}
-	if repo := d.checkVault(cfg); repo != nil {
+	if repo, ok := d.checkVault(cfg); ok {
 		d.checkRemote(ctx, cfg, repo)
 	}
 	d.checkIdentity(cfg)
@@ -106,8 +106,10 @@ func (d *doctor) result() error {
 	return nil
 }
 
-// checkVault checks the vault folder and opens its repository.
-func (d *doctor) checkVault(cfg *config.Config) *gogit.Repository {
+// checkVault checks the vault folder and opens its repository: nil, true
+// for a folder serve will make a repository of (git init, or a clone of
+// git.remote into an empty one); false when the vault cannot be used.
+func (d *doctor) checkVault(cfg *config.Config) (*gogit.Repository, bool) {
 	dir := cfg.Vault.Path
 	if dir == "" {
 		dir = config.DefaultVaultDir()
@@ -116,42 +118,44 @@ func (d *doctor) checkVault(cfg *config.Config) *gogit.Repository {
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && cfg.Vault.Path == "":
 		d.pass("vault", "%s does not exist yet; serve creates the default vault there", dir)
-		return nil
+		return nil, true
 	case err != nil:
 		d.fail("vault", fmt.Sprintf("vault folder %s: %v", dir, err), "set vault.path (or --vault) to your vault, or create it with vaultmcp init")
-		return nil
+		return nil, false
 	case !fi.IsDir():
 		d.fail("vault", dir+" is not a folder", "set vault.path to the vault's folder")
-		return nil
+		return nil, false
 	}
 	d.pass("vault", "%s", dir)
 	repo, err := gogit.PlainOpen(dir)
 	if errors.Is(err, gogit.ErrRepositoryNotExists) {
-		d.fail("git", dir+" is not a git repository", "run git init in it, or clone the vault's remote there (vaultmcp init --remote URL)")
-		return nil
+		d.pass("git", "%s is not a git repository yet; serve makes it one (a clone of git.remote when the folder is empty)", dir)
+		return nil, true
 	}
 	if err != nil {
-		d.fail("git", fmt.Sprintf("repository %s: %v", dir, err), "repair the repository (git fsck) or clone it again")
-		return nil
+		d.fail("git", fmt.Sprintf("repository %s: %v", dir, err), "repair the repository (git fsck), or move the folder away and clone the remote again")
+		return nil, false
 	}
 	d.pass("git", "%s is a git repository", dir)
-	return repo
+	return repo, true
 }
 
-// checkRemote connects to the remote as fetch and push do: its
+// checkRemote connects to the remote as fetch and push do (repo is nil
+// for a vault that is no repository yet): its
 // upload-pack (fetch) and its receive-pack (a dry-run push, which sends
 // nothing), both with the configured credential.
 func (d *doctor) checkRemote(ctx context.Context, cfg *config.Config, repo *gogit.Repository) {
 	branch := cfg.Git.Branch
 	if branch == "" {
-		if head, err := repo.Head(); err == nil && head.Name().IsBranch() {
-			branch = head.Name().Short()
-		} else {
-			branch = "main"
+		branch = "main"
+		if repo != nil {
+			if head, err := repo.Head(); err == nil && head.Name().IsBranch() {
+				branch = head.Name().Short()
+			}
 		}
 	}
 	remote := cfg.Git.Remote
-	if remote == "" {
+	if remote == "" && repo != nil {
 		if r, err := repo.Remote("origin"); err == nil && len(r.Config().URLs) > 0 {
 			remote = r.Config().URLs[0]
 		}

@@ -159,8 +159,19 @@ func TestDoctorFailures(t *testing.T) {
 		{"vault missing", func(t *testing.T) (string, []string) {
 			return "", []string{"--vault", filepath.Join(t.TempDir(), "gone")}
 		}, "vault"},
-		{"vault not a repository", func(t *testing.T) (string, []string) {
-			return "", []string{"--vault", t.TempDir()}
+		{"vault is a file", func(t *testing.T) (string, []string) {
+			f := filepath.Join(t.TempDir(), "vault.md")
+			if err := os.WriteFile(f, []byte("x\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return "", []string{"--vault", f}
+		}, "vault"},
+		{"repository unreadable", func(t *testing.T) (string, []string) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, ".git"), []byte("not a gitdir line\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return "", []string{"--vault", dir}
 		}, "git"},
 		{"remote unreachable", func(t *testing.T) (string, []string) {
 			vault, _ := doctorSetup(t)
@@ -263,5 +274,14 @@ func TestDoctorClock(t *testing.T) {
 		if got := d.failed > 0; got != tt.fail || (tt.fail && !strings.Contains(out.String(), "fix: ")) {
 			t.Errorf("clock %v off: failed=%v, want %v:\n%s", tt.offset, got, tt.fail, out.String())
 		}
+	}
+}
+
+// TestDoctorNewVault: a folder that is no repository yet passes, as
+// serve makes it one.
+func TestDoctorNewVault(t *testing.T) {
+	out, err := runDoctor(t, "", "--vault", t.TempDir())
+	if err != nil || !strings.Contains(out, "not a git repository yet") {
+		t.Errorf("doctor on a new vault folder: %v\n%s", err, out)
 	}
 }
