@@ -109,7 +109,7 @@ image: image-deps ## the container image (podman, FROM scratch) from the linux r
 
 # podman with runc (and slirp4netns for its networking), and the CA
 # bundle the image carries, from Debian's packages when missing.
-image-deps:
+image-deps: ## install podman, runc and slirp4netns (make image, the container e2e test) when missing
 	@missing=(); \
 	command -v podman >/dev/null || missing+=(podman); \
 	command -v runc >/dev/null || missing+=(runc); \
