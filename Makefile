@@ -31,7 +31,7 @@ STATICCHECK         := bin/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 NPM_STAMP           := e2e/ts/node_modules/.package-lock.json
 CONFORMANCE_STAMP   := conformance/node_modules/.package-lock.json
 
-.PHONY: help run build test deps system-deps go-deps e2e-deps vet unit e2e crash lint fuzz bench bench-deps clean conformance conformance-deps
+.PHONY: release release-bins image image-deps help run build test deps system-deps go-deps e2e-deps vet unit e2e crash lint fuzz bench bench-deps clean conformance conformance-deps
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -46,6 +46,83 @@ run: ## serve a vault over stdio (the local default vault unless ARGS/config nam
 # lookups then use Go's own resolvers.
 build: ## build bin/vaultmcp
 	CGO_ENABLED=0 $(GO) build -o bin/vaultmcp ./cmd/vaultmcp
+
+# Release builds are reproducible: the version comes from git describe (a
+# leading v dropped), the build date is the commit's time (or
+# SOURCE_DATE_EPOCH when set), paths are trimmed and the build id is empty,
+# so one commit gives the same bytes on any machine with the same Go.
+# VCS stamping is off: it would change with untracked files.
+VERSION           ?= $(patsubst v%,%,$(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev))
+COMMIT            ?= $(shell git rev-parse HEAD 2>/dev/null)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+BUILD_DATE        := $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ)
+DIST              ?= dist
+PLATFORMS         ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+RELEASE_LDFLAGS   := -s -w -buildid= -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE)
+
+release: ## static binaries for every PLATFORMS into dist/, with SHA256SUMS (reproducible)
+	@mkdir -p $(DIST)
+	rm -f $(DIST)/vaultmcp_* $(DIST)/SHA256SUMS
+	$(MAKE) release-bins
+	cd $(DIST) && sha256sum vaultmcp_* > SHA256SUMS
+	@cat $(DIST)/SHA256SUMS
+
+release-bins:
+	@for p in $(PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; ext=; [[ $$os == windows ]] && ext=.exe; \
+		out=$(DIST)/vaultmcp_$(VERSION)_$${os}_$${arch}$$ext; \
+		echo "build $$out"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -buildvcs=false \
+			-ldflags '$(RELEASE_LDFLAGS)' -o $$out ./cmd/vaultmcp; \
+	done
+
+# The container image (Containerfile) is built with podman from the linux
+# release binary. PODMAN_STORE holds podman's configuration and image
+# store, so the build leaves the machine's own podman state alone (set it
+# to an empty value to use your own store). The containers.conf written
+# there is what podman with runc needs on machines like these: no default
+# ulimits ("error setting rlimit") and cgroupfs; crun fails on hybrid
+# cgroups. The image is also saved as an OCI archive in dist/.
+IMAGE         ?= vaultmcp:$(VERSION)
+IMAGE_ARCH    ?= $(shell $(GO) env GOARCH)
+IMAGE_CONTEXT ?= bin/image
+PODMAN_STORE  ?= $(CURDIR)/bin/podman
+PODMAN        := $(if $(PODMAN_STORE),CONTAINERS_CONF=$(PODMAN_STORE)/containers.conf CONTAINERS_STORAGE_CONF=$(PODMAN_STORE)/storage.conf )podman
+
+image: image-deps ## the container image (podman, FROM scratch) from the linux release binary
+	$(MAKE) release-bins PLATFORMS=linux/$(IMAGE_ARCH)
+	rm -rf $(IMAGE_CONTEXT)
+	mkdir -p $(IMAGE_CONTEXT)/rootfs/vault $(IMAGE_CONTEXT)/rootfs/state $(IMAGE_CONTEXT)/rootfs/tmp
+	chmod 0700 $(IMAGE_CONTEXT)/rootfs/state
+	chmod 1777 $(IMAGE_CONTEXT)/rootfs/tmp
+	cp $(DIST)/vaultmcp_$(VERSION)_linux_$(IMAGE_ARCH) $(IMAGE_CONTEXT)/vaultmcp
+	cp /etc/ssl/certs/ca-certificates.crt $(IMAGE_CONTEXT)/ca-certificates.crt
+	@if [[ -n "$(PODMAN_STORE)" ]]; then \
+		mkdir -p $(PODMAN_STORE); \
+		printf '[containers]\ndefault_ulimits = []\n\n[engine]\ncgroup_manager = "cgroupfs"\nruntime = "runc"\n' > $(PODMAN_STORE)/containers.conf; \
+		printf '[storage]\ndriver = "vfs"\ngraphroot = "%s"\nrunroot = "%s"\n' $(PODMAN_STORE)/storage $(PODMAN_STORE)/run > $(PODMAN_STORE)/storage.conf; \
+	fi
+	$(PODMAN) build --quiet --format oci --arch $(IMAGE_ARCH) -f Containerfile -t $(IMAGE) $(IMAGE_CONTEXT)
+	rm -f $(DIST)/vaultmcp_$(VERSION)_image_linux_$(IMAGE_ARCH).tar
+	$(PODMAN) save --quiet --format oci-archive -o $(DIST)/vaultmcp_$(VERSION)_image_linux_$(IMAGE_ARCH).tar $(IMAGE)
+	@echo "image $(IMAGE): $$($(PODMAN) image inspect --format '{{.Size}}' $(IMAGE)) bytes"
+
+# podman with runc (and slirp4netns for its networking), and the CA
+# bundle the image carries, from Debian's packages when missing.
+image-deps: ## install podman, runc and slirp4netns (make image, the container e2e test) when missing
+	@missing=(); \
+	command -v podman >/dev/null || missing+=(podman); \
+	command -v runc >/dev/null || missing+=(runc); \
+	command -v slirp4netns >/dev/null || missing+=(slirp4netns); \
+	[[ -f /etc/ssl/certs/ca-certificates.crt ]] || missing+=(ca-certificates); \
+	if (( $${#missing[@]} )); then \
+		if [[ $$(id -u) -ne 0 ]]; then \
+			echo "missing: $${missing[*]}; install them (apt-get install $${missing[*]}) or run make as root" >&2; exit 1; \
+		fi; \
+		echo "installing $${missing[*]} from Debian's packages"; \
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$${missing[@]}" >/dev/null; \
+	fi
 
 test: deps ## everything: go vet, unit tests (race), fuzz seed corpora, e2e
 	$(MAKE) vet
@@ -148,4 +225,4 @@ bench: go-deps bench-deps ## Go benchmarks, then the performance budget table (c
 	@if [[ -d cmd/vaultbench ]]; then echo "$(GO) run ./cmd/vaultbench"; $(GO) run ./cmd/vaultbench; fi
 
 clean: ## remove build output and installed e2e packages
-	rm -rf bin e2e/ts/node_modules conformance/node_modules
+	rm -rf bin dist e2e/ts/node_modules conformance/node_modules

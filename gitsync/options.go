@@ -292,6 +292,13 @@ func isSSHURL(u string) bool {
 	return err == nil && ep.Protocol == "ssh"
 }
 
+// Method is the go-git auth method for remoteURL, as fetches and pushes
+// use it (vaultmcp doctor tries the remote with it); nil for local paths
+// and for https without a token.
+func (a Auth) Method(remoteURL string) (transport.AuthMethod, error) {
+	return a.method(remoteURL)
+}
+
 // method builds the go-git auth method for remoteURL. It returns nil (no
 // auth) for local paths and for https without a token.
 func (a Auth) method(remoteURL string) (transport.AuthMethod, error) {

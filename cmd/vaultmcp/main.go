@@ -5,7 +5,9 @@
 //
 //	vaultmcp serve [--vault DIR] [--config FILE]   serve over stdio (the default)
 //	vaultmcp serve --http [ADDR]                   serve over HTTP (default 127.0.0.1:8000)
-//	vaultmcp version                               print the version
+//	vaultmcp init [flags]                          set up a vault, a config and a first credential
+//	vaultmcp doctor [flags]                        check the configuration as serve would use it
+//	vaultmcp version                               print the version, commit and build date
 //	vaultmcp hash-password                         bcrypt hash of a password read on stdin
 //	vaultmcp token create NAME                     a new API token and its config entry
 //	vaultmcp oauth list|revoke                     the OAuth clients signed in, and signing them out
@@ -27,14 +29,40 @@ import (
 	"vaultmcp/internal/config"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "0.1.0-dev"
+// version, commit and buildDate are set at build time with -ldflags
+// "-X main.version=… -X main.commit=… -X main.buildDate=…" (make release:
+// git describe, the commit's hash and the commit's time, so that one
+// commit always gives the same bytes).
+var (
+	version   = "0.1.0-dev"
+	commit    = ""
+	buildDate = ""
+)
+
+// versionLine is what `vaultmcp version` prints: the version, then the
+// commit and build date when the build recorded them.
+func versionLine() string {
+	line := "vaultmcp " + version
+	var parts []string
+	if commit != "" {
+		parts = append(parts, "commit "+commit)
+	}
+	if buildDate != "" {
+		parts = append(parts, "built "+buildDate)
+	}
+	if len(parts) > 0 {
+		line += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return line
+}
 
 const usage = `vaultmcp serves an Obsidian vault kept in git to AI clients over MCP.
 
 Usage:
   vaultmcp serve [flags]    serve the vault over stdio (default command), or over HTTP with --http ADDR
-  vaultmcp version          print the version
+  vaultmcp init [flags]     set up a vault, a config file and a first user or token
+  vaultmcp doctor [flags]   check the configuration serve would use, one line per check
+  vaultmcp version          print the version, commit and build date
   vaultmcp hash-password    read a password on stdin, print its bcrypt hash (for http.users)
   vaultmcp token create N   print a new API token named N and its http.tokens entry
   vaultmcp oauth list       list the OAuth clients (connectors) and their grants
@@ -102,7 +130,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	switch cmd {
 	case "version":
-		fmt.Fprintf(stdout, "vaultmcp %s\n", version)
+		fmt.Fprintln(stdout, versionLine())
 		return nil
 	case "hash-password":
 		return hashPassword(stdin, stdout, stderr)
@@ -110,6 +138,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return tokenCommand(args, stdout)
 	case "oauth":
 		return oauthCommand(args, stdout, stderr)
+	case "doctor":
+		return doctorCommand(ctx, fs, args, stdout)
+	case "init":
+		return initCommand(ctx, fs, args, stdin, stdout, stderr)
 	case "serve":
 		config.Flags(fs)
 		if err := fs.Parse(args); err != nil {
@@ -131,7 +163,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fs.Usage()
 		return nil
 	default:
-		return fmt.Errorf("unknown command %q (try: serve, version, hash-password, token, oauth)", cmd)
+		return fmt.Errorf("unknown command %q (try: serve, init, doctor, version, hash-password, token, oauth)", cmd)
 	}
 }
 

@@ -155,3 +155,18 @@ func TestCredentialCommands(t *testing.T) {
 		t.Error("an empty password was hashed")
 	}
 }
+
+func TestVersionLine(t *testing.T) {
+	defer func(v, c, d string) { version, commit, buildDate = v, c, d }(version, commit, buildDate)
+	tests := []struct{ version, commit, date, want string }{
+		{"0.1.0-dev", "", "", "vaultmcp 0.1.0-dev"},
+		{"1.2.0", "0123abc", "2026-01-02T03:04:05Z", "vaultmcp 1.2.0 (commit 0123abc, built 2026-01-02T03:04:05Z)"},
+		{"1.2.0", "0123abc", "", "vaultmcp 1.2.0 (commit 0123abc)"},
+	}
+	for _, tt := range tests {
+		version, commit, buildDate = tt.version, tt.commit, tt.date
+		if got := versionLine(); got != tt.want {
+			t.Errorf("versionLine() = %q, want %q", got, tt.want)
+		}
+	}
+}
