@@ -3,8 +3,9 @@
 #
 # Everything the tests need is installed here, never assumed: Go modules,
 # the TypeScript SDK for the e2e client and puppeteer-core for the browser
-# test (from e2e/ts/package-lock.json), and git, Node.js and Chromium from
-# Debian's packages when they are missing.
+# test (from e2e/ts/package-lock.json), and git, Node.js, Chromium and
+# podman with runc (the container image test) from Debian's packages when
+# they are missing.
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -129,7 +130,7 @@ test: deps ## everything: go vet, unit tests (race), fuzz seed corpora, e2e
 	$(MAKE) unit
 	$(MAKE) e2e
 
-deps: system-deps go-deps $(NPM_STAMP) ## install what the tests need
+deps: system-deps image-deps go-deps $(NPM_STAMP) ## install what the tests need
 
 # git (the vaults are repositories), Node.js with npm (the TypeScript SDK
 # client) and Chromium (the OAuth sign-in page, driven by puppeteer-core)
@@ -185,7 +186,7 @@ unit:
 # The suite takes about 5 minutes on two idle cores; its timeout leaves
 # room for a loaded machine (11 minutes at load 40) instead of Go's
 # default 10, which stops a slow run that would have passed.
-e2e: system-deps $(NPM_STAMP) ## end-to-end tests: the built binary, mcp-go and TypeScript SDK clients
+e2e: system-deps image-deps $(NPM_STAMP) ## end-to-end tests: the built binary, mcp-go and TypeScript SDK clients, Chromium, podman
 	VAULTMCP_E2E_RACE=$(filter 1,$(E2E_RACE)) $(GO) test -count=1 -timeout 25m ./e2e/...
 
 crash: system-deps ## the long crash test: kill -9 the server mid-write CRASH_KILLS times (default 500)

@@ -47,10 +47,12 @@ func (p podman) run(t *testing.T, args ...string) string {
 // container exited 0; and that the default command refuses to start
 // without a credential or a public URL.
 //
-// The remote is served over HTTP from the host (reached at 10.0.2.2
-// through slirp4netns) rather than mounted as a folder: the image has no
-// git binary, and go-git reaches a remote on disk through git's
-// upload-pack and receive-pack.
+// The remote is served over HTTP on loopback rather than mounted as a
+// folder: the image has no git binary, and go-git reaches a remote on
+// disk through git's upload-pack and receive-pack. The container shares
+// the host's network, so every connection the test makes stays on
+// loopback; the server is started as the default command is, on all
+// addresses, but on a free port.
 func TestContainerImage(t *testing.T) {
 	if _, err := exec.LookPath("podman"); err != nil {
 		t.Skip("podman is not installed (make image-deps installs it with runc); skipping the container image test")
@@ -86,7 +88,7 @@ func TestContainerImage(t *testing.T) {
 	gitCLI(t, remote, "config", "http.receivepack", "true")
 	const gitToken = "not-a-real-git-token"
 	srv := gitHTTPServer(t, repos, gitToken)
-	remoteURL := strings.Replace(srv.URL, "127.0.0.1", "10.0.2.2", 1) + "/vault.git"
+	remoteURL := srv.URL + "/vault.git"
 
 	state := t.TempDir()
 	if err := os.Chmod(state, 0o700); err != nil {
@@ -105,7 +107,7 @@ func TestContainerImage(t *testing.T) {
 	if err := os.WriteFile(cfgFile, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	base := []string{"run", "--network", "slirp4netns:allow_host_loopback=true",
+	base := []string{"run", "--network", "host",
 		"-v", v.Root + ":/vault", "-v", state + ":/state"}
 	env := []string{"-e", "VAULTMCP_HTTP_PUBLIC_URL=https://vault.example.com", "-e", "VAULTMCP_HTTP_ALLOW_PLAINTEXT=true"}
 	withConfig := []string{"-v", cfgFile + ":/etc/vaultmcp/vaultmcp.yaml:ro"}
@@ -126,8 +128,9 @@ func TestContainerImage(t *testing.T) {
 	})
 
 	name := fmt.Sprintf("vaultmcp-e2e-%d", os.Getpid())
-	args := append(append(append(append([]string{}, base...), "-d", "--name", name, "-p", "127.0.0.1::8000"), env...), withConfig...)
-	p.run(t, append(args, tag)...)
+	port := strings.TrimPrefix(freeLoopbackAddr(t), "127.0.0.1:")
+	args := append(append(append(append([]string{}, base...), "-d", "--name", name), env...), withConfig...)
+	p.run(t, append(args, tag, "serve", "--http", "0.0.0.0:"+port)...)
 	t.Cleanup(func() { _ = p.cmd("rm", "-f", "-t", "0", name).Run() })
 	logs := func() string {
 		out, _ := p.cmd("logs", name).CombinedOutput()
@@ -142,8 +145,7 @@ func TestContainerImage(t *testing.T) {
 		}
 		return false
 	})
-	addr := p.run(t, "port", name, "8000/tcp")
-	url := "http://" + addr
+	url := "http://127.0.0.1:" + port
 
 	res, err := http.Get(url + "/health")
 	if err != nil {
