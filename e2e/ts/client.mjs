@@ -53,8 +53,10 @@ const report = { ok: false, serverInfo: null, instructions: null, tools: [], ste
 // call invokes a tool and returns its text and error flag.
 async function call(name, args) {
   const res = await client.callTool({ name, arguments: args });
+  // A note's version (and a notice) comes as a text block of its own
+  // after the answer; the checks below are about the answer.
   const text = (res.content ?? [])
-    .filter((c) => c.type === "text")
+    .filter((c) => c.type === "text" && !c.text.startsWith("version: ") && !c.text.startsWith("notice: "))
     .map((c) => c.text)
     .join("\n");
   return { text, isError: res.isError === true };
