@@ -73,6 +73,10 @@ func (r *Repo) maybeGC(ctx context.Context) {
 	}()
 }
 
+// backgroundWaitDelay bounds how long Wait waits, once a background
+// command was stopped, for what it started to let go of its output.
+const backgroundWaitDelay = time.Second
+
 // GC packs loose objects now (see the package's housekeeping notes).
 func (r *Repo) GC(ctx context.Context) (err error) {
 	defer r.recoverPanic("gc", &err)

@@ -32,7 +32,15 @@ const (
 
 // startBackground starts cmd at a lower CPU and I/O priority than the
 // server's.
+//
+// The command and the children it forks form a process group, which is
+// killed whole when cmd's context ends: killing git alone leaves
+// `git repack` holding the output pipe, and Wait (so Close) waiting for
+// it, niced, on a busy machine, past Close's deadline.
 func startBackground(cmd *exec.Cmd) error {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = backgroundWaitDelay
 	if err := cmd.Start(); err != nil {
 		return err
 	}

@@ -6,4 +6,7 @@ import "os/exec"
 
 // startBackground starts cmd; lowering its priority is done on Linux
 // only (see priority_linux.go).
-func startBackground(cmd *exec.Cmd) error { return cmd.Start() }
+func startBackground(cmd *exec.Cmd) error {
+	cmd.WaitDelay = backgroundWaitDelay
+	return cmd.Start()
+}
