@@ -70,12 +70,16 @@ func laptopPush(t *testing.T, laptop, msg string) {
 	t.Helper()
 	gitCLI(t, laptop, "add", "-A")
 	gitCLI(t, laptop, "commit", "-q", "-m", msg)
-	for attempt := 0; ; attempt++ {
+	// The server pushes too, as often as agents write: a push refused
+	// because it moved first is pulled in and tried again, for as long as
+	// a hung remote would take, not a number of times that a busy server
+	// can outrun.
+	for deadline := time.Now().Add(callTimeout); ; {
 		_, err := gitTry(laptop, "push", "-q", "origin", "main")
 		if err == nil {
 			return
 		}
-		if attempt == 10 {
+		if time.Now().After(deadline) {
 			t.Fatalf("laptop push: %v", err)
 		}
 		gitCLI(t, laptop, "pull", "-q", "--rebase", "origin", "main")
