@@ -34,12 +34,15 @@ const (
 // server's.
 //
 // The command and the children it forks form a process group, which is
-// killed whole when cmd's context ends: killing git alone leaves
-// `git repack` holding the output pipe, and Wait (so Close) waiting for
-// it, niced, on a busy machine, past Close's deadline.
+// killed whole when the context of a cmd made with exec.CommandContext
+// ends: killing git alone leaves `git repack` holding the output pipe,
+// and Wait (so Close) waiting for it, niced, on a busy machine, past
+// Close's deadline.
 func startBackground(cmd *exec.Cmd) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	if cmd.Cancel != nil {
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	}
 	cmd.WaitDelay = backgroundWaitDelay
 	if err := cmd.Start(); err != nil {
 		return err
