@@ -220,23 +220,13 @@ func gitOptions(cfg *config.Config, v *vault.Vault, feed *changes.Feed, logger *
 	if interval == 0 {
 		interval = -1 // configured as "never"; gitsync reads 0 as its default
 	}
-	auth := gitsync.Auth{
-		SSHKeyFile:       cfg.Git.SSHKey,
-		SSHKeyPassphrase: cfg.Git.SSHKeyPassphrase,
-		SSHAgent:         cfg.Git.SSHKey == "",
-		Token:            cfg.Git.Token,
-		Username:         cfg.Git.Username,
-	}
-	if cfg.Git.KnownHosts != "" {
-		auth.KnownHostsFiles = []string{cfg.Git.KnownHosts}
-	}
 	return gitsync.Options{
 		Dir:          v.Root(),
 		RemoteURL:    cfg.Git.Remote,
 		Branch:       cfg.Git.Branch,
 		AuthorName:   cfg.Git.AuthorName,
 		AuthorEmail:  cfg.Git.AuthorEmail,
-		Auth:         auth,
+		Auth:         gitAuth(cfg),
 		SyncInterval: interval,
 		NoPush:       !cfg.Git.Push,
 		NoFsync:      !cfg.Git.Fsync,
@@ -253,6 +243,22 @@ func gitOptions(cfg *config.Config, v *vault.Vault, feed *changes.Feed, logger *
 		Changed:        feed.Publish,
 		Logger:         logger,
 	}
+}
+
+// gitAuth is the credential for the remote: an SSH key file (else the SSH
+// agent) and known_hosts for ssh, a token for https.
+func gitAuth(cfg *config.Config) gitsync.Auth {
+	auth := gitsync.Auth{
+		SSHKeyFile:       cfg.Git.SSHKey,
+		SSHKeyPassphrase: cfg.Git.SSHKeyPassphrase,
+		SSHAgent:         cfg.Git.SSHKey == "",
+		Token:            cfg.Git.Token,
+		Username:         cfg.Git.Username,
+	}
+	if cfg.Git.KnownHosts != "" {
+		auth.KnownHostsFiles = []string{cfg.Git.KnownHosts}
+	}
+	return auth
 }
 
 // gcInterval maps git.gc_interval (0 = off) onto gitsync (negative = off).

@@ -22,7 +22,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	"github.com/spf13/pflag"
 
-	"vaultmcp/gitsync"
 	"vaultmcp/internal/config"
 	"vaultmcp/internal/oauth"
 )
@@ -175,22 +174,13 @@ func (d *doctor) checkRemote(ctx context.Context, cfg *config.Config, repo *gogi
 		d.fail("remote", fmt.Sprintf("%s: %v", shown, err), "use an https or ssh remote")
 		return
 	}
-	auth := gitsync.Auth{
-		SSHKeyFile:       cfg.Git.SSHKey,
-		SSHKeyPassphrase: cfg.Git.SSHKeyPassphrase,
-		SSHAgent:         cfg.Git.SSHKey == "",
-		Token:            cfg.Git.Token,
-		Username:         cfg.Git.Username,
-	}
-	if cfg.Git.KnownHosts != "" {
-		auth.KnownHostsFiles = []string{cfg.Git.KnownHosts}
-	}
+	auth := gitAuth(cfg)
 	method, err := auth.Method(remote)
 	if err != nil {
 		d.fail("remote", fmt.Sprintf("credential for %s: %v", shown, err), "check git.ssh_key, git.ssh_key_passphrase and git.known_hosts")
 		return
 	}
-	fix := "check the URL and the credential: git.token for https, git.ssh_key and git.known_hosts for ssh (the key must be allowed to write: a deploy key with write access)"
+	fix := "check the URL and the credential: git.token or git.token_file for https, git.ssh_key and git.known_hosts for ssh (the key must be allowed to write: a deploy key with write access)"
 	ctx, cancel := context.WithTimeout(ctx, cfg.Git.NetworkTimeout)
 	defer cancel()
 

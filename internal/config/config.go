@@ -6,6 +6,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,6 +73,9 @@ type Git struct {
 	KnownHosts string `mapstructure:"known_hosts"`
 	// Token is an HTTPS access token, sent as the basic-auth password.
 	Token string `mapstructure:"token"`
+	// TokenFile names a file holding Token (a mounted secret); Load reads
+	// it into Token. Setting both is an error.
+	TokenFile string `mapstructure:"token_file"`
 	// Username goes with Token (most hosts accept any non-empty name).
 	Username string `mapstructure:"username"`
 	// Fsync flushes every commit to disk before a write is reported done.
@@ -189,6 +193,10 @@ func Load(fs *pflag.FlagSet) (*Config, error) {
 	c.Vault.Path = expandHome(c.Vault.Path)
 	c.Git.SSHKey = expandHome(c.Git.SSHKey)
 	c.Git.KnownHosts = expandHome(c.Git.KnownHosts)
+	c.Git.TokenFile = expandHome(c.Git.TokenFile)
+	if err := c.Git.readTokenFile(); err != nil {
+		return nil, err
+	}
 	c.HTTP.TLSCert = expandHome(c.HTTP.TLSCert)
 	c.HTTP.TLSKey = expandHome(c.HTTP.TLSKey)
 	c.HTTP.AuditLog = expandHome(c.HTTP.AuditLog)
@@ -196,6 +204,42 @@ func Load(fs *pflag.FlagSet) (*Config, error) {
 		return nil, err
 	}
 	return &c, nil
+}
+
+// maxSecretFileBytes bounds a secret file read at start: a token is
+// short, and a path naming the wrong file (a log, a disk image) must not
+// be read whole.
+const maxSecretFileBytes = 64 << 10
+
+// readTokenFile fills Token from TokenFile, trimmed of the line end an
+// editor or `echo` leaves.
+func (g *Git) readTokenFile() error {
+	if g.TokenFile == "" {
+		return nil
+	}
+	if g.Token != "" {
+		return fmt.Errorf("config: git.token and git.token_file are both set; keep one")
+	}
+	f, err := os.Open(g.TokenFile)
+	if err != nil {
+		return fmt.Errorf("config: git.token_file: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSecretFileBytes+1))
+	if err != nil {
+		return fmt.Errorf("config: git.token_file %s: %w", g.TokenFile, err)
+	}
+	if len(data) > maxSecretFileBytes {
+		return fmt.Errorf("config: git.token_file %s is over %d KiB; it should hold only the token", g.TokenFile, maxSecretFileBytes>>10)
+	}
+	g.Token = strings.TrimSpace(string(data))
+	if g.Token == "" {
+		return fmt.Errorf("config: git.token_file %s is empty", g.TokenFile)
+	}
+	if strings.ContainsAny(g.Token, "\r\n") {
+		return fmt.Errorf("config: git.token_file %s holds more than one line; it should hold only the token", g.TokenFile)
+	}
+	return nil
 }
 
 // setDefaults gives every key a default. Viper reads the environment only
@@ -217,6 +261,7 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("git.push", true)
 	v.SetDefault("git.username", "git")
 	v.SetDefault("git.token", "")
+	v.SetDefault("git.token_file", "")
 	v.SetDefault("git.ssh_key", "")
 	v.SetDefault("git.ssh_key_passphrase", "")
 	v.SetDefault("git.known_hosts", "")

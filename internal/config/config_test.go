@@ -321,3 +321,45 @@ func TestEveryKeyFromEnvironment(t *testing.T) {
 		})
 	}
 }
+
+func TestGitTokenFile(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string // "" = no file written
+		token   string // git.token set beside it
+		want    string // the token Load gives
+		wantErr string
+	}{
+		{name: "read, line end trimmed", content: "ghp_secret\n", want: "ghp_secret"},
+		{name: "CRLF trimmed", content: "ghp_secret\r\n", want: "ghp_secret"},
+		{name: "missing file", wantErr: "git.token_file"},
+		{name: "empty", content: "\n", wantErr: "is empty"},
+		{name: "two lines", content: "a\nb\n", wantErr: "more than one line"},
+		{name: "too big", content: strings.Repeat("x", maxSecretFileBytes+1), wantErr: "over 64 KiB"},
+		{name: "both set", content: "a\n", token: "b", wantErr: "both set"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := isolate(t)
+			f := filepath.Join(dir, "token")
+			if tt.content != "" {
+				writeFile(t, f, tt.content)
+			}
+			t.Setenv("VAULTMCP_GIT_TOKEN_FILE", f)
+			t.Setenv("VAULTMCP_GIT_TOKEN", tt.token)
+			c, err := Load(flags(t))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Load: %v, want an error mentioning %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Git.Token != tt.want {
+				t.Errorf("Token = %q, want %q", c.Git.Token, tt.want)
+			}
+		})
+	}
+}
