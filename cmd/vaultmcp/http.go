@@ -63,6 +63,7 @@ func (wb *web) serve(ctx context.Context, c *core, s *server.MCPServer) error {
 			Base:                       func(r *http.Request) string { return httpserver.BaseURL(h.PublicURL, r) },
 			StateFile:                  h.OAuth.StateFile,
 			TokenTTL:                   h.OAuth.TokenExpiry,
+			GrantLifetime:              h.OAuth.GrantLifetime,
 			AllowPrivateClientMetadata: h.OAuth.AllowPrivateClientMetadata,
 			RedirectSchemes:            h.OAuth.RedirectSchemes,
 			LimitSignIn:                func(w http.ResponseWriter, r *http.Request) bool { return srv.LimitSignIn(w, r) },

@@ -128,6 +128,10 @@ type OAuth struct {
 	// TokenExpiry is the lifetime of the access tokens the built-in server
 	// issues.
 	TokenExpiry time.Duration `mapstructure:"token_expiry"`
+	// GrantLifetime ends a connector's grant this long after its user
+	// signed in, however often it refreshes; 0 means no limit (a grant
+	// unused for 30 days ends anyway).
+	GrantLifetime time.Duration `mapstructure:"grant_lifetime"`
 	// StateFile keeps registered clients, grants and signing keys across
 	// restarts; empty means $XDG_STATE_HOME/vaultmcp/oauth.json.
 	StateFile string `mapstructure:"state_file"`
@@ -171,6 +175,7 @@ func setHTTPDefaults(v interface{ SetDefault(string, any) }) {
 	v.SetDefault("http.shutdown_timeout", 30*time.Second)
 	v.SetDefault("http.oauth.enabled", false)
 	v.SetDefault("http.oauth.token_expiry", time.Hour)
+	v.SetDefault("http.oauth.grant_lifetime", 0)
 	v.SetDefault("http.oauth.state_file", "")
 	v.SetDefault("http.oauth.allow_private_client_metadata", false)
 	v.SetDefault("http.oauth.redirect_schemes", []string{})
@@ -262,6 +267,11 @@ func (c *Config) validateHTTP() []error {
 	}
 	if h.OAuth.TokenExpiry <= 0 {
 		errs = append(errs, fmt.Errorf("http.oauth.token_expiry must be positive, got %s", h.OAuth.TokenExpiry))
+	}
+	if h.OAuth.GrantLifetime < 0 {
+		errs = append(errs, fmt.Errorf("http.oauth.grant_lifetime must not be negative (0 means no limit), got %s", h.OAuth.GrantLifetime))
+	} else if h.OAuth.GrantLifetime > 0 && h.OAuth.GrantLifetime < h.OAuth.TokenExpiry {
+		errs = append(errs, fmt.Errorf("http.oauth.grant_lifetime (%s) is shorter than http.oauth.token_expiry (%s): users would sign in more often than tokens expire", h.OAuth.GrantLifetime, h.OAuth.TokenExpiry))
 	}
 	if h.MaxBodyBytes <= 0 {
 		errs = append(errs, fmt.Errorf("http.max_body_bytes must be positive, got %d", h.MaxBodyBytes))

@@ -121,6 +121,8 @@ func TestHTTPValidate(t *testing.T) {
 		{[]string{"VAULTMCP_HTTP_MCP_RATE_LIMIT", "-1"}, "http.mcp_rate_limit must be 0 (no limit) or positive"},
 		{[]string{"VAULTMCP_HTTP_MAX_SESSIONS", "0"}, "http.max_sessions must be positive"},
 		{[]string{"VAULTMCP_HTTP_AUDIT_MAX_BYTES", "-1"}, "http.audit_max_bytes must be 0"},
+		{[]string{"VAULTMCP_HTTP_OAUTH_GRANT_LIFETIME", "-1h"}, "http.oauth.grant_lifetime must not be negative"},
+		{[]string{"VAULTMCP_HTTP_OAUTH_GRANT_LIFETIME", "10m"}, "is shorter than http.oauth.token_expiry"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

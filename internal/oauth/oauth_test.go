@@ -937,3 +937,51 @@ func TestUserBackoff(t *testing.T) {
 		t.Fatal("no sign-in once the wait was over")
 	}
 }
+
+func TestGrantLifetime(t *testing.T) {
+	const lifetime = 2 * time.Hour
+	e := newAS(t, func(o *Options) { o.GrantLifetime = lifetime })
+	id, redirect := e.client()
+	m := e.grant(id, redirect, "write")
+	if m["expires_in"] != float64(3600) {
+		t.Errorf("expires_in = %v, want 3600 (the token's own lifetime comes first)", m["expires_in"])
+	}
+	// Refreshed 90 minutes in, the new access token ends with the grant,
+	// 30 minutes later, and says so.
+	e.clock.advance(90 * time.Minute)
+	status, m := e.refresh(id, m["refresh_token"].(string))
+	if status != 200 || m["expires_in"] != float64(1800) {
+		t.Fatalf("refresh within the lifetime: %d %v (want expires_in 1800)", status, m)
+	}
+	if _, err := e.verify(m["access_token"].(string)); err != nil {
+		t.Fatalf("token within the lifetime: %v", err)
+	}
+	e.clock.advance(30 * time.Minute)
+	if _, err := e.verify(m["access_token"].(string)); err == nil {
+		t.Error("a token outlived its grant")
+	}
+	if status, m := e.refresh(id, m["refresh_token"].(string)); status != 400 || m["error"] != "invalid_grant" {
+		t.Errorf("refresh past the lifetime: %d %v", status, m)
+	}
+}
+
+func TestGrantLifetimeShortenedAppliesToOldGrants(t *testing.T) {
+	e := newAS(t)
+	id, redirect := e.client()
+	m := e.grant(id, redirect, "write")
+	e.clock.advance(48 * time.Hour)
+	if status, r := e.refresh(id, m["refresh_token"].(string)); status != 200 {
+		t.Fatalf("refresh: %d %v", status, r)
+	} else {
+		m = r
+	}
+	// The operator sets a one-day lifetime and restarts: the two-day-old
+	// grant ends.
+	e.srv.opts.GrantLifetime = 24 * time.Hour
+	if _, err := e.verify(m["access_token"].(string)); err == nil || !strings.Contains(err.Error(), "grant_lifetime") {
+		t.Errorf("token of a grant older than the new lifetime: %v", err)
+	}
+	if status, m := e.refresh(id, m["refresh_token"].(string)); status != 400 || !strings.Contains(fmt.Sprint(m["error_description"]), "grant_lifetime") {
+		t.Errorf("refresh of a grant older than the new lifetime: %d %v", status, m)
+	}
+}

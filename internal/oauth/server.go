@@ -71,6 +71,10 @@ type Options struct {
 	StateFile string
 	// TokenTTL is an access token's lifetime (one hour when 0).
 	TokenTTL time.Duration
+	// GrantLifetime ends every grant this long after its sign-in, however
+	// often it is refreshed; the user signs in again then. 0 means no
+	// limit: a grant lives while it is refreshed at least once in 30 days.
+	GrantLifetime time.Duration
 	// AllowPrivateClientMetadata lets a client id name a metadata
 	// document over plain http or on a private or loopback address
 	// (tests, private networks).

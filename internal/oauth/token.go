@@ -219,9 +219,10 @@ func (s *Server) exchangeCode(r *http.Request, c *Client) (map[string]any, error
 	rsum := sha256.Sum256([]byte(refresh))
 	g := &Grant{
 		ID: randomHex(12), ClientID: c.ID, User: code.user, Scopes: code.scopes, Resource: code.resource,
-		Created: now, LastUsed: now, RefreshHash: rsum[:], RefreshExpires: now.Add(refreshTTL),
-		AccessExpires: now.Add(s.opts.TokenTTL),
+		Created: now, LastUsed: now, RefreshHash: rsum[:],
 	}
+	g.RefreshExpires = s.capped(g, now.Add(refreshTTL))
+	g.AccessExpires = s.capped(g, now.Add(s.opts.TokenTTL))
 	err = s.state.update(func(st *State) error {
 		switch {
 		case code.client.FromMetadata:
@@ -305,6 +306,9 @@ func (s *Server) refreshGrant(r *http.Request, c *Client) (map[string]any, error
 		if g == nil || (live && !now.Before(g.RefreshExpires)) {
 			return tokenErr(http.StatusBadRequest, "invalid_grant", "the refresh token is invalid or expired")
 		}
+		if live && s.ended(g, now) {
+			return tokenErr(http.StatusBadRequest, "invalid_grant", "the grant reached its lifetime (http.oauth.grant_lifetime); sign in again")
+		}
 		if _, ok := s.opts.Auth.UserScope(g.User); !ok {
 			ended = "oauth.user_removed"
 			delete(st.Grants, g.ID)
@@ -341,8 +345,8 @@ func (s *Server) refreshGrant(r *http.Request, c *Client) (map[string]any, error
 			g.Rotated = g.Rotated[len(g.Rotated)-maxRotated:]
 		}
 		g.RefreshHash = rsum[:]
-		g.RefreshExpires = now.Add(refreshTTL)
-		g.AccessExpires = now.Add(s.opts.TokenTTL)
+		g.RefreshExpires = s.capped(g, now.Add(refreshTTL))
+		g.AccessExpires = s.capped(g, now.Add(s.opts.TokenTTL))
 		g.LastUsed = now
 		if cl := st.Clients[g.ClientID]; cl != nil {
 			cl.LastUsed = now
@@ -369,6 +373,24 @@ func (s *Server) refreshGrant(r *http.Request, c *Client) (map[string]any, error
 	return resp, err
 }
 
+// capped is t, or the end of g's lifetime (GrantLifetime after its
+// sign-in) when that comes first. The end is computed from the option,
+// not stored, so shortening the lifetime applies to grants already made.
+func (s *Server) capped(g *Grant, t time.Time) time.Time {
+	if s.opts.GrantLifetime <= 0 {
+		return t
+	}
+	if end := g.Created.Add(s.opts.GrantLifetime); end.Before(t) {
+		return end
+	}
+	return t
+}
+
+// ended reports whether g has reached the end of its lifetime at now.
+func (s *Server) ended(g *Grant, now time.Time) bool {
+	return s.opts.GrantLifetime > 0 && !now.Before(g.Created.Add(s.opts.GrantLifetime))
+}
+
 // tokenResponse signs an access token for g with scopes and answers with
 // it and the refresh token.
 func (s *Server) tokenResponse(g *Grant, scopes []string, refresh, issuer string) (map[string]any, error) {
@@ -382,7 +404,7 @@ func (s *Server) tokenResponse(g *Grant, scopes []string, refresh, issuer string
 			Audience:  jwt.ClaimStrings{g.Resource},
 			IssuedAt:  jwt.NewNumericDate(now),
 			NotBefore: jwt.NewNumericDate(now),
-			ExpiresAt: jwt.NewNumericDate(now.Add(s.opts.TokenTTL)),
+			ExpiresAt: jwt.NewNumericDate(g.AccessExpires),
 			ID:        randomToken(12),
 		},
 		ClientID: g.ClientID,
@@ -399,7 +421,7 @@ func (s *Server) tokenResponse(g *Grant, scopes []string, refresh, issuer string
 	return map[string]any{
 		"access_token":  signed,
 		"token_type":    "Bearer",
-		"expires_in":    int(s.opts.TokenTTL / time.Second),
+		"expires_in":    max(1, int(g.AccessExpires.Sub(now)/time.Second)),
 		"refresh_token": refresh,
 		"scope":         strings.Join(scopes, " "),
 	}, nil
@@ -431,10 +453,14 @@ func (s *Server) verify(ctx context.Context, raw string) (auth.Grant, error) {
 		return auth.Grant{}, errors.New("oauth: the token was not issued for this resource")
 	}
 	var out auth.Grant
-	var touch bool
+	var touch, ended bool
 	s.state.view(func(st *State) {
 		g := st.Grants[claims.GrantID]
 		if g == nil || g.User != claims.Subject || g.ClientID != claims.ClientID {
+			return
+		}
+		if s.ended(g, s.now()) {
+			ended = true
 			return
 		}
 		c := st.Clients[g.ClientID]
@@ -444,6 +470,9 @@ func (s *Server) verify(ctx context.Context, raw string) (auth.Grant, error) {
 		out = auth.Grant{User: g.User, ClientID: c.ID, ClientName: c.displayName(), ReadOnly: !slices.Contains(strings.Fields(claims.Scope), ScopeWrite)}
 		touch = s.now().Sub(g.LastUsed) > lastUsedEvery
 	})
+	if ended {
+		return auth.Grant{}, errors.New("oauth: the token's grant reached its lifetime (http.oauth.grant_lifetime); sign in again")
+	}
 	if out.User == "" {
 		return auth.Grant{}, errors.New("oauth: the token's grant was revoked")
 	}
