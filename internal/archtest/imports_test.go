@@ -27,7 +27,7 @@ var leaves = []string{
 	"internal/atomicfile",
 	"internal/audit",
 	"internal/editdist",
-	"internal/fsopen",
+	"internal/regularfile",
 	"internal/lastread",
 	"internal/memlimit",
 	"internal/mcpwire/answer",
