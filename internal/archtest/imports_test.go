@@ -311,7 +311,7 @@ func TestCheck(t *testing.T) {
 		{"vault", []string{"vaultmcp/gitsync"}, "vault imports gitsync, which it may not"},
 		{"vault", []string{"vaultmcp/tools"}, "vault imports tools, which it may not"},
 		{"vault", []string{"vaultmcp/vault/index"}, "vault imports vault/index, which it may not"},
-		{"vault/index", []string{"vaultmcp/vault", "vaultmcp/vault/canvas", "vaultmcp/internal/fsopen"}, ""},
+		{"vault/index", []string{"vaultmcp/vault", "vaultmcp/vault/canvas", "vaultmcp/internal/regularfile"}, ""},
 		{"vault/index", []string{"vaultmcp/gitsync"}, "vault/index imports gitsync"},
 		{"vault/markdown", []string{"vaultmcp/vault"}, "vault/markdown imports vault, which it may not"},
 		{"vault/bases", []string{"vaultmcp/tools"}, "vault/bases imports tools"},
