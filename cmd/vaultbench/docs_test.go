@@ -165,3 +165,17 @@ func TestWriteDocs(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestProvenance(t *testing.T) {
+	now := time.Date(2026, 11, 29, 6, 0, 0, 0, time.UTC)
+	e := &env{notes: 10000, large: 100000}
+	if got, want := provenance("machine: 2 cores", e, nil, now),
+		"machine: 2 cores, 2026-11-29. Generated varied vaults of 10000 notes (100000 for the scale section); every section.\n"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	e.plain = true
+	if got, want := provenance("m", e, []string{"index", "git"}, now),
+		"m, 2026-11-29. Generated plain vaults of 10000 notes (100000 for the scale section); the sections index, git (the others are from an earlier run).\n"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}

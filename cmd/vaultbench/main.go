@@ -162,7 +162,7 @@ func run(e *env, only string, keep bool, docs string) error {
 	fmt.Println()
 	printHeader()
 	failed := false
-	blocks := map[string]string{machineBlock: where + ", " + time.Now().UTC().Format("2006-01-02") + ".\n"}
+	blocks := map[string]string{machineBlock: provenance(where, e, want, time.Now())}
 	for _, s := range sections {
 		if want != nil && !slices.Contains(want, s.name) {
 			continue
@@ -190,6 +190,22 @@ func run(e *env, only string, keep bool, docs string) error {
 		return fmt.Errorf("some sections failed")
 	}
 	return nil
+}
+
+// provenance is the page's line saying where and on what the figures it
+// holds were measured: a run of some sections (--only) rewrites only
+// theirs, and says so.
+func provenance(where string, e *env, want []string, now time.Time) string {
+	kind := "varied"
+	if e.plain {
+		kind = "plain"
+	}
+	ran := "every section"
+	if want != nil {
+		ran = "the sections " + strings.Join(want, ", ") + " (the others are from an earlier run)"
+	}
+	return fmt.Sprintf("%s, %s. Generated %s vaults of %d notes (%d for the scale section); %s.\n",
+		where, now.UTC().Format("2006-01-02"), kind, e.notes, e.large, ran)
 }
 
 // generate writes a vault of n notes into the scratch folder name, varied
