@@ -351,3 +351,26 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestArchitectureDocNamesEveryPackage: docs/architecture.md, the page
+// that explains the import table, names every package of the module, so
+// a new package gets its line there as well as its row here.
+func TestArchitectureDocNamesEveryPackage(t *testing.T) {
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range packages(t) {
+		pkg, ok := ours(p.ImportPath)
+		if !ok || strings.Contains(pkg, "node_modules/") {
+			continue
+		}
+		if !bytes.Contains(doc, []byte("`"+pkg+"`")) {
+			t.Errorf("docs/architecture.md does not name package %s (as `%s`): say what it provides and may import", pkg, pkg)
+		}
+	}
+}
