@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"vaultmcp/internal/testutil"
 )
 
 // conceptNotes is a small machine-learning concept graph.
@@ -91,7 +93,7 @@ func TestConceptsFollowTheVault(t *testing.T) {
 
 	// An edit on disk, behind the server's back.
 	v.write(t, "concepts/linear_regression.md", "---\nprefLabel: Ordinary Least Squares\nbroader: regression\n---\n# OLS\n\nEdited in Obsidian.\n")
-	until(t, "the edit on disk in expand_context", func() bool {
+	testutil.WaitFor(t, "the edit on disk in expand_context", func() bool {
 		return slices.Contains(expandRegression(t, s).labels(true, "narrower"), "linear_regression=Ordinary Least Squares")
 	})
 	e = expandRegression(t, s)
@@ -112,7 +114,7 @@ func TestConceptsFollowTheVault(t *testing.T) {
 	writeAt(t, filepath.Join(laptop, "concepts/machine_learning.md"), "---\nprefLabel: Statistical Learning\n---\n# Renamed on the laptop\n")
 	gitCLI(t, laptop, "rm", "-q", "concepts/supervised_learning.md")
 	laptopPush(t, laptop, "laptop: concept edits")
-	until(t, "the pulled concepts in expand_context", func() bool {
+	testutil.WaitFor(t, "the pulled concepts in expand_context", func() bool {
 		e := expandRegression(t, s)
 		return slices.Contains(e.labels(true, "narrower"), "polynomial_regression=Polynomial Regression") && len(e.labels(true, "broader")) == 0
 	})

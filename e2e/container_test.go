@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"vaultmcp/internal/testutil"
 )
 
 // The image's user (Containerfile's USER).
@@ -87,7 +89,7 @@ func TestContainerImage(t *testing.T) {
 	gitCLI(t, "", "init", "-q", "--bare", "-b", "main", remote)
 	gitCLI(t, remote, "config", "http.receivepack", "true")
 	const gitToken = "not-a-real-git-token"
-	srv := gitHTTPServer(t, repos, gitToken)
+	srv := testutil.GitHTTPServer(t, repos, gitToken)
 	remoteURL := srv.URL + "/vault.git"
 
 	state := t.TempDir()
@@ -136,7 +138,7 @@ func TestContainerImage(t *testing.T) {
 		out, _ := p.cmd("logs", name).CombinedOutput()
 		return string(out)
 	}
-	until(t, "the container serving", func() bool {
+	testutil.WaitFor(t, "the container serving", func() bool {
 		if strings.Contains(logs(), `msg="serving over HTTP"`) {
 			return true
 		}
@@ -160,7 +162,7 @@ func TestContainerImage(t *testing.T) {
 	srvHandle := &httpServer{url: url, stderr: &lockedBuffer{}, vault: v}
 	s := srvHandle.session(t, token)
 	s.ok(t, "write_file", map[string]any{"path": "from-container.md", "content": "written in the container\n"})
-	until(t, "the write on the remote", func() bool { return remoteHeadIs(t, remote, "MCP: write from-container.md") })
+	testutil.WaitFor(t, "the write on the remote", func() bool { return remoteHeadIs(t, remote, "MCP: write from-container.md") })
 
 	// The last write before the stop is pushed on the way out.
 	s.ok(t, "write_file", map[string]any{"path": "last.md", "content": "the last write\n"})

@@ -3,30 +3,15 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-)
 
-// until polls cond until it holds; the deadline only guards against a
-// hang (on a loaded machine the server may take a while), nothing here
-// measures speed.
-func until(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
+	"vaultmcp/internal/testutil"
+)
 
 // remoteLog returns the subjects of the remote branch, newest first (none
 // while the branch does not exist).
@@ -111,7 +96,7 @@ func TestSyncWithRemote(t *testing.T) {
 	s.ok(t, "write_file", map[string]any{"path": "notes/a.md", "content": "A\n"})
 	s.ok(t, "write_file", map[string]any{"path": "notes/b.md", "content": "B\n"})
 	s.ok(t, "edit_file", map[string]any{"path": "notes/a.md", "old_text": "A", "new_text": "A2"})
-	until(t, "the three commits on the remote", func() bool {
+	testutil.WaitFor(t, "the three commits on the remote", func() bool {
 		log := remoteLog(t, remote)
 		return len(log) >= 3 && log[0] == "MCP: edit notes/a.md" && log[1] == "MCP: write notes/b.md" && log[2] == "MCP: write notes/a.md"
 	})
@@ -135,7 +120,7 @@ func TestSyncWithRemote(t *testing.T) {
 	}
 
 	// The server's push is rejected; it pulls, merges, and pushes again.
-	until(t, "the server's edits on the remote, on top of the laptop's", func() bool {
+	testutil.WaitFor(t, "the server's edits on the remote, on top of the laptop's", func() bool {
 		log := remoteLog(t, remote)
 		return len(log) >= 3 && log[0] == "MCP: edit shared/conflict.md" && log[1] == "MCP: edit shared/merge.md" && log[2] == "laptop edits"
 	})
@@ -177,7 +162,7 @@ func TestRemoteDownLosesNothing(t *testing.T) {
 	v, remote := newRemoteVault(t, map[string]string{"a.md": "a\n"})
 	s := startSession(t, v, withEnv("VAULTMCP_GIT_REMOTE="+remote, "VAULTMCP_GIT_SYNC_INTERVAL=300ms"))
 	s.ok(t, "write_file", map[string]any{"path": "before.md", "content": "x\n"})
-	until(t, "the first push", func() bool { return remoteHeadIs(t, remote, "MCP: write before.md") })
+	testutil.WaitFor(t, "the first push", func() bool { return remoteHeadIs(t, remote, "MCP: write before.md") })
 
 	away := remote + ".away"
 	if err := os.Rename(remote, away); err != nil {
@@ -187,7 +172,7 @@ func TestRemoteDownLosesNothing(t *testing.T) {
 		text := s.ok(t, "write_file", map[string]any{"path": fmt.Sprintf("offline-%d.md", i), "content": "while the remote is down\n"})
 		wantContains(t, "write while offline", text, "commit")
 	}
-	until(t, "a push error in get_vault_info", func() bool {
+	testutil.WaitFor(t, "a push error in get_vault_info", func() bool {
 		var info struct {
 			Sync struct {
 				LastPushError string `json:"last_push_error"`
@@ -205,7 +190,7 @@ func TestRemoteDownLosesNothing(t *testing.T) {
 	if err := os.Rename(away, remote); err != nil {
 		t.Fatal(err)
 	}
-	until(t, "the offline commits on the remote", func() bool {
+	testutil.WaitFor(t, "the offline commits on the remote", func() bool {
 		log := remoteLog(t, remote)
 		return len(log) >= 4 && log[0] == "MCP: write offline-2.md"
 	})
@@ -219,38 +204,16 @@ func TestHTTPRemoteWithToken(t *testing.T) {
 	gitCLI(t, "", "init", "-q", "--bare", "-b", "main", remote)
 	gitCLI(t, remote, "config", "http.receivepack", "true")
 	const token = "not-a-real-token"
-	srv := gitHTTPServer(t, repos, token)
+	srv := testutil.GitHTTPServer(t, repos, token)
 	url := srv.URL + "/vault.git"
 
 	s := startSession(t, v, withEnv("VAULTMCP_GIT_REMOTE="+url, "VAULTMCP_GIT_TOKEN="+token, "VAULTMCP_GIT_SYNC_INTERVAL=300ms"))
 	s.ok(t, "write_file", map[string]any{"path": "over-http.md", "content": "pushed over smart HTTP\n"})
-	until(t, "the write on the HTTP remote", func() bool { return remoteHeadIs(t, remote, "MCP: write over-http.md") })
+	testutil.WaitFor(t, "the write on the HTTP remote", func() bool { return remoteHeadIs(t, remote, "MCP: write over-http.md") })
 	info := s.ok(t, "get_vault_info", map[string]any{})
 	if strings.Contains(info, token) {
 		t.Errorf("get_vault_info shows the token: %s", info)
 	}
-}
-
-// gitHTTPServer serves the bare repositories under root with git's own
-// smart HTTP server (git http-backend as CGI) on loopback, accepting only
-// basic auth whose password is token, as forges take access tokens.
-func gitHTTPServer(t *testing.T, root, token string) *httptest.Server {
-	t.Helper()
-	execPath := gitCLI(t, "", "--exec-path")
-	h := &cgi.Handler{
-		Path: filepath.Join(execPath, "git-http-backend"),
-		Env:  []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_NOSYSTEM=1", "HOME=" + t.TempDir()},
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if _, pass, ok := req.BasicAuth(); !ok || pass != token {
-			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
-			http.Error(w, "authentication required", http.StatusUnauthorized)
-			return
-		}
-		h.ServeHTTP(w, req)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
 }
 
 // TestConcurrentWritesKeepRepositoryClean: 1,000 mixed changes from 8

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"vaultmcp/internal/testutil"
 )
 
 // notifications collects what the server sends a session, in order.
@@ -162,7 +164,7 @@ func TestClaudeContextAndGuides(t *testing.T) {
 	// Changed by another process: the watcher's notice drops the cached
 	// copy, so a later call sees the new rules.
 	editElsewhere(t, v, "projects/CLAUDE.md", "# Project conventions v2\n")
-	until(t, "the edited CLAUDE.md", func() bool {
+	testutil.WaitFor(t, "the edited CLAUDE.md", func() bool {
 		return strings.HasPrefix(s.ok(t, "get_claude_context", map[string]any{"path": "projects/webapp"}), "--- CLAUDE.md in projects/ ---\n# Project conventions v2\n\n")
 	})
 	// Written through the server: seen at once.
@@ -329,7 +331,7 @@ func TestResourcesSubscribe(t *testing.T) {
 	// Another process edits the note on disk.
 	editElsewhere(t, v, "notes/watched.md", "v2 from the editor\n")
 	n.expect(t, "notifications/resources/updated vault:///notes/watched.md")
-	until(t, "the edit readable", func() bool {
+	testutil.WaitFor(t, "the edit readable", func() bool {
 		c, _ := read("vault:///notes/watched.md").(mcp.TextResourceContents)
 		return c.Text == "v2 from the editor\n"
 	})
@@ -340,7 +342,7 @@ func TestResourcesSubscribe(t *testing.T) {
 
 	// A pull: the laptop changes the note and pushes; the server pulls.
 	laptop := filepath.Join(v.base, "laptop")
-	until(t, "the server's commits on the remote", func() bool {
+	testutil.WaitFor(t, "the server's commits on the remote", func() bool {
 		log := remoteLog(t, remote)
 		return len(log) > 0 && strings.HasPrefix(log[0], "MCP: edit notes/watched.md")
 	})
@@ -348,7 +350,7 @@ func TestResourcesSubscribe(t *testing.T) {
 	writeAt(t, filepath.Join(laptop, "notes/watched.md"), "v4 from the laptop\n")
 	laptopPush(t, laptop, "laptop edit")
 	n.expect(t, "notifications/resources/updated vault:///notes/watched.md")
-	until(t, "the pulled version readable", func() bool {
+	testutil.WaitFor(t, "the pulled version readable", func() bool {
 		c, _ := read("vault:///notes/watched.md").(mcp.TextResourceContents)
 		return c.Text == "v4 from the laptop\n"
 	})

@@ -14,13 +14,14 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"vaultmcp/internal/testutil"
 )
 
 // serverBin is the vaultmcp binary under test, built once by TestMain.
@@ -220,7 +221,7 @@ func (v *testVault) gitStatus(t testing.TB) string {
 // returns its trimmed output.
 func (v *testVault) gitRun(t testing.TB, args ...string) string {
 	t.Helper()
-	waitIndexWritten(v.Root)
+	testutil.WaitIndexWritten(v.Root)
 	cmd := exec.Command("git", args...)
 	cmd.Dir = v.Root
 	cmd.Env = append(os.Environ(),
@@ -622,43 +623,6 @@ func wantContains(t testing.TB, what, s string, subs ...string) {
 			t.Errorf("%s = %q, want it to mention %q", what, s, sub)
 		}
 	}
-}
-
-// waitIndexWritten waits until no running server holds dir's
-// .git/index.lock: a server keeps its commits' index in memory under the
-// lock and writes it once its commits pause, and a git command run
-// before would see the index without them. The server's lock is a hard
-// link of an owner file it holds flock'ed; a lock whose owner is free
-// (a killed server's, removed at its next start) or that has no owner (a
-// git command's) is left to the command to meet.
-func waitIndexWritten(dir string) {
-	gitDir := filepath.Join(dir, ".git")
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) && serverHoldsIndex(gitDir) {
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-func serverHoldsIndex(gitDir string) bool {
-	lock, err := os.Lstat(filepath.Join(gitDir, "index.lock"))
-	if err != nil {
-		return false
-	}
-	owners, _ := filepath.Glob(filepath.Join(gitDir, "vaultmcp-*.lock-owner"))
-	for _, o := range owners {
-		f, err := os.Open(o)
-		if err != nil {
-			continue
-		}
-		fi, err := f.Stat()
-		held := err == nil && os.SameFile(fi, lock) &&
-			syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) != nil
-		f.Close()
-		if held {
-			return true
-		}
-	}
-	return false
 }
 
 // resultVersion is the version a reading tool's answer ends with (a block

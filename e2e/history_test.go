@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"vaultmcp/internal/testutil"
 )
 
 // gitDated commits everything in dir with the git CLI as author at a
@@ -79,7 +81,7 @@ func TestHistoryThroughTheBinary(t *testing.T) {
 	setup.ok(t, "edit_file", map[string]any{"path": "shared.md", "old_text": "status: draft", "new_text": "status: server"})
 	writeAt(t, filepath.Join(laptop, "shared.md"), "title\nstatus: laptop\nend\n")
 	laptopPush(t, laptop, "laptop: status")
-	until(t, "the conflict copy, committed on top of the laptop's commit", func() bool {
+	testutil.WaitFor(t, "the conflict copy, committed on top of the laptop's commit", func() bool {
 		m, _ := filepath.Glob(filepath.Join(v.Root, "shared (conflict *).md"))
 		return len(m) == 1 && v.gitStatus(t) == "" &&
 			strings.Contains(v.gitRun(t, "log", "--format=%s", "-3"), "laptop: status")

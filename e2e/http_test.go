@@ -298,7 +298,7 @@ func TestHTTPTypeScriptSDK(t *testing.T) {
 }
 
 // TestHTTPRESTExamples sends the REST API's documented requests (the
-// README's curl examples, same headers and bodies) to the binary: login
+// curl examples of docs/http.md, same headers and bodies) to the binary: login
 // for a JWT, then the concept endpoints with it.
 func TestHTTPRESTExamples(t *testing.T) {
 	t.Parallel()

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"vaultmcp/internal/testutil"
 )
 
 // backlinkFiles calls get_backlinks and returns the linking files.
@@ -129,7 +131,7 @@ func TestExternalChangesReachTheIndex(t *testing.T) {
 	// The server commits and pushes the outside write; once that is on the
 	// remote it has nothing left to push, and the laptop's push below
 	// cannot race with it.
-	until(t, "the outside write committed and pushed", func() bool {
+	testutil.WaitFor(t, "the outside write committed and pushed", func() bool {
 		return remoteHeadIs(t, remote, "vault: sync external changes")
 	})
 
@@ -153,7 +155,7 @@ func gitCLI(t *testing.T, dir string, args ...string) string {
 }
 
 func gitTry(dir string, args ...string) (string, error) {
-	waitIndexWritten(dir)
+	testutil.WaitIndexWritten(dir)
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",

@@ -3,6 +3,8 @@ package e2e
 import (
 	"strings"
 	"testing"
+
+	"vaultmcp/internal/testutil"
 )
 
 // TestNewNamesRefused drives every tool that creates a path through the
@@ -27,7 +29,7 @@ func TestNewNamesRefused(t *testing.T) {
 
 	// Settle the remote first, so that nothing moves while refusals run.
 	s.ok(t, "write_file", map[string]any{"path": "Inbox/first.md", "content": "first\n"})
-	until(t, "the first push", func() bool { return remoteLog(t, remote)[0] == "MCP: write Inbox/first.md" })
+	testutil.WaitFor(t, "the first push", func() bool { return remoteLog(t, remote)[0] == "MCP: write Inbox/first.md" })
 	before := v.snapshot(t)
 
 	refused := []struct {
@@ -68,7 +70,7 @@ func TestNewNamesRefused(t *testing.T) {
 	wantContains(t, "case-only rename", got, "Renamed résumé.md -> Résumé.md")
 	got = s.ok(t, "write_file", map[string]any{"path": "Inbox/Sans extension", "content": "plain\n"})
 	wantContains(t, "write without extension", got, "Created Inbox/Sans extension", "written as a plain file, not a note: names without .md are not indexed")
-	until(t, "the last push", func() bool { return remoteLog(t, remote)[0] == "MCP: write Inbox/Sans extension" })
+	testutil.WaitFor(t, "the last push", func() bool { return remoteLog(t, remote)[0] == "MCP: write Inbox/Sans extension" })
 	log := remoteLog(t, remote)
 	if len(log) < 3 || !strings.HasPrefix(log[1], "MCP: rename résumé.md -> Résumé.md") || log[2] != "MCP: write Inbox/first.md" {
 		t.Errorf("remote history = %q, want the two allowed changes right after the first write and nothing else", log)

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"vaultmcp/internal/testutil"
 	"vaultmcp/internal/vaultgen"
 )
 
@@ -346,7 +347,7 @@ func TestRenameAtStart(t *testing.T) {
 		}
 		// The backups of the notes' old texts are removed in the
 		// background once the change is recorded: wait for them to go.
-		until(t, "the rename's backups to be removed", func() bool { return len(serverTemps(t, v)) == 0 })
+		testutil.WaitFor(t, "the rename's backups to be removed", func() bool { return len(serverTemps(t, v)) == 0 })
 		if st := v.gitStatus(t); st != "" {
 			t.Errorf("run %d: git status not clean:\n%.300s", run, st)
 		}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"vaultmcp/internal/testutil"
 )
 
 // On a large vault with an edit made while the server was not running,
@@ -56,10 +58,10 @@ func TestStartAnswersFirst(t *testing.T) {
 
 	// No request needs the vault yet: the start still happens, and the
 	// outside edit is committed.
-	until(t, "the outside edit committed", func() bool {
+	testutil.WaitFor(t, "the outside edit committed", func() bool {
 		return strings.Contains(v.gitRun(t, "log", "--format=%s", "-n", "5"), "vault: sync external changes")
 	})
-	until(t, "the index built", func() bool { return strings.Contains(p.stderr.String(), "index built") })
+	testutil.WaitFor(t, "the index built", func() bool { return strings.Contains(p.stderr.String(), "index built") })
 
 	p.sendLines(t, toolCall(2, "get_backlinks", map[string]any{"path": "Hub.md", "limit": 10000}))
 	text, isErr := toolText(t, mustResponse(t, p, "2"))
@@ -85,7 +87,7 @@ func TestWriteAtStart(t *testing.T) {
 		if text, isErr := toolText(t, mustResponse(t, p, "1")); isErr {
 			t.Fatalf("run %d: write_file: %s", run, text)
 		}
-		until(t, "the outside edit committed", func() bool {
+		testutil.WaitFor(t, "the outside edit committed", func() bool {
 			return strings.Contains(v.gitRun(t, "log", "--format=%s", "-n", "5"), "vault: sync external changes")
 		})
 		log := v.gitRun(t, "log", "--format=%s", "-n", "5")
@@ -242,7 +244,7 @@ func TestStartAfterDiscoverAlone(t *testing.T) {
 	v.commitAll(t, "a")
 	v.write(t, "Outside.md", "written while the server was down\n")
 	startSession(t, v, withDirtyVault())
-	until(t, "the outside edit committed", func() bool {
+	testutil.WaitFor(t, "the outside edit committed", func() bool {
 		return strings.Contains(v.gitRun(t, "log", "--format=%s", "-n", "5"), "vault: sync external changes")
 	})
 }

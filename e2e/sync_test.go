@@ -11,9 +11,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
+
+	"vaultmcp/internal/testutil"
 )
 
 // The sync's trust boundary and recovery, through the binary: hostile
@@ -150,7 +151,7 @@ func newHTTPRemoteVault(t *testing.T, files map[string]string) (*testVault, stri
 	v.gitRun(t, "push", "-q", "origin", "main")
 	v.gitRun(t, "remote", "remove", "origin")
 	const token = "not-a-real-token"
-	srv := gitHTTPServer(t, repos, token)
+	srv := testutil.GitHTTPServer(t, repos, token)
 	return v, remote, []string{"VAULTMCP_GIT_REMOTE=" + srv.URL + "/vault.git", "VAULTMCP_GIT_TOKEN=" + token}
 }
 
@@ -185,7 +186,7 @@ func TestHostileRemoteTreeIsRefused(t *testing.T) {
 		}, "#!/bin/sh\necho pwned > escaped-by-hook\n")
 
 		hookFile := filepath.Join(v.Root, ".git", "hooks", "post-commit")
-		until(t, "the refusal in get_vault_info (or the damage)", func() bool {
+		testutil.WaitFor(t, "the refusal in get_vault_info (or the damage)", func() bool {
 			_, err := os.Stat(hookFile)
 			return err == nil || strings.Contains(s.syncState(t).LastPullError, "refused")
 		})
@@ -226,13 +227,13 @@ func TestForcePushedPurgeIsFollowed(t *testing.T) {
 		s := startSession(t, v, withEnv(append(env, "VAULTMCP_GIT_SYNC_INTERVAL=300ms")...))
 		s.ok(t, "write_file", map[string]any{"path": "plan.md", "content": "plan\n"})
 		s.ok(t, "write_file", map[string]any{"path": "secret.md", "content": "password=hunter2\n"})
-		until(t, "both writes on the remote", func() bool { return remoteHeadIs(t, remote, "MCP: write secret.md") })
+		testutil.WaitFor(t, "both writes on the remote", func() bool { return remoteHeadIs(t, remote, "MCP: write secret.md") })
 
 		// The rewrite, done on the bare repository itself.
 		gitCLI(t, remote, "update-ref", "refs/heads/main", "main~1")
 		s.ok(t, "write_file", map[string]any{"path": "new.md", "content": "new\n"})
-		until(t, "the new write on the remote", func() bool { return remoteHeadIs(t, remote, "MCP: write new.md") })
-		until(t, "secret.md gone from the vault", func() bool { return !v.exists("secret.md") })
+		testutil.WaitFor(t, "the new write on the remote", func() bool { return remoteHeadIs(t, remote, "MCP: write new.md") })
+		testutil.WaitFor(t, "secret.md gone from the vault", func() bool { return !v.exists("secret.md") })
 		log := remoteLog(t, remote)
 		if strings.Contains(strings.Join(log, "\n"), "secret.md") {
 			t.Errorf("the purged commit was pushed again: %q", log)
@@ -246,23 +247,6 @@ func TestForcePushedPurgeIsFollowed(t *testing.T) {
 	})
 }
 
-// leaveStaleLock leaves lock the way a vaultmcp killed mid-commit leaves
-// it: a hard link of an owner file whose process is gone.
-func leaveStaleLock(t *testing.T, gitDir, lock string) {
-	t.Helper()
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
-	owner := filepath.Join(gitDir, "vaultmcp-"+strconv.Itoa(dead.Process.Pid)+"-1.lock-owner")
-	if err := os.WriteFile(owner, []byte("partial"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Link(owner, lock); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestStaleLocksOfAKilledServerAreRecovered: index.lock and the branch's
 // ref lock left by a killed server do not stop the next one: it removes
 // them at start, says so in its log, and commits writes as usual. A lock
@@ -274,8 +258,8 @@ func TestStaleLocksOfAKilledServerAreRecovered(t *testing.T) {
 		t.Parallel()
 		v := newVault(t, map[string]string{"a.md": "a\n"})
 		gitDir := filepath.Join(v.Root, ".git")
-		leaveStaleLock(t, gitDir, filepath.Join(gitDir, "index.lock"))
-		leaveStaleLock(t, gitDir, filepath.Join(gitDir, "refs", "heads", "main.lock"))
+		testutil.LeaveStaleLock(t, gitDir, filepath.Join(gitDir, "index.lock"), "partial")
+		testutil.LeaveStaleLock(t, gitDir, filepath.Join(gitDir, "refs", "heads", "main.lock"), "partial")
 		s := startSession(t, v, withDirtyVault())
 		s.ok(t, "write_file", map[string]any{"path": "b.md", "content": "b\n"})
 		if got := v.gitRun(t, "log", "-1", "--format=%s"); got != "MCP: write b.md" {
@@ -319,11 +303,11 @@ func TestServerStartsWithTheRemoteDown(t *testing.T) {
 		}
 		s := startSession(t, v, withEnv("VAULTMCP_GIT_SYNC_INTERVAL=300ms"))
 		s.ok(t, "write_file", map[string]any{"path": "offline.md", "content": "offline\n"})
-		until(t, "the failed pull in get_vault_info", func() bool { return s.syncState(t).LastPullError != "" })
+		testutil.WaitFor(t, "the failed pull in get_vault_info", func() bool { return s.syncState(t).LastPullError != "" })
 		if err := os.Rename(away, remote); err != nil {
 			t.Fatal(err)
 		}
-		until(t, "the offline write on the remote", func() bool { return remoteHeadIs(t, remote, "MCP: write offline.md") })
+		testutil.WaitFor(t, "the offline write on the remote", func() bool { return remoteHeadIs(t, remote, "MCP: write offline.md") })
 	})
 	t.Run("empty folder", func(t *testing.T) {
 		t.Parallel()
@@ -343,8 +327,8 @@ func TestServerStartsWithTheRemoteDown(t *testing.T) {
 		if err := os.Rename(making, remote); err != nil {
 			t.Fatal(err)
 		}
-		until(t, "the laptop's note in the vault", func() bool { return v.exists("laptop.md") })
-		until(t, "the server's write on the remote", func() bool { return remoteHeadIs(t, remote, "MCP: write first.md") })
+		testutil.WaitFor(t, "the laptop's note in the vault", func() bool { return v.exists("laptop.md") })
+		testutil.WaitFor(t, "the server's write on the remote", func() bool { return remoteHeadIs(t, remote, "MCP: write first.md") })
 	})
 }
 
@@ -374,7 +358,7 @@ func TestVaultOnMasterWithItsOwnOrigin(t *testing.T) {
 		t.Errorf("sync state = %+v", st)
 	}
 	s.ok(t, "write_file", map[string]any{"path": "b.md", "content": "b\n"})
-	until(t, "the write on the remote's master", func() bool {
+	testutil.WaitFor(t, "the write on the remote's master", func() bool {
 		log := branchLog(remote, "master")
 		return len(log) > 0 && log[0] == "MCP: write b.md"
 	})
@@ -411,13 +395,13 @@ func TestMassDeletionIsHeldBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	v.write(t, "kept/k0.md", "edited outside\n")
-	until(t, "the held deletion in get_vault_info", func() bool {
+	testutil.WaitFor(t, "the held deletion in get_vault_info", func() bool {
 		h := s.syncState(t).HeldDeletion
 		return h != nil && h.Files == 25 && h.Tracked == 30
 	})
 	info := s.ok(t, "get_vault_info", map[string]any{})
 	wantContains(t, "get_vault_info", info, "Mass deletion held back", "confirm_mass_deletion (files: 25)")
-	until(t, "the outside edit on the remote", func() bool {
+	testutil.WaitFor(t, "the outside edit on the remote", func() bool {
 		return strings.Contains(gitCLI(t, remote, "show", "main:kept/k0.md"), "edited outside")
 	})
 	if n := strings.Count(gitCLI(t, remote, "ls-tree", "-r", "--name-only", "main"), "synced/"); n != 25 {
@@ -426,7 +410,7 @@ func TestMassDeletionIsHeldBack(t *testing.T) {
 	msg := s.fail(t, "confirm_mass_deletion", map[string]any{"files": 24})
 	wantContains(t, "confirm with a wrong count", msg, "25 files")
 	s.ok(t, "confirm_mass_deletion", map[string]any{"files": 25})
-	until(t, "the confirmed deletion on the remote", func() bool {
+	testutil.WaitFor(t, "the confirmed deletion on the remote", func() bool {
 		return !strings.Contains(gitCLI(t, remote, "ls-tree", "-r", "--name-only", "main"), "synced/")
 	})
 }
@@ -444,7 +428,7 @@ func TestDeclinedPushSaysWhy(t *testing.T) {
 		}
 		s := startSession(t, v, withEnv(append(env, "VAULTMCP_GIT_SYNC_INTERVAL=300ms")...))
 		s.ok(t, "write_file", map[string]any{"path": "b.md", "content": "b\n"})
-		until(t, "the declined push in get_vault_info", func() bool {
+		testutil.WaitFor(t, "the declined push in get_vault_info", func() bool {
 			st := s.syncState(t)
 			return strings.Contains(st.LastPushError, "declined") && st.NextPushRetry != ""
 		})

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"vaultmcp/internal/testutil"
 )
 
 // versionsNotes are the notes the sessions and the laptop all edit. The
@@ -107,7 +109,7 @@ func TestSessionsAndLaptopLoseNothing(t *testing.T) {
 		return
 	}
 	// The server has the laptop's last edit once it pulled it.
-	until(t, "the laptop's last edit on the server", func() bool {
+	testutil.WaitFor(t, "the laptop's last edit on the server", func() bool {
 		return strings.Contains(allNotes(t, v), laptopLines[len(laptopLines)-1])
 	})
 	final := allNotes(t, v)

@@ -714,7 +714,7 @@ const conceptLookupHelp = "Concept id (note file name without .md, lowercased, s
 
 // The output schemas are written by hand: generated from the result types
 // they were three times the size (every field described, nested types
-// repeated), and every session pays for tools/list. The README documents
+// repeated), and every session pays for tools/list. docs/concepts.md documents
 // each field; the handler tests check every answer against these.
 var (
 	conceptOutputSchema = []byte(`{"type":"object","required":["id","prefLabel","path"],"properties":{` +

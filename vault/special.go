@@ -1,9 +1,12 @@
 package vault
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+
+	"vaultmcp/internal/regularfile"
 )
 
 // specialTypes are the kinds of directory entries the server never opens:
@@ -56,18 +59,11 @@ func (e errNotRegular) Error() string {
 // FIFO swapped in after the caller's stat opens at once (non-blocking)
 // and is then refused, unread.
 func OpenRegular(abs string) (*os.File, fs.FileInfo, error) {
-	f, err := os.OpenFile(abs, openReadFlags, 0)
-	if err != nil {
-		return nil, nil, err
+	f, fi, err := regularfile.Open(abs)
+	var nr *regularfile.NotRegularError
+	if errors.As(err, &nr) {
+		// The vault's own error, which names the kind for a client.
+		return nil, nil, &fs.PathError{Op: "open", Path: abs, Err: errNotRegular{nr.Mode}}
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, &fs.PathError{Op: "open", Path: abs, Err: errNotRegular{fi.Mode()}}
-	}
-	return f, fi, nil
+	return f, fi, err
 }

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"vaultmcp/internal/testutil"
 )
 
 // BenchmarkWriteFilesSpread writes a rename's batch, 1,800 notes of 3 KB
@@ -32,7 +33,7 @@ func BenchmarkWriteFilesSpread(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		creators := 1 + i%2
 		v.creators = creators
-		cpu0 := processCPU()
+		cpu0 := testutil.CPUTime()
 		start := time.Now()
 		_, err := v.Update(b.Context(), func(tx *Tx) error {
 			batch := make([]FileWrite, 0, len(rels))
@@ -50,7 +51,7 @@ func BenchmarkWriteFilesSpread(b *testing.B) {
 			b.Fatal(err)
 		}
 		times[creators] = append(times[creators], time.Since(start))
-		cpus[creators] = append(cpus[creators], processCPU()-cpu0)
+		cpus[creators] = append(cpus[creators], testutil.CPUTime()-cpu0)
 		b.StopTimer()
 		if err := v.Close(); err != nil { // the backups' removal
 			b.Fatal(err)
@@ -66,13 +67,4 @@ func BenchmarkWriteFilesSpread(b *testing.B) {
 		b.ReportMetric(float64(times[c][len(times[c])/2].Microseconds())/1000, fmt.Sprintf("ms-%d", c))
 		b.ReportMetric(float64(cpus[c][len(cpus[c])/2].Microseconds())/1000, fmt.Sprintf("cpu-ms-%d", c))
 	}
-}
-
-// processCPU is the process's user and system time.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

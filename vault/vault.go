@@ -29,7 +29,7 @@ import (
 )
 
 // DefaultHidden are the directories refused in any path and left out of
-// every listing, search and count (the documented hidden directories, README "Tools").
+// every listing, search and count (the documented hidden directories, docs/configuration.md).
 var DefaultHidden = []string{".git", ".claude"}
 
 // DefaultSkip are directories that scans leave out but that a client may

@@ -12,11 +12,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"vaultmcp/gitsync"
+	"vaultmcp/internal/testutil"
 	"vaultmcp/internal/vaultgen"
 	"vaultmcp/vault"
 	"vaultmcp/vault/changes"
@@ -83,7 +83,7 @@ func BenchmarkWriteCommitted(b *testing.B) {
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			alloc, gcs := ms.TotalAlloc, ms.NumGC
-			cpu := cpuTime()
+			cpu := testutil.CPUTime()
 			for b.Loop() {
 				seq++
 				start := time.Now()
@@ -96,7 +96,7 @@ func BenchmarkWriteCommitted(b *testing.B) {
 					b.Fatal("no commit")
 				}
 			}
-			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(testutil.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 			runtime.ReadMemStats(&ms)
 			b.ReportMetric(float64(ms.TotalAlloc-alloc)/float64(b.N)/1024, "alloc-KB/op")
 			b.ReportMetric(float64(ms.NumGC-gcs)/float64(b.N), "gc/op")
@@ -105,13 +105,4 @@ func BenchmarkWriteCommitted(b *testing.B) {
 			b.ReportMetric(float64(ds[len(ds)*9/10].Microseconds())/1000, "ms-p90")
 		})
 	}
-}
-
-// cpuTime is the process's user and system time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

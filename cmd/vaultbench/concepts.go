@@ -14,7 +14,7 @@ import (
 	"vaultmcp/vault/index"
 )
 
-// conceptBudget is the budget (README, Performance) for the concept tools (expand depth
+// conceptBudget is the budget (docs/performance.md) for the concept tools (expand depth
 // 3, search, path), warm.
 const conceptBudget = 5 * time.Millisecond
 

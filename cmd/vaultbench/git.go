@@ -12,7 +12,7 @@ import (
 	"vaultmcp/vault"
 )
 
-// writeBudget is the budget (README, Performance) for write_file → committed → returned.
+// writeBudget is the budget (docs/performance.md) for write_file → committed → returned.
 const writeBudget = 5 * time.Millisecond
 
 // benchGit measures the write path (write_file → committed → returned) on

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// historyBudget is the budget (README, Performance) for get_note_history and get_diff on
+// historyBudget is the budget (docs/performance.md) for get_note_history and get_diff on
 // a long history, warm.
 const historyBudget = 20 * time.Millisecond
 

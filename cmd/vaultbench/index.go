@@ -13,7 +13,7 @@ import (
 	"vaultmcp/vault/index"
 )
 
-// indexBudget is the budget (README, Performance) for building the index from cold at
+// indexBudget is the budget (docs/performance.md) for building the index from cold at
 // 10,000 notes.
 const indexBudget = 500 * time.Millisecond
 

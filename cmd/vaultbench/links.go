@@ -14,7 +14,7 @@ import (
 	"vaultmcp/vault/index"
 )
 
-// The link budgets (README, Performance), from the scenario they answer:
+// The link budgets (docs/performance.md), from the scenario they answer:
 // get_backlinks of a note with 1,776 backlinks in 5 ms, its answer under
 // 25k tokens (estimated as the server pages them, internal/tokens, which
 // errs high), and get_broken_links of 1,395 broken names in 3 ms.

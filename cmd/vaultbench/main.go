@@ -1,11 +1,12 @@
-// Command vaultbench measures vaultmcp against its performance budget (the
-// table in the README's Performance section) on generated vaults and prints each figure beside its budget
-// and, where there is one, beside the git CLI or ripgrep doing the same
-// work in the same run. `make bench` runs it.
+// Command vaultbench measures vaultmcp against its performance budget on
+// generated vaults and prints each figure beside its budget and, where
+// there is one, beside the git CLI or ripgrep doing the same work in the
+// same run. `make bench` runs it with --write-docs docs/performance.md,
+// which rewrites that page's tables (docs.go) with the figures measured.
 //
 // Usage:
 //
-//	vaultbench [--notes 10000] [--large 100000] [--plain] [--commits 2000] [--only section,section] [--keep]
+//	vaultbench [--notes 10000] [--large 100000] [--plain] [--commits 2000] [--only section,section] [--keep] [--write-docs page.md]
 //
 // The vault is a varied one by default (internal/vaultgen's Varied: names
 // and prose in six languages and four scripts, deep folders, attachments),
@@ -100,15 +101,33 @@ func main() {
 	commits := flag.Int("commits", 2000, "commits in the history section's generated history")
 	only := flag.String("only", "", "comma-separated sections to run (default all)")
 	keep := flag.Bool("keep", false, "keep the generated vaults")
+	docs := flag.String("write-docs", "", "rewrite the tables of this Markdown page between its <!-- bench:begin SECTION --> and <!-- bench:end SECTION --> lines")
 	flag.Parse()
-	if err := run(&env{notes: *notes, large: *large, plain: *plain, commits: *commits}, *only, *keep); err != nil {
+	if err := run(&env{notes: *notes, large: *large, plain: *plain, commits: *commits}, *only, *keep, *docs); err != nil {
 		fmt.Fprintln(os.Stderr, "vaultbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(e *env, only string, keep bool) error {
+func run(e *env, only string, keep bool, docs string) error {
 	ctx := context.Background()
+	var want []string
+	if only != "" {
+		want = strings.Split(only, ",")
+	}
+	if docs != "" {
+		// A page without its markers is found out now, not after the
+		// minutes of measuring.
+		names := []string{machineBlock}
+		for _, s := range sections {
+			if want == nil || slices.Contains(want, s.name) {
+				names = append(names, s.name)
+			}
+		}
+		if err := checkDocs(docs, names); err != nil {
+			return err
+		}
+	}
 	tmp, err := os.MkdirTemp("", "vaultbench-")
 	if err != nil {
 		return err
@@ -130,10 +149,6 @@ func run(e *env, only string, keep bool) error {
 	}
 	e.bin, e.self, e.tmp = filepath.Join(tmp, "vaultmcp"), filepath.Join(tmp, "vaultbench"), tmp
 
-	var want []string
-	if only != "" {
-		want = strings.Split(only, ",")
-	}
 	for _, s := range sections {
 		if !s.ownVaults && (want == nil || slices.Contains(want, s.name)) {
 			if e.vault, err = e.generate("vault", e.notes, 1); err != nil {
@@ -142,10 +157,12 @@ func run(e *env, only string, keep bool) error {
 			break
 		}
 	}
-	fmt.Println(machine())
+	where := machine()
+	fmt.Println(where)
 	fmt.Println()
 	printHeader()
 	failed := false
+	blocks := map[string]string{machineBlock: provenance(where, e, want, time.Now())}
 	for _, s := range sections {
 		if want != nil && !slices.Contains(want, s.name) {
 			continue
@@ -155,14 +172,40 @@ func run(e *env, only string, keep bool) error {
 			f.print()
 		}
 		if err != nil {
+			// A failed section's figures are partial: its block on the
+			// page keeps the last complete run's.
 			fmt.Printf("  %s: error: %v\n", s.name, err)
 			failed = true
+			continue
 		}
+		blocks[s.name] = markdownTable(figs)
+	}
+	if docs != "" {
+		if err := writeDocs(docs, blocks); err != nil {
+			return err
+		}
+		fmt.Println("figures written into", docs)
 	}
 	if failed {
 		return fmt.Errorf("some sections failed")
 	}
 	return nil
+}
+
+// provenance is the page's line saying where and on what the figures it
+// holds were measured: a run of some sections (--only) rewrites only
+// theirs, and says so.
+func provenance(where string, e *env, want []string, now time.Time) string {
+	kind := "varied"
+	if e.plain {
+		kind = "plain"
+	}
+	ran := "every section"
+	if want != nil {
+		ran = "the sections " + strings.Join(want, ", ") + " (the others are from an earlier run)"
+	}
+	return fmt.Sprintf("%s, %s. Generated %s vaults of %d notes (%d for the scale section); %s.\n",
+		where, now.UTC().Format("2006-01-02"), kind, e.notes, e.large, ran)
 }
 
 // generate writes a vault of n notes into the scratch folder name, varied

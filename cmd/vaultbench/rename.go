@@ -13,7 +13,7 @@ import (
 	"vaultmcp/internal/vaultgen"
 )
 
-// renameBudget is the budget (README, Performance) for renaming a note with about 1,800
+// renameBudget is the budget (docs/performance.md) for renaming a note with about 1,800
 // backlinks, relinked, in one commit.
 const renameBudget = time.Second
 

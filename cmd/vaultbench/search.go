@@ -14,7 +14,7 @@ import (
 	"vaultmcp/vault/search"
 )
 
-// grepSpeedup is the budget (README, Performance) for grep: at least this many times
+// grepSpeedup is the budget (docs/performance.md) for grep: at least this many times
 // faster than ripgrep doing the same search in the same run.
 const grepSpeedup = 3
 

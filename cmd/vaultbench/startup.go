@@ -14,7 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// The start-up budgets (README, Performance).
+// The start-up budgets (docs/performance.md).
 const (
 	initBudget      = 30 * time.Millisecond
 	toolsListBudget = 5 * time.Millisecond

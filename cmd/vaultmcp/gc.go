@@ -11,8 +11,8 @@ import (
 // its first answers, or a request needs the vault). Until then the heap
 // is a few megabytes; a collection in that window, on two cores, takes
 // one of them for its mark phase while initialize is being answered
-// (without it the server spent about a tenth less CPU until initialize
-// was answered, on a loaded machine). The memory limit (GOMEMLIMIT,
+// (held, the server spent about a tenth less CPU until initialize was
+// answered, on a loaded 2-core machine: docs/performance.md, Start-up). The memory limit (GOMEMLIMIT,
 // limits.memory_bytes) still bounds the heap meanwhile. resume restores
 // the collector's setting (GOGC) once; later calls do nothing.
 func holdGC() (resume func()) {

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	"vaultmcp/internal/config"
 	"vaultmcp/internal/mcpserver"
 	"vaultmcp/internal/memlimit"
+	"vaultmcp/internal/testutil"
 	"vaultmcp/internal/vaultgen"
 	"vaultmcp/vault"
 	"vaultmcp/vault/access"
@@ -157,7 +157,7 @@ func BenchmarkWriteTools(b *testing.B) {
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			alloc, gcs := ms.TotalAlloc, ms.NumGC
-			cpu := processCPU()
+			cpu := testutil.CPUTime()
 			for b.Loop() {
 				seq++
 				tool, args := cl.args(seq)
@@ -165,7 +165,7 @@ func BenchmarkWriteTools(b *testing.B) {
 				call(tool, args)
 				ds = append(ds, time.Since(start))
 			}
-			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(testutil.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 			runtime.ReadMemStats(&ms)
 			b.ReportMetric(float64(ms.TotalAlloc-alloc)/float64(b.N)/1024, "alloc-KB/op")
 			b.ReportMetric(float64(ms.NumGC-gcs)/float64(b.N), "gc/op")
@@ -174,13 +174,4 @@ func BenchmarkWriteTools(b *testing.B) {
 			b.ReportMetric(float64(ds[len(ds)*9/10].Microseconds())/1000, "ms-p90")
 		})
 	}
-}
-
-// processCPU is the process's user and system time.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -3,9 +3,9 @@ package index
 import (
 	"log/slog"
 	"runtime"
-	"syscall"
 	"testing"
 
+	"vaultmcp/internal/testutil"
 	"vaultmcp/internal/vaultgen"
 	"vaultmcp/vault"
 )
@@ -33,12 +33,12 @@ func BenchmarkBuildVaried(b *testing.B) {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		b.StartTimer()
-		start := cpuTime()
+		start := testutil.CPUTime()
 		ix := New(v, slog.New(slog.DiscardHandler))
 		if err := ix.Build(ctx); err != nil {
 			b.Fatal(err)
 		}
-		cpu += cpuTime() - start
+		cpu += int64(testutil.CPUTime() - start)
 		b.StopTimer()
 		runtime.GC()
 		runtime.ReadMemStats(&after)
@@ -48,15 +48,6 @@ func BenchmarkBuildVaried(b *testing.B) {
 	}
 	b.ReportMetric(float64(kept)/(1<<20), "heap-MB")
 	b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
-}
-
-// cpuTime is the CPU time the process has used, in nanoseconds.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // BenchmarkTexts walks every text of a 10,000-note vault, as grep does,

@@ -9,7 +9,7 @@
 //	 "links_to": "Home", "modified_after": "2026-01-01"}
 //
 // "any", "all" and "not" combine filters, and a property condition can
-// be a comparison ({"priority": {"gte": 2}}). The README's query_notes
+// be a comparison ({"priority": {"gte": 2}}). docs/notes.md's query_notes
 // section documents the language with examples.
 package query
 

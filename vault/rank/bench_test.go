@@ -5,9 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 
+	"vaultmcp/internal/testutil"
 	"vaultmcp/internal/vaultgen"
 )
 
@@ -57,14 +57,14 @@ func benchSearch(b *testing.B, text func(v *vaultgen.Vault) string) {
 	q := Query{Text: text(v)}
 	ctx := context.Background()
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := testutil.CPUTime()
 	for b.Loop() {
 		if res, err := s.Search(ctx, q); err != nil || res.Total == 0 {
 			b.Fatal(res.Total, err)
 		}
 	}
 	// CPU time rather than wall time tells on a loaded machine.
-	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(testutil.CPUTime()-cpu)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkSearchRareName searches for a Greek note name (vaultbench's
@@ -75,13 +75,4 @@ func BenchmarkSearchRareName(b *testing.B) {
 
 func BenchmarkSearchCommonWords(b *testing.B) {
 	benchSearch(b, func(*vaultgen.Vault) string { return "review draft" })
-}
-
-// cpuTime is the CPU time the process has used, in nanoseconds.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }

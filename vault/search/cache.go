@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"sync"
 	"time"
+
+	"vaultmcp/internal/regularfile"
 )
 
 const (
@@ -122,18 +123,14 @@ func (c *contentCache) sweep() {
 
 // readFile reads a whole regular file without following a final symlink.
 func readFile(abs string) ([]byte, fs.FileInfo, error) {
-	f, err := os.OpenFile(abs, openFlags, 0)
+	// A file swapped for a link after the walk saw it is not read; a FIFO
+	// swapped in is refused, not waited on. (Walks never hand symbolic
+	// links to the readers.)
+	f, fi, err := regularfile.OpenNoFollow(abs)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("not a regular file")
-	}
 	if fi.Size() > maxFileBytes {
 		return nil, nil, fmt.Errorf("larger than %d MB", maxFileBytes>>20)
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 const (
-	// DefaultGrepLimit is the documented cap on grep results (README, Tools).
+	// DefaultGrepLimit is the documented cap on grep results (docs/notes.md, Answers sized for an agent).
 	DefaultGrepLimit = 500
 	// MaxContext is the most context lines grep shows around a match.
 	MaxContext = 5

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package regularfile
+
+func mkfifo(string) error { return nil }
