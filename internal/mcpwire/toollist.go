@@ -1,4 +1,4 @@
-package mcpserver
+package mcpwire
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"vaultmcp/vault/access"
 )
@@ -27,14 +26,14 @@ import (
 // The bytes are what mcp-go answers for the same server (sorted by name,
 // writing tools left out under a read-only scope, no pagination):
 // TestToolListAnswersAsMCPGo holds them to it. They are encoded from the
-// tools registered when a view is first asked for, so a ToolList serves
-// servers whose tools are fixed once assembled, as New's are.
+// tools its source gives when a view is first asked for, so a ToolList
+// serves servers whose tools are fixed once assembled, as mcpserver.New's
+// are.
 //
 // ModernResult is the same list in the envelope mcp-go answers a request of
 // protocol 2026-07-28 or later with (mcp-go's client asks in that protocol).
 type ToolList struct {
-	s      *server.MCPServer
-	late   *LateTools
+	tools  func() []mcp.Tool
 	info   mcp.Implementation
 	views  [2]toolListView // every tool, read-only tools
 	modern [2]toolListView // the same in the newer protocol's envelope
@@ -46,12 +45,19 @@ type toolListView struct {
 	err    error
 }
 
-// NewToolList returns the tools/list answers of s, the server New made
-// for version, each encoded on first use. With late, the LateTools New
-// was given (or nil), the tools listed are the ones New left to it to
-// register: the list does not wait for mcp-go to have them.
-func NewToolList(s *server.MCPServer, version string, late *LateTools) *ToolList {
-	return &ToolList{s: s, late: late, info: mcp.Implementation{Name: Name, Version: version}}
+// NewToolList returns the tools/list answers of the server info names,
+// each encoded on first use from the tools that tools returns (the ones
+// the server lists, in any order).
+func NewToolList(info mcp.Implementation, tools func() []mcp.Tool) *ToolList {
+	return &ToolList{tools: tools, info: info}
+}
+
+// Writes reports whether a tool may change the vault: one not marked
+// read-only (its ReadOnlyHint annotation). A read-only scope's tools/list
+// leaves such tools out, and a call to one is refused.
+func Writes(t mcp.Tool) bool {
+	ro := t.Annotations.ReadOnlyHint
+	return ro == nil || !*ro
 }
 
 // Result returns the encoded tools/list result for the access scope in
@@ -98,17 +104,10 @@ func (l *ToolList) envelope() string {
 }
 
 func (l *ToolList) encode(readOnly bool, head string) (json.RawMessage, error) {
-	var all []mcp.Tool
-	if l.late != nil && l.late.listed != nil {
-		all = l.late.listed
-	} else {
-		for _, t := range l.s.ListTools() {
-			all = append(all, t.Tool)
-		}
-	}
+	all := l.tools()
 	listed := make([]mcp.Tool, 0, len(all))
 	for _, t := range all {
-		if readOnly && writes(t) {
+		if readOnly && Writes(t) {
 			continue
 		}
 		listed = append(listed, t)
@@ -150,9 +149,8 @@ type toolListingEntry struct{ name, description, inputSchema, listing string }
 // description and input schema are the ones the entry was made from. The
 // rest of a tool's definition (title, annotations, output schema) is as
 // fixed in the code as its name: TestToolListings fails on a stale entry
-// (`go test ./internal/mcpserver -run TestToolListings -update` rewrites
-// the table), and TestToolListAnswersAsMCPGo on an answer that is not
-// mcp-go's.
+// (`make generate` rewrites the table), and TestToolListAnswersAsMCPGo on
+// an answer that is not mcp-go's.
 func generatedListing(t mcp.Tool) (string, bool) {
 	i, ok := slices.BinarySearchFunc(toolListings[:], t.Name, func(e toolListingEntry, name string) int {
 		return strings.Compare(e.name, name)
