@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"vaultmcp/internal/mcpwire"
+	"vaultmcp/vault/access"
 )
 
 // LateTools is the registration of the server's tools with mcp-go, left
@@ -43,7 +44,7 @@ func NewToolList(s *server.MCPServer, version string, late *LateTools) *mcpwire.
 			all = append(all, t.Tool)
 		}
 		return all
-	})
+	}, func(ctx context.Context) bool { return access.From(ctx).ReadOnly() })
 }
 
 // WithLateTools leaves the registration of the tools to t.Register (or to

@@ -8,6 +8,10 @@
 // sessions are served alike. State that follows the vault (the
 // instructions, the CLAUDE.md cache, resource updates) listens to the
 // vault's one change feed, tools.Deps.Changes.
+//
+// Everything is assembled through mcp-go's own API; what steps past it
+// (the argument check, the pre-encoded tool listings, the stdio
+// transport) is package mcpwire's.
 package mcpserver
 
 import (

@@ -9,8 +9,6 @@ import (
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"vaultmcp/vault/access"
 )
 
 // ToolList is the result of tools/list encoded once per view of the tools
@@ -33,10 +31,11 @@ import (
 // ModernResult is the same list in the envelope mcp-go answers a request of
 // protocol 2026-07-28 or later with (mcp-go's client asks in that protocol).
 type ToolList struct {
-	tools  func() []mcp.Tool
-	info   mcp.Implementation
-	views  [2]toolListView // every tool, read-only tools
-	modern [2]toolListView // the same in the newer protocol's envelope
+	tools    func() []mcp.Tool
+	readOnly func(context.Context) bool
+	info     mcp.Implementation
+	views    [2]toolListView // every tool, read-only tools
+	modern   [2]toolListView // the same in the newer protocol's envelope
 }
 
 type toolListView struct {
@@ -47,9 +46,11 @@ type toolListView struct {
 
 // NewToolList returns the tools/list answers of the server info names,
 // each encoded on first use from the tools that tools returns (the ones
-// the server lists, in any order).
-func NewToolList(info mcp.Implementation, tools func() []mcp.Tool) *ToolList {
-	return &ToolList{tools: tools, info: info}
+// the server lists, in any order). readOnly reports whether a request's
+// context is of a read-only scope, whose list leaves out the tools that
+// write.
+func NewToolList(info mcp.Implementation, tools func() []mcp.Tool, readOnly func(context.Context) bool) *ToolList {
+	return &ToolList{tools: tools, readOnly: readOnly, info: info}
 }
 
 // Writes reports whether a tool may change the vault: one not marked
@@ -60,19 +61,19 @@ func Writes(t mcp.Tool) bool {
 	return ro == nil || !*ro
 }
 
-// Result returns the encoded tools/list result for the access scope in
-// ctx (package access).
+// Result returns the encoded tools/list result for the scope of ctx.
 func (l *ToolList) Result(ctx context.Context) (json.RawMessage, error) {
 	return l.result(ctx, &l.views, "{")
 }
 
-// ModernResult returns the encoded tools/list result for the access scope
-// in ctx as mcp-go answers a request of protocol 2026-07-28 or later: the
-// result's type, the server's identity (name and version: New sets no
-// other field of it) in its _meta and the caching hints (mcp-go's
-// defaults: New sets none) ahead of the same tools. It is encoded on its
-// own, not from Result's bytes: a session asks in one protocol, and a
-// freshly started process pays for every page a second copy touches.
+// ModernResult returns the encoded tools/list result for the scope of ctx
+// as mcp-go answers a request of protocol 2026-07-28 or later: the
+// result's type, the server's identity (name and version: mcpserver.New
+// sets no other field of it) in its _meta and the caching hints (mcp-go's
+// defaults: mcpserver.New sets none) ahead of the same tools. It is
+// encoded on its own, not from Result's bytes: a session asks in one
+// protocol, and a freshly started process pays for every page a second
+// copy touches.
 func (l *ToolList) ModernResult(ctx context.Context) (json.RawMessage, error) {
 	return l.result(ctx, &l.modern, l.envelope())
 }
@@ -81,7 +82,7 @@ func (l *ToolList) ModernResult(ctx context.Context) (json.RawMessage, error) {
 // with head (what comes before "tools").
 func (l *ToolList) result(ctx context.Context, views *[2]toolListView, head string) (json.RawMessage, error) {
 	v := &views[0]
-	readOnly := access.From(ctx).ReadOnly()
+	readOnly := l.readOnly(ctx)
 	if readOnly {
 		v = &views[1]
 	}
