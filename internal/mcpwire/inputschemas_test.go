@@ -67,8 +67,12 @@ func checkGenerated(t *testing.T, file, test string, body []byte) {
 		}
 		return
 	}
-	if old, err := os.ReadFile(file); err != nil || !bytes.Equal(old, src) {
-		t.Fatalf("%s is stale (%v): run make generate", file, err)
+	old, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v: run make generate", err)
+	}
+	if !bytes.Equal(old, src) {
+		t.Fatalf("%s is stale: run make generate", file)
 	}
 }
 
