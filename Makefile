@@ -32,7 +32,7 @@ STATICCHECK         := bin/tools/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 NPM_STAMP           := e2e/ts/node_modules/.package-lock.json
 CONFORMANCE_STAMP   := conformance/node_modules/.package-lock.json
 
-.PHONY: release release-bins image image-deps help run build test deps system-deps go-deps e2e-deps vet unit e2e crash lint fuzz bench bench-deps clean conformance conformance-deps
+.PHONY: release release-bins image image-deps help run build generate test deps system-deps go-deps e2e-deps vet unit e2e crash lint fuzz bench bench-deps clean conformance conformance-deps
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -47,6 +47,12 @@ run: ## serve a vault over stdio (the local default vault unless ARGS/config nam
 # lookups then use Go's own resolvers.
 build: ## build bin/vaultmcp
 	CGO_ENABLED=0 $(GO) build -o bin/vaultmcp ./cmd/vaultmcp
+
+# Every generated file carries the //go:generate line that rewrites it (a
+# test run with -update); without -update the same test fails on a stale
+# file.
+generate: ## rewrite every generated file (go generate ./...)
+	$(GO) generate ./...
 
 # Release builds are reproducible: the version comes from git describe (a
 # leading v dropped), the build date is the commit's time (or

@@ -50,4 +50,4 @@ require (
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )
 
-replace github.com/santhosh-tekuri/jsonschema/v6 => ./internal/tempfork/jsonschema
+replace github.com/santhosh-tekuri/jsonschema/v6 => ./internal/mcpwire/jsonschemafork

@@ -14,7 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"vaultmcp/internal/answer"
+	"vaultmcp/internal/mcpwire/answer"
 	"vaultmcp/vault"
 )
 

@@ -10,8 +10,8 @@ import (
 
 	"vaultmcp/internal/config"
 	"vaultmcp/internal/mcpserver"
+	"vaultmcp/internal/mcpwire"
 	"vaultmcp/internal/memlimit"
-	"vaultmcp/internal/stdio"
 	"vaultmcp/vault/access"
 )
 
@@ -102,7 +102,7 @@ func serve(ctx context.Context, cfg *config.Config, stdin io.Reader, stdout, std
 	}
 	// The transport answered every request it received; a call it had to
 	// abandon (drain timeout) still may not have returned.
-	waitCtx, cancel := context.WithTimeout(coreCtx, stdio.DefaultDrainTimeout)
+	waitCtx, cancel := context.WithTimeout(coreCtx, mcpwire.DefaultDrainTimeout)
 	defer cancel()
 	if derr := drain.Close(waitCtx); derr != nil {
 		logger.Warn("tool calls still running at exit", "count", drain.Active())

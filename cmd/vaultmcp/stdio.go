@@ -12,7 +12,7 @@ import (
 
 	"vaultmcp/internal/config"
 	"vaultmcp/internal/mcpserver"
-	"vaultmcp/internal/stdio"
+	"vaultmcp/internal/mcpwire"
 )
 
 // How long after answering initialize (or server/discover), and after
@@ -43,10 +43,10 @@ const (
 // reading them.
 // A request that needs the vault starts it at once (the start gate).
 // A plain tools/list, and the newer protocol's (mcp-go's client sends
-// one with a _meta), is answered from its encoding (mcpserver.ToolList),
+// one with a _meta), is answered from its encoding (mcpwire.ToolList),
 // made in the background once initialize (or server/discover) is
 // answered; a tools/call is answered encoded once
-// (stdio.Options.AnswerToolCalls).
+// (mcpwire.StdioOptions.AnswerToolCalls).
 //
 // The tools are registered with mcp-go (late) as the core's background
 // work begins, not before the first answer: neither of the first two
@@ -63,7 +63,7 @@ func serveStdio(ctx context.Context, c *core, s *server.MCPServer, late *mcpserv
 	}, now: time.Now, afterFunc: time.AfterFunc}
 	defer begin.stop()
 	list := mcpserver.NewToolList(s, version, late)
-	err := stdio.Serve(ctx, s, stdin, stdout, stdio.Options{
+	err := mcpwire.ServeStdio(ctx, s, stdin, stdout, mcpwire.StdioOptions{
 		MaxMessageBytes: cfg.Limits.MaxMessageBytes,
 		Logger:          c.logger,
 		ListTools:       list.Result,

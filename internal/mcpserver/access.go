@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"vaultmcp/internal/mcpwire"
 	"vaultmcp/vault"
 	"vaultmcp/vault/access"
 )
@@ -21,12 +22,6 @@ import (
 // added later is covered by its annotation, with no list to update; a
 // tool without the annotation counts as one that writes.
 
-// writes reports whether a tool may change the vault.
-func writes(t mcp.Tool) bool {
-	ro := t.Annotations.ReadOnlyHint
-	return ro == nil || !*ro
-}
-
 // accessHooks leaves the writing tools out of tools/list under a
 // read-only scope.
 func accessHooks(h *server.Hooks) {
@@ -36,7 +31,7 @@ func accessHooks(h *server.Hooks) {
 		}
 		kept := res.Tools[:0:0]
 		for _, t := range res.Tools {
-			if !writes(t) {
+			if !mcpwire.Writes(t) {
 				kept = append(kept, t)
 			}
 		}
@@ -50,7 +45,7 @@ func accessHooks(h *server.Hooks) {
 func readOnlyGuard(tools []server.ServerTool) server.ToolHandlerMiddleware {
 	writing := map[string]bool{}
 	for _, t := range tools {
-		writing[t.Tool.Name] = writes(t.Tool)
+		writing[t.Tool.Name] = mcpwire.Writes(t.Tool)
 	}
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

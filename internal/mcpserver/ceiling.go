@@ -9,7 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"vaultmcp/internal/answer"
+	"vaultmcp/internal/mcpwire/answer"
 )
 
 // resultCeiling returns tool-handler middleware that holds every tool's
@@ -156,5 +156,9 @@ func sizeText(n int) string {
 
 // errorText is an error result in the tools' {"error": …} form.
 func errorText(msg string) *mcp.CallToolResult {
-	return validationError(msg)
+	text, _ := json.Marshal(map[string]string{"error": msg})
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{mcp.NewTextContent(string(text))},
+		IsError: true,
+	}
 }

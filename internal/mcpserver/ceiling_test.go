@@ -14,7 +14,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"vaultmcp/internal/answer"
+	"vaultmcp/internal/mcpwire/answer"
 
 	"vaultmcp/tools"
 	"vaultmcp/vault"

@@ -92,7 +92,7 @@ func (d *Drain) Close(ctx context.Context) error {
 func (d *Drain) middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if !d.begin() {
-			return validationError("the server is shutting down and takes no new calls; nothing was done"), nil
+			return errorText("the server is shutting down and takes no new calls; nothing was done"), nil
 		}
 		defer d.end()
 		d.mu.Lock()

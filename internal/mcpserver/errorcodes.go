@@ -3,11 +3,11 @@ package mcpserver
 import (
 	"context"
 	"errors"
-	"reflect"
-	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"vaultmcp/internal/mcpwire"
 )
 
 // ParamsError is an error a resource or prompt handler returns when the
@@ -34,13 +34,11 @@ func (e invalidParams) Unwrap() error { return e.error }
 // paramsErrorCodes makes resources/read and prompts/get answer a
 // ParamsError with -32602.
 //
-// mcp-go (v1.2.1, server/handler_errors.go) sends every error a resource
-// or prompt handler returns as -32603 and has no option, middleware or
-// error type to choose the code (its own "prompt not found" is -32602).
-// Its OnError hook is called with the error response it is about to send,
-// an unexported *requestError, just before encoding it; the hook sets that
-// value's code field. TestParamsErrorCodes fails should a new mcp-go
-// change that type, and setCode then leaves the code alone.
+// mcp-go sends every error a resource or prompt handler returns as
+// -32603 (its own "prompt not found" is -32602). Its OnError hook is
+// called with the error response it is about to send, just before
+// encoding it; the hook changes its code (mcpwire.SetErrorCode).
+// TestParamsErrorCodes fails should a new mcp-go stop that.
 func paramsErrorCodes(hooks *server.Hooks) {
 	hooks.AddOnError(func(_ context.Context, _ any, method mcp.MCPMethod, _ any, err error) {
 		if method != mcp.MethodResourcesRead && method != mcp.MethodPromptsGet {
@@ -48,26 +46,7 @@ func paramsErrorCodes(hooks *server.Hooks) {
 		}
 		var p ParamsError
 		if errors.As(err, &p) && p.InvalidParams() {
-			setCode(err, mcp.INVALID_PARAMS)
+			mcpwire.SetErrorCode(err, mcp.INVALID_PARAMS)
 		}
 	})
-}
-
-// setCode sets the JSON-RPC code of mcp-go's error response err, and
-// reports whether err was one.
-func setCode(err error, code int) bool {
-	v := reflect.ValueOf(err)
-	if v.Kind() != reflect.Pointer || v.IsNil() {
-		return false
-	}
-	v = v.Elem()
-	if t := v.Type(); t.Name() != "requestError" || t.PkgPath() != "github.com/mark3labs/mcp-go/server" {
-		return false
-	}
-	f := v.FieldByName("code")
-	if !f.IsValid() || f.Kind() != reflect.Int {
-		return false
-	}
-	reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().SetInt(int64(code))
-	return true
 }

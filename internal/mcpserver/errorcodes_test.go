@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -45,14 +44,5 @@ func TestParamsErrorCodes(t *testing.T) {
 	// What succeeds still does.
 	if out := send(t, r.s, 200, "resources/read", `{"uri":"vault:///note.md"}`); out["result"] == nil {
 		t.Errorf("note.md: %v", out)
-	}
-}
-
-// setCode changes only mcp-go's error response, and only its code.
-func TestSetCodeLeavesOtherErrorsAlone(t *testing.T) {
-	for _, err := range []error{errors.New("x"), invalidParams{errors.New("x")}, (*struct{ error })(nil), &mcp.UnsupportedProtocolVersionError{}} {
-		if setCode(err, mcp.INVALID_PARAMS) {
-			t.Errorf("%T: changed", err)
-		}
 	}
 }

@@ -6,6 +6,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"vaultmcp/internal/mcpwire"
+	"vaultmcp/vault/access"
 )
 
 // LateTools is the registration of the server's tools with mcp-go, left
@@ -25,6 +28,23 @@ import (
 type LateTools struct {
 	register func()
 	listed   []mcp.Tool
+}
+
+// NewToolList returns the tools/list answers of s, the server New made
+// for version, each encoded on first use (mcpwire.ToolList). With late,
+// the LateTools New was given (or nil), the tools listed are the ones New
+// left to it to register: the list does not wait for mcp-go to have them.
+func NewToolList(s *server.MCPServer, version string, late *LateTools) *mcpwire.ToolList {
+	return mcpwire.NewToolList(mcp.Implementation{Name: Name, Version: version}, func() []mcp.Tool {
+		if late != nil && late.listed != nil {
+			return late.listed
+		}
+		var all []mcp.Tool
+		for _, t := range s.ListTools() {
+			all = append(all, t.Tool)
+		}
+		return all
+	}, func(ctx context.Context) bool { return access.From(ctx).ReadOnly() })
 }
 
 // WithLateTools leaves the registration of the tools to t.Register (or to

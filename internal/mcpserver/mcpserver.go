@@ -8,6 +8,10 @@
 // sessions are served alike. State that follows the vault (the
 // instructions, the CLAUDE.md cache, resource updates) listens to the
 // vault's one change feed, tools.Deps.Changes.
+//
+// Everything is assembled through mcp-go's own API; what steps past it
+// (the argument check, the pre-encoded tool listings, the stdio
+// transport) is package mcpwire's.
 package mcpserver
 
 import (
@@ -22,6 +26,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"vaultmcp/guides"
+	"vaultmcp/internal/mcpwire"
 	"vaultmcp/prompts"
 	"vaultmcp/tools"
 	"vaultmcp/vault/access"
@@ -92,18 +97,15 @@ func assemble(d tools.Deps, version string, opts ...Option) (*server.MCPServer, 
 	}
 	all := tools.All(d)
 	drain.init(all)
-	listed, encoded, err := listedTools(all)
+	listed, encoded, err := mcpwire.ListedTools(all)
 	if err != nil {
 		return nil, nil, err
 	}
-	validator, err := newArgValidator(all, encoded)
-	if err != nil {
-		return nil, nil, err
-	}
+	checker := mcpwire.NewArgChecker(all, encoded)
 	var names, readNames []string
 	for _, t := range all {
 		names = append(names, t.Tool.Name)
-		if !writes(t.Tool) {
+		if !mcpwire.Writes(t.Tool) {
 			readNames = append(readNames, t.Tool.Name)
 		}
 	}
@@ -145,7 +147,7 @@ func assemble(d tools.Deps, version string, opts ...Option) (*server.MCPServer, 
 		server.WithToolHandlerMiddleware(auditNote),
 		server.WithToolHandlerMiddleware(clientTrailer),
 		server.WithToolHandlerMiddleware(readOnlyGuard(all)),
-		server.WithToolHandlerMiddleware(validator.middleware),
+		server.WithToolHandlerMiddleware(checker.Middleware),
 		server.WithToolHandlerMiddleware(resultCeiling(d.ResultLimit())),
 		server.WithRecovery(),
 		server.WithHooks(hooks),

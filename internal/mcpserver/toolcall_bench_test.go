@@ -10,7 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"vaultmcp/internal/answer"
+	"vaultmcp/internal/mcpwire/answer"
 	"vaultmcp/internal/vaultgen"
 	"vaultmcp/tools"
 )

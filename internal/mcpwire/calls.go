@@ -1,4 +1,4 @@
-package stdio
+package mcpwire
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"vaultmcp/internal/answer"
+	"vaultmcp/internal/mcpwire/answer"
 )
 
 // callWorkers is how many tool calls run at once, as many as mcp-go's

@@ -1,4 +1,4 @@
-package mcpserver
+package mcpwire
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// argValidator checks tool arguments against each tool's input schema
+// ArgChecker checks tool arguments against each tool's input schema
 // before the handler runs, so a missing or mistyped argument is a clear
 // tool error and never a zero value silently used. mcp-go has the same
 // check built in, but its messages read "<root>: &{Missing:[path]}";
@@ -22,16 +22,19 @@ import (
 //
 // Each tool's schema is compiled (argschema.go) at its first call, not
 // when the server is assembled, from its encoding as tools/list lists it
-// (listedTools), or encoded then when there is none. compileAll does
+// (ListedTools), or encoded then when there is none. compileAll does
 // them all at once for tests, so a schema the check cannot hold fails a
 // test.
-type argValidator struct {
+type ArgChecker struct {
 	schemas map[string]func() (*argSchema, error)
 	params  map[string][]string // each tool's argument names, for hints
 }
 
-func newArgValidator(tools []server.ServerTool, encoded map[string]json.RawMessage) (*argValidator, error) {
-	v := &argValidator{
+// NewArgChecker returns the check of the arguments of tools, whose input
+// schemas encoded (by name, as ListedTools gives them) are in encoded; a
+// tool missing from encoded has its schema encoded at its first call.
+func NewArgChecker(tools []server.ServerTool, encoded map[string]json.RawMessage) *ArgChecker {
+	v := &ArgChecker{
 		schemas: make(map[string]func() (*argSchema, error), len(tools)),
 		params:  make(map[string][]string, len(tools)),
 	}
@@ -60,7 +63,7 @@ func newArgValidator(tools []server.ServerTool, encoded map[string]json.RawMessa
 		sort.Strings(names)
 		v.params[t.Tool.Name] = names
 	}
-	return v, nil
+	return v
 }
 
 // compileSchema compiles one tool's encoded input schema.
@@ -77,7 +80,7 @@ func compileSchema(tool string, raw []byte) (*argSchema, error) {
 }
 
 // compileAll compiles every tool's schema now, returning the first error.
-func (v *argValidator) compileAll() error {
+func (v *ArgChecker) compileAll() error {
 	for _, compile := range v.schemas {
 		if _, err := compile(); err != nil {
 			return err
@@ -86,8 +89,10 @@ func (v *argValidator) compileAll() error {
 	return nil
 }
 
-// middleware returns the validating tool-handler middleware.
-func (v *argValidator) middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+// Middleware is the tool-handler middleware that answers a call whose
+// arguments fail the check with a tool error saying why, and passes the
+// others on to next.
+func (v *ArgChecker) Middleware(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		compile, ok := v.schemas[req.Params.Name]
 		if !ok {
@@ -162,7 +167,7 @@ func plainJSON(v any) bool {
 
 // describe renders a validation failure as one sentence per problem, in
 // the words of the tool's arguments.
-func (v *argValidator) describe(tool string, probs []argProblem) string {
+func (v *ArgChecker) describe(tool string, probs []argProblem) string {
 	msgs := make([]string, 0, len(probs))
 	for _, p := range probs {
 		msgs = append(msgs, v.leaf(tool, p))
@@ -172,7 +177,7 @@ func (v *argValidator) describe(tool string, probs []argProblem) string {
 	return "invalid arguments for " + tool + ": " + strings.Join(msgs, "; ")
 }
 
-func (v *argValidator) leaf(tool string, p argProblem) string {
+func (v *ArgChecker) leaf(tool string, p argProblem) string {
 	switch p.kind {
 	case kindRequired:
 		return "missing required argument " + quoteAll(p.names)

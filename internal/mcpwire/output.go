@@ -1,4 +1,4 @@
-package stdio
+package mcpwire
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ type output struct {
 	w        io.Writer
 	pending  *pending
 	partial  []byte              // a message not yet ended by its line break
-	answered func(method string) // Options.Answered
+	answered func(method string) // StdioOptions.Answered
 }
 
 func (o *output) Write(p []byte) (int, error) {

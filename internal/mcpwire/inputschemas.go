@@ -1,4 +1,4 @@
-package mcpserver
+package mcpwire
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// listedTools returns the tools as the server registers them: each input
+// ListedTools returns the tools as the server registers them: each input
 // schema encoded, as RawInputSchema, with the additionalProperties:false
 // that WithStrictInputSchemaDefault would add (it leaves raw schemas
 // alone), and the encoding by tool name for the argument check. The
@@ -20,10 +20,9 @@ import (
 // as they are. The encodings are made ahead of time (inputSchemas,
 // inputschemas_gen.go): encoding them at start was a third of assembling
 // the server. A tool missing from the table (a new tool before the table
-// is regenerated) is encoded here, and TestInputSchemas fails until `go
-// test ./internal/mcpserver -run TestInputSchemas -update` adds it;
-// TestToolListAsMCPGo fails on a stale entry.
-func listedTools(all []server.ServerTool) ([]server.ServerTool, map[string]json.RawMessage, error) {
+// is regenerated) is encoded here, and TestInputSchemas fails until `make
+// generate` adds it; TestToolListAsMCPGo fails on a stale entry.
+func ListedTools(all []server.ServerTool) ([]server.ServerTool, map[string]json.RawMessage, error) {
 	listed := make([]server.ServerTool, len(all))
 	encoded := make(map[string]json.RawMessage, len(all))
 	for i, t := range all {

@@ -1,31 +1,4 @@
-// Package stdio serves an MCP server over a pair of byte streams, stdin
-// and stdout: one JSON-RPC message per line.
-//
-// It wraps mcp-go's stdio server, which keeps the protocol (the session,
-// notifications, requests served concurrently), and guards its input:
-//
-//   - A line is read only up to MaxMessageBytes. A longer one is discarded
-//     as it streams in (never buffered whole) and answered with a JSON-RPC
-//     error (-32600) carrying the request's id when it can be found at the
-//     line's start or end; the session goes on.
-//   - When the input ends (the client closed stdin) or ctx is done (a
-//     signal), no more lines are read, and every request already received
-//     is answered before mcp-go's server sees the end of its input: it
-//     cancels every request the moment its input ends, which undid a
-//     write that arrived just before EOF. Requests still running after
-//     DrainTimeout are cancelled.
-//   - A plain tools/list (no parameters) is answered from bytes the server
-//     encoded once (Options.ListTools), not through mcp-go, which encodes
-//     its whole tool list again at every request. They are encoded once
-//     the session's first request (initialize or server/discover) is
-//     answered. So is the tools/list of the newer protocol (2026-07-28),
-//     which carries only a _meta, in that protocol's envelope
-//     (Options.ModernListTools).
-//   - With Options.AnswerToolCalls, a tools/call is served here, through
-//     mcp-go's HandleMessage in the session mcp-go registered, and its
-//     answer encoded once into a reused buffer (package answer) rather
-//     than three times over by mcp-go; the bytes are the same.
-package stdio
+package mcpwire
 
 import (
 	"bytes"
@@ -51,8 +24,8 @@ const (
 	DefaultDrainTimeout = 30 * time.Second
 )
 
-// Options configure Serve. The zero value uses the defaults.
-type Options struct {
+// StdioOptions configure ServeStdio. The zero value uses the defaults.
+type StdioOptions struct {
 	// MaxMessageBytes caps one message (one line, without its newline);
 	// 0 means DefaultMaxMessageBytes.
 	MaxMessageBytes int64
@@ -97,11 +70,38 @@ type Options struct {
 	AnswerToolCalls bool
 }
 
-// Serve serves s over in and out until the input ends or ctx is done, then
-// answers the requests already received (bounded by DrainTimeout) and
-// returns. The requests' contexts are not ctx's: ending ctx stops the
-// reading, not the work. A read error other than EOF is returned.
-func Serve(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, opts Options) error {
+// ServeStdio serves s over a pair of byte streams, in and out (stdin and
+// stdout), one JSON-RPC message per line, until the input ends or ctx is
+// done, then answers the requests already received (bounded by
+// DrainTimeout) and returns. The requests' contexts are not ctx's: ending
+// ctx stops the reading, not the work. A read error other than EOF is
+// returned.
+//
+// It wraps mcp-go's stdio server, which keeps the protocol (the session,
+// notifications, requests served concurrently), and guards its input:
+//
+//   - A line is read only up to MaxMessageBytes. A longer one is discarded
+//     as it streams in (never buffered whole) and answered with a JSON-RPC
+//     error (-32600) carrying the request's id when it can be found at the
+//     line's start or end; the session goes on.
+//   - When the input ends (the client closed stdin) or ctx is done (a
+//     signal), no more lines are read, and every request already received
+//     is answered before mcp-go's server sees the end of its input: it
+//     cancels every request the moment its input ends, which undid a
+//     write that arrived just before EOF. Requests still running after
+//     DrainTimeout are cancelled.
+//   - A plain tools/list (no parameters) is answered from bytes the server
+//     encoded once (StdioOptions.ListTools), not through mcp-go, which
+//     encodes its whole tool list again at every request. They are encoded
+//     once the session's first request (initialize or server/discover) is
+//     answered. So is the tools/list of the newer protocol (2026-07-28),
+//     which carries only a _meta, in that protocol's envelope
+//     (StdioOptions.ModernListTools).
+//   - With StdioOptions.AnswerToolCalls, a tools/call is served here,
+//     through mcp-go's HandleMessage in the session mcp-go registered, and
+//     its answer encoded once into a reused buffer (package answer) rather
+//     than three times over by mcp-go; the bytes are the same.
+func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, opts StdioOptions) error {
 	if opts.MaxMessageBytes <= 0 {
 		opts.MaxMessageBytes = DefaultMaxMessageBytes
 	}

@@ -1,4 +1,4 @@
-package mcpserver
+package mcpwire
 
 import (
 	"context"
@@ -9,9 +9,6 @@ import (
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
-
-	"vaultmcp/vault/access"
 )
 
 // ToolList is the result of tools/list encoded once per view of the tools
@@ -27,17 +24,18 @@ import (
 // The bytes are what mcp-go answers for the same server (sorted by name,
 // writing tools left out under a read-only scope, no pagination):
 // TestToolListAnswersAsMCPGo holds them to it. They are encoded from the
-// tools registered when a view is first asked for, so a ToolList serves
-// servers whose tools are fixed once assembled, as New's are.
+// tools its source gives when a view is first asked for, so a ToolList
+// serves servers whose tools are fixed once assembled, as mcpserver.New's
+// are.
 //
 // ModernResult is the same list in the envelope mcp-go answers a request of
 // protocol 2026-07-28 or later with (mcp-go's client asks in that protocol).
 type ToolList struct {
-	s      *server.MCPServer
-	late   *LateTools
-	info   mcp.Implementation
-	views  [2]toolListView // every tool, read-only tools
-	modern [2]toolListView // the same in the newer protocol's envelope
+	tools    func() []mcp.Tool
+	readOnly func(context.Context) bool
+	info     mcp.Implementation
+	views    [2]toolListView // every tool, read-only tools
+	modern   [2]toolListView // the same in the newer protocol's envelope
 }
 
 type toolListView struct {
@@ -46,27 +44,36 @@ type toolListView struct {
 	err    error
 }
 
-// NewToolList returns the tools/list answers of s, the server New made
-// for version, each encoded on first use. With late, the LateTools New
-// was given (or nil), the tools listed are the ones New left to it to
-// register: the list does not wait for mcp-go to have them.
-func NewToolList(s *server.MCPServer, version string, late *LateTools) *ToolList {
-	return &ToolList{s: s, late: late, info: mcp.Implementation{Name: Name, Version: version}}
+// NewToolList returns the tools/list answers of the server info names,
+// each encoded on first use from the tools that tools returns (the ones
+// the server lists, in any order). readOnly reports whether a request's
+// context is of a read-only scope, whose list leaves out the tools that
+// write.
+func NewToolList(info mcp.Implementation, tools func() []mcp.Tool, readOnly func(context.Context) bool) *ToolList {
+	return &ToolList{tools: tools, readOnly: readOnly, info: info}
 }
 
-// Result returns the encoded tools/list result for the access scope in
-// ctx (package access).
+// Writes reports whether a tool may change the vault: one not marked
+// read-only (its ReadOnlyHint annotation). A read-only scope's tools/list
+// leaves such tools out, and a call to one is refused.
+func Writes(t mcp.Tool) bool {
+	ro := t.Annotations.ReadOnlyHint
+	return ro == nil || !*ro
+}
+
+// Result returns the encoded tools/list result for the scope of ctx.
 func (l *ToolList) Result(ctx context.Context) (json.RawMessage, error) {
 	return l.result(ctx, &l.views, "{")
 }
 
-// ModernResult returns the encoded tools/list result for the access scope
-// in ctx as mcp-go answers a request of protocol 2026-07-28 or later: the
-// result's type, the server's identity (name and version: New sets no
-// other field of it) in its _meta and the caching hints (mcp-go's
-// defaults: New sets none) ahead of the same tools. It is encoded on its
-// own, not from Result's bytes: a session asks in one protocol, and a
-// freshly started process pays for every page a second copy touches.
+// ModernResult returns the encoded tools/list result for the scope of ctx
+// as mcp-go answers a request of protocol 2026-07-28 or later: the
+// result's type, the server's identity (name and version: mcpserver.New
+// sets no other field of it) in its _meta and the caching hints (mcp-go's
+// defaults: mcpserver.New sets none) ahead of the same tools. It is
+// encoded on its own, not from Result's bytes: a session asks in one
+// protocol, and a freshly started process pays for every page a second
+// copy touches.
 func (l *ToolList) ModernResult(ctx context.Context) (json.RawMessage, error) {
 	return l.result(ctx, &l.modern, l.envelope())
 }
@@ -75,7 +82,7 @@ func (l *ToolList) ModernResult(ctx context.Context) (json.RawMessage, error) {
 // with head (what comes before "tools").
 func (l *ToolList) result(ctx context.Context, views *[2]toolListView, head string) (json.RawMessage, error) {
 	v := &views[0]
-	readOnly := access.From(ctx).ReadOnly()
+	readOnly := l.readOnly(ctx)
 	if readOnly {
 		v = &views[1]
 	}
@@ -98,17 +105,10 @@ func (l *ToolList) envelope() string {
 }
 
 func (l *ToolList) encode(readOnly bool, head string) (json.RawMessage, error) {
-	var all []mcp.Tool
-	if l.late != nil && l.late.listed != nil {
-		all = l.late.listed
-	} else {
-		for _, t := range l.s.ListTools() {
-			all = append(all, t.Tool)
-		}
-	}
+	all := l.tools()
 	listed := make([]mcp.Tool, 0, len(all))
 	for _, t := range all {
-		if readOnly && writes(t) {
+		if readOnly && Writes(t) {
 			continue
 		}
 		listed = append(listed, t)
@@ -150,9 +150,8 @@ type toolListingEntry struct{ name, description, inputSchema, listing string }
 // description and input schema are the ones the entry was made from. The
 // rest of a tool's definition (title, annotations, output schema) is as
 // fixed in the code as its name: TestToolListings fails on a stale entry
-// (`go test ./internal/mcpserver -run TestToolListings -update` rewrites
-// the table), and TestToolListAnswersAsMCPGo on an answer that is not
-// mcp-go's.
+// (`make generate` rewrites the table), and TestToolListAnswersAsMCPGo on
+// an answer that is not mcp-go's.
 func generatedListing(t mcp.Tool) (string, bool) {
 	i, ok := slices.BinarySearchFunc(toolListings[:], t.Name, func(e toolListingEntry, name string) int {
 		return strings.Compare(e.name, name)

@@ -1,4 +1,4 @@
-package mcpserver
+package mcpwire
 
 import (
 	"encoding/json"
@@ -144,7 +144,7 @@ func compileArgSchema(doc map[string]any, at string) (*argSchema, error) {
 			s.maxItems, err = count(raw)
 		default:
 			if !annotations[k] {
-				return nil, fmt.Errorf("%s: keyword %q is not supported by the argument check (internal/mcpserver/argschema.go)", at, k)
+				return nil, fmt.Errorf("%s: keyword %q is not supported by the argument check (internal/mcpwire/argschema.go)", at, k)
 			}
 		}
 		if err != nil {

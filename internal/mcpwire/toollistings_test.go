@@ -1,4 +1,4 @@
-package mcpserver
+package mcpwire
 
 import (
 	"bytes"
@@ -10,22 +10,20 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"vaultmcp/gitsync"
 	"vaultmcp/tools"
 )
 
 // TestToolListings checks that toolListings holds every tool of a server
-// New assembles as the tool's MarshalJSON encodes it
+// mcpserver.New assembles (ListedTools) as the tool's MarshalJSON encodes it
 // (TestToolListAnswersAsMCPGo checks the whole answer against mcp-go's);
 // with -update it rewrites the table.
 func TestToolListings(t *testing.T) {
-	r := newRig(t, map[string]string{"a.md": "a\n"})
-	s, err := New(tools.Deps{Vault: r.v, Index: r.ix, Git: &gitsync.Repo{}, Logger: quiet, Changes: r.feed}, "1.2.3")
+	listed, _, err := ListedTools(tools.All(fullDeps(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var want []toolListingEntry
-	for _, st := range s.ListTools() {
+	for _, st := range listed {
 		b, err := st.Tool.MarshalJSON()
 		if err != nil {
 			t.Fatal(err)
@@ -33,13 +31,7 @@ func TestToolListings(t *testing.T) {
 		want = append(want, toolListingEntry{st.Tool.Name, st.Tool.Description, string(st.Tool.RawInputSchema), string(b)})
 	}
 	slices.SortFunc(want, func(a, b toolListingEntry) int { return strings.Compare(a.name, b.name) })
-	if *update {
-		writeToolListings(t, want)
-		return
-	}
-	if !slices.Equal(toolListings[:], want) {
-		t.Fatal("toollistings_gen.go is stale: run go test ./internal/mcpserver -run TestToolListings -update")
-	}
+	checkGenerated(t, "toollistings_gen.go", "TestToolListings", toolListingsSource(want))
 }
 
 // A tool whose description or input schema is not the one its entry was
@@ -69,12 +61,13 @@ func TestGeneratedListingMismatch(t *testing.T) {
 	}
 }
 
-func writeToolListings(t *testing.T, entries []toolListingEntry) {
+// toolListingsSource is the body of toollistings_gen.go holding entries.
+func toolListingsSource(entries []toolListingEntry) []byte {
 	var b bytes.Buffer
 	b.WriteString("// toolListings holds each tool's encoding in tools/list, with the\n// description and input schema it was made from, sorted by tool name\n// (see generatedListing).\nvar toolListings = [...]toolListingEntry{\n")
 	for _, e := range entries {
 		fmt.Fprintf(&b, "\t{%s, %s, %s, %s},\n", strconv.Quote(e.name), quoteRaw(e.description), quoteRaw(e.inputSchema), quoteRaw(e.listing))
 	}
 	b.WriteString("}\n")
-	writeGenerated(t, "toollistings_gen.go", "TestToolListings", b.Bytes())
+	return b.Bytes()
 }

@@ -1,4 +1,4 @@
-package mcpserver
+package mcpwire
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ import (
 )
 
 // reference is a full JSON Schema validator over the same tools, its
-// errors worded as argValidator words them: the argument check must
+// errors worded as ArgChecker words them: the argument check must
 // accept and refuse exactly what it does, with the same messages.
 type reference struct {
 	schemas map[string]*jsonschema.Schema
@@ -34,7 +34,7 @@ type reference struct {
 	printer *message.Printer
 }
 
-func newReference(t testing.TB, v *argValidator) *reference {
+func newReference(t testing.TB, v *ArgChecker) *reference {
 	t.Helper()
 	r := &reference{schemas: map[string]*jsonschema.Schema{}, params: v.params, printer: message.NewPrinter(language.English)}
 	for _, st := range tools.All(fullDeps(t)) {
@@ -133,8 +133,8 @@ func ratString(r *big.Rat) string {
 	return strings.TrimRight(strings.TrimRight(r.FloatString(6), "0"), ".")
 }
 
-// ours runs argValidator's check on encoded arguments.
-func ours(t testing.TB, v *argValidator, tool string, data []byte) string {
+// ours runs ArgChecker's check on encoded arguments.
+func ours(t testing.TB, v *ArgChecker, tool string, data []byte) string {
 	var args any
 	if err := json.Unmarshal(data, &args); err != nil {
 		return "undecodable"
@@ -177,10 +177,7 @@ var argCases = []struct{ tool, args string }{
 }
 
 func TestArgCheckMatchesReference(t *testing.T) {
-	v, err := newArgValidator(tools.All(fullDeps(t)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := NewArgChecker(tools.All(fullDeps(t)), nil)
 	ref := newReference(t, v)
 	for _, c := range argCases {
 		want := ref.check(c.tool, []byte(c.args))
@@ -199,10 +196,7 @@ func TestArgCheckMatchesReference(t *testing.T) {
 }
 
 func FuzzArgCheck(f *testing.F) {
-	v, err := newArgValidator(tools.All(fullDeps(f)), nil)
-	if err != nil {
-		f.Fatal(err)
-	}
+	v := NewArgChecker(tools.All(fullDeps(f)), nil)
 	ref := newReference(f, v)
 	names := slices.Sorted(func(yield func(string) bool) {
 		for n := range ref.schemas {
