@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"vaultmcp/internal/testutil"
 )
 
 // setLevel speaks 2025-11-25's logging/setLevel, which mcp-go marks
@@ -112,7 +114,7 @@ func TestClientLog(t *testing.T) {
 	debug.close()
 	silent.close()
 	warned.close()
-	eventually(t, "closed sessions forgotten", func() bool { return !cl.Enabled(context.Background(), slog.LevelDebug) })
+	testutil.WaitFor(t, "closed sessions forgotten", func() bool { return !cl.Enabled(context.Background(), slog.LevelDebug) })
 }
 
 func TestClientLogLevels(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"vaultmcp/internal/testutil"
 	"vaultmcp/vault/access"
 )
 
@@ -136,7 +137,7 @@ func TestSubscriptions(t *testing.T) {
 	}
 	// A session that ends takes its subscriptions with it.
 	one.close()
-	eventually(t, "the closed session's subscriptions dropped", func() bool { return r.subscriptionsOf(id) == 0 })
+	testutil.WaitFor(t, "the closed session's subscriptions dropped", func() bool { return r.subscriptionsOf(id) == 0 })
 	r.writeThroughVault("b.md", "b3\n")
 	two.expect("notifications/resources/updated vault:///b.md")
 }
@@ -205,11 +206,11 @@ func TestListenStream(t *testing.T) {
 		defer res.subs.mu.Unlock()
 		return len(res.subs.streams)
 	}
-	eventually(t, "the listen stream registered", func() bool { return streams() == 1 })
+	testutil.WaitFor(t, "the listen stream registered", func() bool { return streams() == 1 })
 	r.writeThroughVault("a.md", "a2\n")
 	cn.expect("notifications/resources/updated vault:///a.md")
 	stop()
-	eventually(t, "the listen stream forgotten", func() bool { return streams() == 0 && len(res.subs.subs) == 0 })
+	testutil.WaitFor(t, "the listen stream forgotten", func() bool { return streams() == 0 && len(res.subs.subs) == 0 })
 }
 
 func TestSubscriptionLimit(t *testing.T) {
@@ -291,7 +292,7 @@ func TestSubscriptionsUnderScope(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	eventually(t, "the listen stream registered", func() bool { return followed()[visible] })
+	testutil.WaitFor(t, "the listen stream registered", func() bool { return followed()[visible] })
 	if followed()[hidden] {
 		t.Errorf("subscriptions/listen: the stream follows the hidden note")
 	}

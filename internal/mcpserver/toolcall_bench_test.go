@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"syscall"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"vaultmcp/internal/mcpwire/answer"
+	"vaultmcp/internal/testutil"
 	"vaultmcp/internal/vaultgen"
 	"vaultmcp/tools"
 )
@@ -63,31 +63,31 @@ func BenchmarkToolCall(b *testing.B) {
 			b.Fatalf("%s: %s", c.name, out[:min(len(out), 500)])
 		}
 		b.Run(c.name, func(b *testing.B) {
-			cpu := cpuTime()
+			cpu := int64(testutil.CPUTime())
 			for b.Loop() {
 				if _, err := json.Marshal(s.HandleMessage(context.Background(), msg)); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(int64(testutil.CPUTime())-cpu)/float64(b.N), "cpu-ns/op")
 			b.ReportMetric(float64(len(out)), "answer-bytes")
 		})
 		// The same answered as the stdio transport answers it now:
 		// encoded once into a reused buffer (package answer).
 		b.Run("answer-"+c.name, func(b *testing.B) {
-			cpu := cpuTime()
+			cpu := int64(testutil.CPUTime())
 			for b.Loop() {
 				if err := answer.WriteLine(io.Discard, s.HandleMessage(context.Background(), msg)); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(int64(testutil.CPUTime())-cpu)/float64(b.N), "cpu-ns/op")
 		})
 		// What mcp-go's stdio client then does to read the answer (its
 		// transport's two decodes of the line, then ParseCallToolResult),
 		// which a client's timing of the call includes.
 		b.Run("client-"+c.name, func(b *testing.B) {
-			cpu := cpuTime()
+			cpu := int64(testutil.CPUTime())
 			for b.Loop() {
 				var base struct {
 					JSONRPC string         `json:"jsonrpc"`
@@ -106,17 +106,7 @@ func BenchmarkToolCall(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(int64(testutil.CPUTime())-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
-}
-
-// cpuTime is the CPU time the process has used, in nanoseconds: on a
-// loaded machine it tells more than the wall time.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
