@@ -1,7 +1,7 @@
 // Package prompts offers the vault's MCP prompts — obsidian-conventions,
 // obsidian-create-note and obsidian-search-strategy — built from the same
 // guide texts as the get_obsidian_guide tool, and completion of their
-// arguments (completion/complete). It knows nothing of the vault: the
+// arguments (completion/complete). It never reads the vault itself: the
 // vault's guide overrides come in as an fs.FS and the note paths, folders
 // and tags that completion offers come in as functions, so the package
 // serves any transport and any number of sessions alike.
