@@ -717,6 +717,15 @@ func compare(e *env, a, b Value) (int, bool) {
 		case a.kind == String && b.kind == Date:
 			c, ok := compare(e, b, a)
 			return -c, ok
+		case a.kind == String && b.kind == Number, a.kind == Number && b.kind == String:
+			// As JavaScript does: "6.00" > 5 compares numbers, which is
+			// how a formula ending in toFixed() is compared.
+			x, errA := toNumber(a, Pos{})
+			y, errB := toNumber(b, Pos{})
+			if errA != nil || errB != nil || (a.kind == String && strings.TrimSpace(a.str) == "") || (b.kind == String && strings.TrimSpace(b.str) == "") {
+				return 0, false
+			}
+			return cmpFloat(x.num, y.num), true
 		case a.kind == Duration && b.kind == Number, a.kind == Number && b.kind == Duration:
 			return cmpFloat(durationMillis(a)+a.num*b2f(a.kind == Number), durationMillis(b)+b.num*b2f(b.kind == Number)), true
 		}

@@ -120,7 +120,7 @@ func Compile(b *Base, view string) (*Query, error) {
 func propertyFn(id, where string, formulas map[string]int) (evalFn, error) {
 	c := &compiler{where: where, formulas: formulas}
 	prefix, name, _ := strings.Cut(id, ".")
-	n := &node{pos: Pos{1, 1}}
+	n := &node{}
 	switch prefix {
 	case "note":
 		return propFn(name), nil
@@ -407,7 +407,15 @@ func (q *Query) Run(ctx context.Context, src Source, o Options) (*Result, error)
 	}
 	slices.SortFunc(order, func(a, b int32) int {
 		for k, key := range keys {
-			c := sortCompare(e, kv[int(a)*nk+k], kv[int(b)*nk+k])
+			x, y := kv[int(a)*nk+k], kv[int(b)*nk+k]
+			// Empty values go last whichever the direction.
+			if xe, ye := x.isEmpty(), y.isEmpty(); xe != ye {
+				if xe {
+					return 1
+				}
+				return -1
+			}
+			c := sortCompare(e, x, y)
 			if key.desc {
 				c = -c
 			}
