@@ -225,7 +225,7 @@ func (c *compiler) ident(n *node) (evalFn, error) {
 	case "this":
 		return func(e *env) (Value, error) { return FileValue(e.rs.this), nil }, nil
 	case "note":
-		return func(e *env) (Value, error) { return ObjectOf(e.file.Props), nil }, nil
+		return func(e *env) (Value, error) { return ObjectOf(&e.file.Props), nil }, nil
 	case "formula":
 		return nil, c.errAt(n, "formula must be followed by a formula's name (formula.name)")
 	}
@@ -404,7 +404,7 @@ func fileField(e *env, f *File, name string) Value {
 		}
 		return ListValue(out)
 	case "properties":
-		return ObjectOf(f.Props)
+		return ObjectOf(&f.Props)
 	case "file":
 		return FileValue(f)
 	}
@@ -511,6 +511,9 @@ func (c *compiler) binary(n *node) (evalFn, error) {
 		}, nil
 	}
 	op := n.name
+	if fast := c.fastCompare(n); fast != nil {
+		return fast, nil
+	}
 	var apply func(e *env, a, b Value) (Value, error)
 	switch op {
 	case "==":
@@ -830,4 +833,52 @@ func compareFold(a, b string) int {
 		}
 	}
 	return len(a) - len(b)
+}
+
+// fastCompare compiles the commonest filter, a note property compared
+// with == or != to a text, number or boolean literal (status == "open"),
+// without the general path's copies of values: it runs on every note of
+// the vault. nil when n is not of that form.
+func (c *compiler) fastCompare(n *node) evalFn {
+	if n.name != "==" && n.name != "!=" {
+		return nil
+	}
+	prop, lit := n.kids[0], n.kids[1]
+	if prop.op == opLit {
+		prop, lit = lit, prop
+	}
+	if lit.op != opLit || lit.val.kind != String && lit.val.kind != Number && lit.val.kind != Boolean {
+		return nil
+	}
+	name := ""
+	switch {
+	case prop.op == opIdent && !(c.depth > 0 && isLambdaSlot(prop.name)) && !reserved[prop.name]:
+		name = prop.name
+	case prop.op == opMember && prop.kids[0].op == opIdent && prop.kids[0].name == "note" && c.depth == 0:
+		name = prop.name
+	default:
+		return nil
+	}
+	want, neg := lit.val, n.name == "!="
+	return func(e *env) (Value, error) {
+		v := e.file.Props.ptr(name)
+		var eq bool
+		switch {
+		case v == nil:
+			eq = false
+		case v.kind == want.kind:
+			eq = v.num == want.num && v.str == want.str
+		default:
+			eq = equal(e, *v, want)
+		}
+		return Bool(eq != neg), nil
+	}
+}
+
+// reserved are the names an identifier cannot use for a note property.
+var reserved = map[string]bool{"file": true, "this": true, "note": true, "formula": true}
+
+func isLambdaSlot(name string) bool {
+	_, ok := lambdaSlots[name]
+	return ok
 }

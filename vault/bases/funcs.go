@@ -316,6 +316,9 @@ func (c *compiler) method(n *node) (evalFn, error) {
 			return lambda(e, name, l.list, body, init, slot)
 		}, nil
 	}
+	if fast := c.fastHasTag(n); fast != nil {
+		return fast, nil
+	}
 	args, err := c.compileAll(n.kids[1:])
 	if err != nil {
 		return nil, err
@@ -795,4 +798,28 @@ func hasTag(tags []string, want string) bool {
 		}
 	}
 	return false
+}
+
+// fastHasTag compiles file.hasTag("a", "b") with literal tags, a filter
+// run on every note, to a direct look at the row's tags.
+func (c *compiler) fastHasTag(n *node) evalFn {
+	recv := n.kids[0]
+	if n.name != "hasTag" || recv.op != opIdent || recv.name != "file" {
+		return nil
+	}
+	var tags []string
+	for _, a := range n.kids[1:] {
+		if a.op != opLit || a.val.kind != String {
+			return nil
+		}
+		tags = append(tags, a.val.str)
+	}
+	return func(e *env) (Value, error) {
+		for _, t := range tags {
+			if hasTag(e.file.Tags, t) {
+				return Bool(true), nil
+			}
+		}
+		return Bool(false), nil
+	}
 }

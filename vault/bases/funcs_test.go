@@ -27,7 +27,7 @@ func evalJSON(t *testing.T, src Source, f *File, expr string) (string, error) {
 func TestHelpExamples(t *testing.T) {
 	book := &File{Path: "Books/Dune.md", Size: 1234,
 		MTime: time.Date(2025, 5, 24, 10, 0, 0, 0, time.UTC), CTime: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC),
-		Props: &ObjectValue{Keys: []string{"price", "age", "status", "tags", "author", "start_date", "due_date", "tasks", "first_name", "last_name", "impact", "urgency", "effort", "quantity", "isModified"},
+		Props: ObjectValue{Keys: []string{"price", "age", "status", "tags", "author", "start_date", "due_date", "tasks", "first_name", "last_name", "impact", "urgency", "effort", "quantity", "isModified"},
 			Vals: []Value{Num(12.5), Num(5), Str("open"), ListValue([]Value{Str("book")}), LinkValue("Herbert", "Books/Dune.md", Value{}),
 				DateValue(time.Date(2025, 5, 1, 0, 0, 0, 0, time.UTC), false), DateValue(time.Date(2025, 5, 20, 0, 0, 0, 0, time.UTC), false),
 				ListValue([]Value{Str("a"), Str("b"), Str("c")}), Str("Frank"), Str("Herbert"), Num(3), Num(4), Num(2), Num(5), Bool(true)}},

@@ -15,6 +15,8 @@ type memSource struct {
 }
 
 func newMemSource(files ...*File) *memSource {
+	files = slices.Clone(files)
+	slices.SortFunc(files, func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
 	m := &memSource{files: files, byPath: map[string]*File{}}
 	for _, f := range files {
 		m.byPath[f.Path] = f

@@ -340,44 +340,43 @@ func (q *Query) Run(ctx context.Context, src Source, o Options) (*Result, error)
 	if res.Columns == nil {
 		res.Columns = []Column{}
 	}
-	var files []*File
-	if err := src.Files(ctx, func(f *File) bool {
-		files = append(files, f)
-		return true
-	}); err != nil {
-		return nil, err
-	}
 	nf := len(q.formulas)
 	e := &env{rs: rs}
-	var (
-		kept   []*File
-		fvSlab []Value
-		fsSlab []uint8
-	)
-	for i, f := range files {
-		if i&1023 == 1023 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+	// A row's formulas are computed once per row and phase (filter, sort
+	// keys, page values) into scratch slots: keeping them for every row
+	// kept cost more in memory than computing them again.
+	e.fv, e.fs = make([]Value, nf), make([]uint8, nf)
+	var kept []*File
+	var seen int
+	var cancelled error
+	if err := src.Files(ctx, func(f *File) bool {
+		if seen++; seen&1023 == 0 {
+			if cancelled = ctx.Err(); cancelled != nil {
+				return false
 			}
 		}
-		at := len(fvSlab)
-		fvSlab = append(fvSlab, make([]Value, nf)...)
-		fsSlab = append(fsSlab, make([]uint8, nf)...)
-		e.file, e.fv, e.fs = f, fvSlab[at:at+nf], fsSlab[at:at+nf]
+		clear(e.fs)
+		e.file = f
 		if q.filter != nil {
 			ok, err := q.filter(e)
 			if err != nil {
 				res.addError(err)
 			}
 			if !ok {
-				fvSlab, fsSlab = fvSlab[:at], fsSlab[:at]
-				continue
+				return true
 			}
 		}
 		kept = append(kept, f)
+		return true
+	}); err != nil {
+		return nil, err
+	}
+	if cancelled != nil {
+		return nil, cancelled
 	}
 	row := func(r int) {
-		e.file, e.fv, e.fs = kept[r], fvSlab[r*nf:(r+1)*nf], fsSlab[r*nf:(r+1)*nf]
+		e.file = kept[r]
+		clear(e.fs)
 	}
 	eval := func(fn evalFn, where string) Value {
 		v, err := fn(e)
@@ -387,8 +386,7 @@ func (q *Query) Run(ctx context.Context, src Source, o Options) (*Result, error)
 		}
 		return v
 	}
-	// Every row's sort keys, then the rows ordered by them; the path
-	// breaks ties so that the order never depends on the index's.
+	// Every row's sort keys, then the rows ordered by them.
 	keys := q.sorts
 	if q.group != nil {
 		keys = append([]compiledKey{*q.group}, keys...)
@@ -407,7 +405,17 @@ func (q *Query) Run(ctx context.Context, src Source, o Options) (*Result, error)
 	}
 	slices.SortFunc(order, func(a, b int32) int {
 		for k, key := range keys {
-			x, y := kv[int(a)*nk+k], kv[int(b)*nk+k]
+			x, y := &kv[int(a)*nk+k], &kv[int(b)*nk+k]
+			if x.kind == Number && y.kind == Number {
+				c := cmpFloat(x.num, y.num)
+				if key.desc {
+					c = -c
+				}
+				if c != 0 {
+					return c
+				}
+				continue
+			}
 			// Empty values go last whichever the direction.
 			if xe, ye := x.isEmpty(), y.isEmpty(); xe != ye {
 				if xe {
@@ -415,7 +423,7 @@ func (q *Query) Run(ctx context.Context, src Source, o Options) (*Result, error)
 				}
 				return -1
 			}
-			c := sortCompare(e, x, y)
+			c := sortCompare(e, *x, *y)
 			if key.desc {
 				c = -c
 			}
@@ -423,7 +431,8 @@ func (q *Query) Run(ctx context.Context, src Source, o Options) (*Result, error)
 				return c
 			}
 		}
-		return strings.Compare(kept[a].Path, kept[b].Path)
+		// Sources list files by path: ties keep that order.
+		return int(a) - int(b)
 	})
 	if l := q.view.Limit; l > 0 && len(order) > l {
 		order = order[:l]

@@ -93,13 +93,13 @@ views:
 
 func helpVault() *memSource {
 	return newMemSource(
-		&File{Path: "Books/A.md", Tags: []string{"book"}, Links: []FileLink{{Target: "Textbook"}}, Props: props("price", 10, "age", 2, "status", "open")},
-		&File{Path: "Books/B.md", Tags: []string{"book"}, Props: props("price", 30, "age", 3, "status", "open")},
-		&File{Path: "Misc/C.md", Tags: []string{"tag"}, Props: props("price", 1, "age", 1, "status", "done")},
-		&File{Path: "Misc/D.md", Props: props("price", 12, "age", 2, "status", "open")},
-		&File{Path: "Required Reading/E.md", Props: props("price", 1, "age", 1)},
-		&File{Path: "Misc/F.md", Tags: []string{"tag"}, Props: props("price", 2, "age", 3)},
-		&File{Path: "Misc/G.md", Tags: []string{"Tag/sub"}, Props: props("price", 3, "age", 3)},
+		&File{Path: "Books/A.md", Tags: []string{"book"}, Links: []FileLink{{Target: "Textbook"}}, Props: *props("price", 10, "age", 2, "status", "open")},
+		&File{Path: "Books/B.md", Tags: []string{"book"}, Props: *props("price", 30, "age", 3, "status", "open")},
+		&File{Path: "Misc/C.md", Tags: []string{"tag"}, Props: *props("price", 1, "age", 1, "status", "done")},
+		&File{Path: "Misc/D.md", Props: *props("price", 12, "age", 2, "status", "open")},
+		&File{Path: "Required Reading/E.md", Props: *props("price", 1, "age", 1)},
+		&File{Path: "Misc/F.md", Tags: []string{"tag"}, Props: *props("price", 2, "age", 3)},
+		&File{Path: "Misc/G.md", Tags: []string{"Tag/sub"}, Props: *props("price", 3, "age", 3)},
 		&File{Path: "Textbook.md"},
 	)
 }

@@ -15,9 +15,11 @@ type File struct {
 	// Size is in bytes; MTime and CTime come from the file system.
 	Size         int64
 	MTime, CTime time.Time
-	// Props are the frontmatter properties (nil for a file that is not a
-	// note), in the order written, as FromYAML converts them.
-	Props *ObjectValue
+	// Props are the frontmatter properties (none for a file that is not
+	// a note), in the order written, as FromYAML converts them. Held in
+	// the File, not behind a pointer: a filter reads them on every note,
+	// and each pointer followed is a likely cache miss.
+	Props ObjectValue
 	// Tags are the note's tags, frontmatter and inline, as spelled,
 	// without '#'.
 	Tags []string
@@ -56,7 +58,8 @@ func (f *File) Folder() string {
 // Source is where the engine gets the vault's files. The server's index
 // supplies one; tests supply a slice.
 type Source interface {
-	// Files calls fn with every file a base ranges over, until fn returns
+	// Files calls fn with every file a base ranges over, in order of
+	// path (a view's order among equal sort keys), until fn returns
 	// false. The *File must stay valid and unchanged after the call (a
 	// Source keeps one per version of a file).
 	Files(ctx context.Context, fn func(*File) bool) error

@@ -81,6 +81,19 @@ func (o *ObjectValue) Get(k string) (Value, bool) {
 	return Value{}, false
 }
 
+// ptr returns the member named k in place, nil when there is none.
+func (o *ObjectValue) ptr(k string) *Value {
+	if o == nil {
+		return nil
+	}
+	for i := range o.Keys {
+		if o.Keys[i] == k {
+			return &o.Vals[i]
+		}
+	}
+	return nil
+}
+
 // linkData is what a Link holds besides its target.
 type linkData struct {
 	display Value

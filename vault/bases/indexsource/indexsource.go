@@ -9,6 +9,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -103,6 +105,8 @@ func (s *Source) current(ctx context.Context) (*files, error) {
 		}
 		return true
 	})
+	// The engine's order among equal sort keys.
+	slices.SortFunc(cur.list, func(a, b *bases.File) int { return strings.Compare(a.Path, b.Path) })
 	s.notes, s.cur, s.gen, s.built = notes, cur, gen, true
 	return cur, nil
 }
@@ -120,9 +124,7 @@ func (s *Source) noteFile(m *index.NoteMeta) *bases.File {
 				o.Vals = append(o.Vals, bases.FromYAML(v, m.Path, s.loc))
 			}
 		}
-		f.Props = o
-	} else {
-		f.Props = &bases.ObjectValue{}
+		f.Props = *o
 	}
 	f.Tags = make([]string, len(md.Tags))
 	for i, t := range md.Tags {
