@@ -56,6 +56,12 @@ type runState struct {
 type env struct {
 	rs   *runState
 	file *File
+	// row is file's place in the source's Files order, and cols and
+	// tagged the source's columns for the query's slots (nil entries:
+	// none).
+	row    int
+	cols   [][]Value
+	tagged [][]bool
 	// fv and fs are the row's formula values and their state (0 not yet,
 	// 1 being computed, 2 done).
 	fv     []Value
@@ -75,6 +81,7 @@ type formula struct {
 
 // compiler turns a syntax tree into closures.
 type compiler struct {
+	slots    *slots
 	where    string
 	formulas map[string]int
 	deps     []int
@@ -229,15 +236,52 @@ func (c *compiler) ident(n *node) (evalFn, error) {
 	case "formula":
 		return nil, c.errAt(n, "formula must be followed by a formula's name (formula.name)")
 	}
-	return propFn(n.name), nil
+	return c.propFn(n.name), nil
 }
 
-// propFn reads a note property of the row.
-func propFn(name string) evalFn {
+// propFn reads a note property of the row: from the source's column
+// when it gave one (values side by side, read in order: no pointer to
+// follow per note), else from the file.
+func (c *compiler) propFn(name string) evalFn {
+	slot := c.slots.prop(name)
 	return func(e *env) (Value, error) {
+		if slot < len(e.cols) && e.cols[slot] != nil {
+			return e.cols[slot][e.row], nil
+		}
 		v, _ := e.file.Props.Get(name)
 		return v, nil
 	}
+}
+
+// slots are the properties and tags a query reads on every row, which a
+// Source with Columns supplies side by side.
+type slots struct {
+	props, tags []string
+}
+
+func (s *slots) prop(name string) int {
+	if i := indexOf(s.props, name); i >= 0 {
+		return i
+	}
+	s.props = append(s.props, name)
+	return len(s.props) - 1
+}
+
+func (s *slots) tag(name string) int {
+	if i := indexOf(s.tags, name); i >= 0 {
+		return i
+	}
+	s.tags = append(s.tags, name)
+	return len(s.tags) - 1
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
 }
 
 func (c *compiler) formulaRef(n *node, name string) (evalFn, error) {
@@ -287,7 +331,7 @@ func (c *compiler) member(n *node) (evalFn, error) {
 	if _, slot := lambdaSlots[recv.name]; recv.op == opIdent && !(slot && c.depth > 0) {
 		switch recv.name {
 		case "note":
-			return propFn(n.name), nil
+			return c.propFn(n.name), nil
 		case "formula":
 			return c.formulaRef(n, n.name)
 		case "file":
@@ -428,7 +472,7 @@ func (c *compiler) index(n *node) (evalFn, error) {
 	if recv.op == opIdent && c.depth == 0 && key.op == opLit && key.val.kind == String {
 		switch recv.name {
 		case "note":
-			return propFn(key.val.str), nil
+			return c.propFn(key.val.str), nil
 		case "formula":
 			return c.formulaRef(n, key.val.str)
 		case "file":
@@ -860,8 +904,17 @@ func (c *compiler) fastCompare(n *node) evalFn {
 		return nil
 	}
 	want, neg := lit.val, n.name == "!="
+	slot := c.slots.prop(name)
 	return func(e *env) (Value, error) {
-		v := e.file.Props.ptr(name)
+		var v *Value
+		if slot < len(e.cols) && e.cols[slot] != nil {
+			v = &e.cols[slot][e.row]
+			if v.kind == Null {
+				v = nil
+			}
+		} else {
+			v = e.file.Props.ptr(name)
+		}
 		var eq bool
 		switch {
 		case v == nil:

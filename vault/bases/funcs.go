@@ -766,7 +766,7 @@ func fileMethod(e *env, name string, f *File, args []Value, pos Pos) (Value, boo
 		return Bool(ok), true, nil
 	case "hasTag":
 		for _, a := range args {
-			if hasTag(f.Tags, a.String()) {
+			if HasTag(f.Tags, a.String()) {
 				return Bool(true), true, nil
 			}
 		}
@@ -782,9 +782,10 @@ func fileMethod(e *env, name string, f *File, args []Value, pos Pos) (Value, boo
 	return Value{}, false, nil
 }
 
-// hasTag reports whether tags hold want or a tag nested below it,
-// without regard to case.
-func hasTag(tags []string, want string) bool {
+// HasTag reports whether tags hold want ("#" or not) or a tag nested
+// below it, without regard to case: file.hasTag's test, for a Source's
+// Columns.
+func HasTag(tags []string, want string) bool {
 	want = strings.TrimPrefix(want, "#")
 	for _, t := range tags {
 		if len(t) < len(want) {
@@ -808,15 +809,21 @@ func (c *compiler) fastHasTag(n *node) evalFn {
 		return nil
 	}
 	var tags []string
+	var at []int
 	for _, a := range n.kids[1:] {
 		if a.op != opLit || a.val.kind != String {
 			return nil
 		}
 		tags = append(tags, a.val.str)
+		at = append(at, c.slots.tag(a.val.str))
 	}
 	return func(e *env) (Value, error) {
-		for _, t := range tags {
-			if hasTag(e.file.Tags, t) {
+		for i, t := range tags {
+			if slot := at[i]; slot < len(e.tagged) && e.tagged[slot] != nil {
+				if e.tagged[slot][e.row] {
+					return Bool(true), nil
+				}
+			} else if HasTag(e.file.Tags, t) {
 				return Bool(true), nil
 			}
 		}

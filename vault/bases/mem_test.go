@@ -12,6 +12,32 @@ import (
 type memSource struct {
 	files  []*File
 	byPath map[string]*File
+	// columnar makes it offer Columns, as the index's source does.
+	columnar bool
+}
+
+// Column is bases.Columns' when columnar is set.
+func (m *memSource) Column(name string) []Value {
+	if !m.columnar {
+		return nil
+	}
+	col := make([]Value, len(m.files))
+	for i, f := range m.files {
+		col[i], _ = f.Props.Get(name)
+	}
+	return col
+}
+
+// Tagged is bases.Columns'.
+func (m *memSource) Tagged(tag string) []bool {
+	if !m.columnar {
+		return nil
+	}
+	t := make([]bool, len(m.files))
+	for i, f := range m.files {
+		t[i] = HasTag(f.Tags, tag)
+	}
+	return t
 }
 
 func newMemSource(files ...*File) *memSource {

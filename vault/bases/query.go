@@ -20,6 +20,7 @@ type Query struct {
 	colFns   []evalFn
 	sorts    []compiledKey
 	group    *compiledKey
+	slots    *slots
 }
 
 // Column is one property a view shows.
@@ -47,14 +48,14 @@ func Compile(b *Base, view string) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Query{base: b, view: v}
+	q := &Query{base: b, view: v, slots: &slots{}}
 	index := make(map[string]int, len(b.Formulas))
 	for i, f := range b.Formulas {
 		index[f.Name] = i
 		q.formulas = append(q.formulas, &formula{name: f.Name, src: f.Expr, where: fmt.Sprintf("formula %q", f.Name)})
 	}
 	for _, f := range q.formulas {
-		c := &compiler{where: f.where, formulas: index}
+		c := &compiler{slots: q.slots, where: f.where, formulas: index}
 		if f.fn, err = c.compileExpr(f.src); err != nil {
 			return nil, err
 		}
@@ -63,11 +64,11 @@ func Compile(b *Base, view string) (*Query, error) {
 	if err := formulaCycles(q.formulas); err != nil {
 		return nil, err
 	}
-	g, err := compileFilter(b.Filters, index)
+	g, err := compileFilter(q.slots, b.Filters, index)
 	if err != nil {
 		return nil, err
 	}
-	vf, err := compileFilter(v.Filters, index)
+	vf, err := compileFilter(q.slots, v.Filters, index)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +88,7 @@ func Compile(b *Base, view string) (*Query, error) {
 	}
 	where := fmt.Sprintf("views[%q]", v.Name)
 	for _, id := range v.Order {
-		fn, err := propertyFn(id, where+".order", index)
+		fn, err := propertyFn(q.slots, id, where+".order", index)
 		if err != nil {
 			return nil, err
 		}
@@ -99,14 +100,14 @@ func Compile(b *Base, view string) (*Query, error) {
 		q.colFns = append(q.colFns, fn)
 	}
 	for i, s := range v.Sort {
-		fn, err := propertyFn(s.Property, fmt.Sprintf("%s.sort[%d]", where, i), index)
+		fn, err := propertyFn(q.slots, s.Property, fmt.Sprintf("%s.sort[%d]", where, i), index)
 		if err != nil {
 			return nil, err
 		}
 		q.sorts = append(q.sorts, compiledKey{fn: fn, desc: s.Desc, id: s.Property})
 	}
 	if v.GroupBy != nil {
-		fn, err := propertyFn(v.GroupBy.Property, where+".groupBy", index)
+		fn, err := propertyFn(q.slots, v.GroupBy.Property, where+".groupBy", index)
 		if err != nil {
 			return nil, err
 		}
@@ -117,13 +118,13 @@ func Compile(b *Base, view string) (*Query, error) {
 
 // propertyFn reads a property a view names: note.x or x, file.x,
 // formula.x.
-func propertyFn(id, where string, formulas map[string]int) (evalFn, error) {
-	c := &compiler{where: where, formulas: formulas}
+func propertyFn(sl *slots, id, where string, formulas map[string]int) (evalFn, error) {
+	c := &compiler{slots: sl, where: where, formulas: formulas}
 	prefix, name, _ := strings.Cut(id, ".")
 	n := &node{}
 	switch prefix {
 	case "note":
-		return propFn(name), nil
+		return c.propFn(name), nil
 	case "formula":
 		return c.formulaRef(n, name)
 	case "file":
@@ -132,7 +133,7 @@ func propertyFn(id, where string, formulas map[string]int) (evalFn, error) {
 		}
 		return func(e *env) (Value, error) { return fileField(e, e.file, name), nil }, nil
 	}
-	return propFn(id), nil
+	return c.propFn(id), nil
 }
 
 // formulaCycles names a formula that depends on itself.
@@ -168,12 +169,12 @@ func formulaCycles(fs []*formula) error {
 	return nil
 }
 
-func compileFilter(f *Filter, formulas map[string]int) (filterFn, error) {
+func compileFilter(sl *slots, f *Filter, formulas map[string]int) (filterFn, error) {
 	if f == nil {
 		return nil, nil
 	}
 	if f.Op == "" {
-		c := &compiler{where: f.Where, formulas: formulas}
+		c := &compiler{slots: sl, where: f.Where, formulas: formulas}
 		fn, err := c.compileExpr(f.Expr)
 		if err != nil {
 			return nil, err
@@ -189,7 +190,7 @@ func compileFilter(f *Filter, formulas map[string]int) (filterFn, error) {
 	}
 	kids := make([]filterFn, 0, len(f.Kids))
 	for _, k := range f.Kids {
-		fn, err := compileFilter(k, formulas)
+		fn, err := compileFilter(sl, k, formulas)
 		if err != nil {
 			return nil, err
 		}
@@ -346,17 +347,30 @@ func (q *Query) Run(ctx context.Context, src Source, o Options) (*Result, error)
 	// keys, page values) into scratch slots: keeping them for every row
 	// kept cost more in memory than computing them again.
 	e.fv, e.fs = make([]Value, nf), make([]uint8, nf)
-	var kept []*File
-	var seen int
-	var cancelled error
+	if cs, ok := src.(Columns); ok {
+		e.cols = make([][]Value, len(q.slots.props))
+		for i, name := range q.slots.props {
+			e.cols[i] = cs.Column(name)
+		}
+		e.tagged = make([][]bool, len(q.slots.tags))
+		for i, tag := range q.slots.tags {
+			e.tagged[i] = cs.Tagged(tag)
+		}
+	}
+	var (
+		kept      []*File
+		keptRow   []int32
+		row       = -1
+		cancelled error
+	)
 	if err := src.Files(ctx, func(f *File) bool {
-		if seen++; seen&1023 == 0 {
+		if row++; row&1023 == 1023 {
 			if cancelled = ctx.Err(); cancelled != nil {
 				return false
 			}
 		}
 		clear(e.fs)
-		e.file = f
+		e.file, e.row = f, row
 		if q.filter != nil {
 			ok, err := q.filter(e)
 			if err != nil {
@@ -366,7 +380,7 @@ func (q *Query) Run(ctx context.Context, src Source, o Options) (*Result, error)
 				return true
 			}
 		}
-		kept = append(kept, f)
+		kept, keptRow = append(kept, f), append(keptRow, int32(row))
 		return true
 	}); err != nil {
 		return nil, err
@@ -374,8 +388,8 @@ func (q *Query) Run(ctx context.Context, src Source, o Options) (*Result, error)
 	if cancelled != nil {
 		return nil, cancelled
 	}
-	row := func(r int) {
-		e.file = kept[r]
+	setRow := func(r int) {
+		e.file, e.row = kept[r], int(keptRow[r])
 		clear(e.fs)
 	}
 	eval := func(fn evalFn, where string) Value {
@@ -394,7 +408,7 @@ func (q *Query) Run(ctx context.Context, src Source, o Options) (*Result, error)
 	nk := len(keys)
 	kv := make([]Value, len(kept)*nk)
 	for r := range kept {
-		row(r)
+		setRow(r)
 		for k, key := range keys {
 			kv[r*nk+k] = eval(key.fn, key.id)
 		}
@@ -457,7 +471,7 @@ func (q *Query) Run(ctx context.Context, src Source, o Options) (*Result, error)
 	}
 	for i := from; i < to; i++ {
 		r := int(order[i])
-		row(r)
+		setRow(r)
 		vals := make([]Value, len(q.colFns))
 		for c, fn := range q.colFns {
 			vals[c] = eval(fn, q.columns[c].ID)
@@ -475,7 +489,7 @@ func (q *Query) Run(ctx context.Context, src Source, o Options) (*Result, error)
 // Eval evaluates one expression for file f (nil: no row), for tests and
 // tools that check an expression alone.
 func Eval(ctx context.Context, expr string, src Source, f *File, o Options) (Value, error) {
-	c := &compiler{where: "expression", formulas: map[string]int{}}
+	c := &compiler{slots: &slots{}, where: "expression", formulas: map[string]int{}}
 	fn, err := c.compileExpr(expr)
 	if err != nil {
 		return Value{}, err

@@ -107,7 +107,15 @@ func helpVault() *memSource {
 // TestHelpExampleBase answers the Bases syntax page's example base; the
 // rows are worked out by hand from the page's rules.
 func TestHelpExampleBase(t *testing.T) {
-	res, err := run(t, helpVault(), helpExampleBase, "", Options{})
+	for _, columnar := range []bool{false, true} {
+		src := helpVault()
+		src.columnar = columnar
+		testHelpExampleBase(t, src)
+	}
+}
+
+func testHelpExampleBase(t *testing.T, src *memSource) {
+	res, err := run(t, src, helpExampleBase, "", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

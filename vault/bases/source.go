@@ -72,3 +72,16 @@ type Source interface {
 	// Backlinks lists the paths of the files linking to path.
 	Backlinks(path string) []string
 }
+
+// Columns is what a Source may add so that a filter over every file reads
+// values side by side instead of following each file's pointers: the
+// query's properties and tags, one entry per file in Files' order. A nil
+// answer means the Source has none for that name, and the engine reads
+// the files instead. The slices must not be changed.
+type Columns interface {
+	// Column returns each file's value of the note property name (Null
+	// when it has none).
+	Column(name string) []Value
+	// Tagged returns, for each file, whether HasTag holds for tag.
+	Tagged(tag string) []bool
+}

@@ -44,7 +44,17 @@ type noteEntry struct {
 type files struct {
 	list   []*bases.File
 	byPath map[string]*bases.File
+
+	// Columns made for queries, each a property's values or a tag's
+	// presence for every file of list, kept while the generation lasts.
+	mu     sync.Mutex
+	cols   map[string][]bases.Value
+	tagged map[string][]bool
 }
+
+// maxColumns bounds the columns one generation keeps (each is 72 bytes a
+// file): past it a query reads the files instead.
+const maxColumns = 64
 
 // New returns a Source over ix, whose vault is at root; dates without a
 // zone are read in loc (nil: time.Local).
@@ -252,4 +262,56 @@ func (sn *snapshot) Backlinks(p string) []string {
 		out[i] = b.Source
 	}
 	return out
+}
+
+// Column gives the engine a property's values side by side (see
+// bases.Columns); none when the caller's scope hides files, as Files
+// then skips some.
+func (sn *snapshot) Column(name string) []bases.Value {
+	if sn.hides {
+		return nil
+	}
+	c := sn.cur
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if col, ok := c.cols[name]; ok {
+		return col
+	}
+	if len(c.cols) >= maxColumns {
+		return nil
+	}
+	col := make([]bases.Value, len(c.list))
+	for i, f := range c.list {
+		col[i], _ = f.Props.Get(name)
+	}
+	if c.cols == nil {
+		c.cols = map[string][]bases.Value{}
+	}
+	c.cols[name] = col
+	return col
+}
+
+// Tagged gives the engine which files have a tag (see bases.Columns).
+func (sn *snapshot) Tagged(tag string) []bool {
+	if sn.hides {
+		return nil
+	}
+	c := sn.cur
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t, ok := c.tagged[tag]; ok {
+		return t
+	}
+	if len(c.tagged) >= maxColumns {
+		return nil
+	}
+	t := make([]bool, len(c.list))
+	for i, f := range c.list {
+		t[i] = bases.HasTag(f.Tags, tag)
+	}
+	if c.tagged == nil {
+		c.tagged = map[string][]bool{}
+	}
+	c.tagged[tag] = t
+	return t
 }
