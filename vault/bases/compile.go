@@ -884,15 +884,26 @@ func compareFold(a, b string) int {
 // without the general path's copies of values: it runs on every note of
 // the vault. nil when n is not of that form.
 func (c *compiler) fastCompare(n *node) evalFn {
-	if n.name != "==" && n.name != "!=" {
+	op := n.name
+	switch op {
+	case "==", "!=", "<", ">", "<=", ">=":
+	default:
 		return nil
 	}
 	prop, lit := n.kids[0], n.kids[1]
 	if prop.op == opLit {
 		prop, lit = lit, prop
+		// 3 < rating is rating > 3.
+		op = map[string]string{"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}[op]
 	}
 	if lit.op != opLit || lit.val.kind != String && lit.val.kind != Number && lit.val.kind != Boolean {
 		return nil
+	}
+	if op != "==" && op != "!=" {
+		if lit.val.kind != Number {
+			return nil
+		}
+		return c.fastOrder(prop, op, lit.val.num)
 	}
 	name := ""
 	switch {
@@ -903,7 +914,7 @@ func (c *compiler) fastCompare(n *node) evalFn {
 	default:
 		return nil
 	}
-	want, neg := lit.val, n.name == "!="
+	want, neg := lit.val, op == "!="
 	slot := c.slots.prop(name)
 	return func(e *env) (Value, error) {
 		var v *Value
@@ -934,4 +945,50 @@ var reserved = map[string]bool{"file": true, "this": true, "note": true, "formul
 func isLambdaSlot(name string) bool {
 	_, ok := lambdaSlots[name]
 	return ok
+}
+
+// fastOrder compiles a note property compared with < > <= >= to a number
+// literal (rating >= 3), for the same reason as fastCompare.
+func (c *compiler) fastOrder(prop *node, op string, want float64) evalFn {
+	name := ""
+	switch {
+	case prop.op == opIdent && !(c.depth > 0 && isLambdaSlot(prop.name)) && !reserved[prop.name]:
+		name = prop.name
+	case prop.op == opMember && prop.kids[0].op == opIdent && prop.kids[0].name == "note" && c.depth == 0:
+		name = prop.name
+	default:
+		return nil
+	}
+	slot := c.slots.prop(name)
+	wantV := Num(want)
+	return func(e *env) (Value, error) {
+		var v *Value
+		if slot < len(e.cols) && e.cols[slot] != nil {
+			v = &e.cols[slot][e.row]
+		} else {
+			v = e.file.Props.ptr(name)
+		}
+		var cmp int
+		switch {
+		case v == nil:
+			return Bool(false), nil
+		case v.kind == Number:
+			cmp = cmpFloat(v.num, want)
+		default:
+			k, ok := compare(e, *v, wantV)
+			if !ok {
+				return Bool(false), nil
+			}
+			cmp = k
+		}
+		switch op {
+		case "<":
+			return Bool(cmp < 0), nil
+		case ">":
+			return Bool(cmp > 0), nil
+		case "<=":
+			return Bool(cmp <= 0), nil
+		}
+		return Bool(cmp >= 0), nil
+	}
 }

@@ -97,7 +97,12 @@ func randomAtom(r *rand.Rand, notes []refNote) atom {
 		k := r.IntN(6)
 		ops := []string{">", ">=", "<", "<=", "==", "!="}
 		op := ops[r.IntN(len(ops))]
-		return atom{fmt.Sprintf("rating %s %d", op, k), func(n refNote) bool {
+		expr := fmt.Sprintf("rating %s %d", op, k)
+		if r.IntN(2) == 0 {
+			flip := map[string]string{">": "<", ">=": "<=", "<": ">", "<=": ">=", "==": "==", "!=": "!="}
+			expr = fmt.Sprintf("%d %s rating", k, flip[op])
+		}
+		return atom{expr, func(n refNote) bool {
 			if n.rating == nil {
 				return op == "!="
 			}
