@@ -344,3 +344,41 @@ func TestDifferential(t *testing.T) {
 	}
 	t.Logf("%d runs over %d files, %d with partial answers", runs, len(notes), partial)
 }
+
+// TestHiddenFilesUnseen: file() and this never reach a file the index
+// does not list (.obsidian, .trash), whatever path an expression gives.
+func TestHiddenFilesUnseen(t *testing.T) {
+	dir := t.TempDir()
+	for rel, content := range map[string]string{"a.md": "# A\n", ".obsidian/app.json": "{}\n", "b.base": "views: []\n"} {
+		abs := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(abs, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := vault.Open(dir, vault.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := index.New(v, slog.New(slog.DiscardHandler))
+	ctx := context.Background()
+	if err := ix.Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	src, err := indexsource.New(ix, dir, time.UTC).Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := src.File(".obsidian/app.json"); ok {
+		t.Error("a hidden file was found")
+	}
+	if f, ok := src.File("b.base"); !ok || f.Size != 10 {
+		t.Errorf("the base file: %+v %v", f, ok)
+	}
+	got, err := bases.Eval(ctx, `file(".obsidian/app.json")`, src, nil, bases.Options{})
+	if err != nil || !got.IsNull() {
+		t.Errorf("file() of a hidden file: %v %v", got, err)
+	}
+}

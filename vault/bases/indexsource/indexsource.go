@@ -7,7 +7,6 @@ package indexsource
 import (
 	"context"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -232,13 +231,10 @@ func (sn *snapshot) File(p string) (*bases.File, bool) {
 	if sn.hides && !sn.scope.Visible(p) {
 		return nil, false
 	}
-	if f, ok := sn.cur.byPath[p]; ok {
-		return f, true
-	}
-	if f := sn.s.statFile(p); f != nil && path.Ext(p) != "" {
-		return f, true
-	}
-	return nil, false
+	// Only what the index lists: a hidden or skipped file stays unseen,
+	// whatever path an expression gives file().
+	f, ok := sn.cur.byPath[p]
+	return f, ok
 }
 
 func (sn *snapshot) Resolve(target, from string) (string, bool) {
