@@ -774,7 +774,8 @@ func compare(e *env, a, b Value) (int, bool) {
 			}
 			return cmpFloat(x.num, y.num), true
 		case a.kind == Duration && b.kind == Number, a.kind == Number && b.kind == Duration:
-			return cmpFloat(durationMillis(a)+a.num*b2f(a.kind == Number), durationMillis(b)+b.num*b2f(b.kind == Number)), true
+			// A number is milliseconds, as a duration reads as number().
+			return cmpFloat(durationMillis(a), durationMillis(b)), true
 		}
 		return 0, false
 	}
@@ -791,13 +792,6 @@ func compare(e *env, a, b Value) (int, bool) {
 		return strings.Compare(a.File().Path, b.File().Path), true
 	}
 	return 0, false
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func cmpFloat(a, b float64) int {

@@ -63,7 +63,6 @@ func (lx *lexer) advance(n int) {
 		} else {
 			lx.col++
 		}
-		_ = w
 	}
 }
 
