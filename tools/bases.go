@@ -32,14 +32,16 @@ type QueryBaseArgs struct {
 
 // QueryBaseResult is query_base's answer.
 type QueryBaseResult struct {
-	Path    string           `json:"path,omitempty"`
-	View    string           `json:"view"`
-	Type    string           `json:"type"`
-	Columns []bases.Column   `json:"columns"`
-	Total   int              `json:"total"`
-	Rows    []BaseRow        `json:"rows"`
-	Groups  []BaseGroup      `json:"groups,omitempty"`
-	Errors  *bases.RowErrors `json:"errors,omitempty"`
+	Path    string         `json:"path,omitempty"`
+	View    string         `json:"view"`
+	Type    string         `json:"type"`
+	Columns []bases.Column `json:"columns"`
+	Total   int            `json:"total"`
+	Rows    []BaseRow      `json:"rows"`
+	Groups  []BaseGroup    `json:"groups,omitempty"`
+	// Summaries are the view's summaries over all its rows.
+	Summaries []bases.Summary  `json:"summaries,omitempty"`
+	Errors    *bases.RowErrors `json:"errors,omitempty"`
 	PageInfo
 }
 
@@ -134,7 +136,7 @@ func QueryBase(ctx context.Context, d Deps, a QueryBaseArgs) (*QueryBaseResult, 
 		return tokens.Estimate(b)
 	})
 	rows = keep(rows, s)
-	out := &QueryBaseResult{Path: rel, View: res.View, Type: res.Type, Columns: res.Columns, Total: res.Total, Rows: rows, Errors: res.Errors, PageInfo: s.info()}
+	out := &QueryBaseResult{Path: rel, View: res.View, Type: res.Type, Columns: res.Columns, Total: res.Total, Rows: rows, Summaries: res.Summaries, Errors: res.Errors, PageInfo: s.info()}
 	// The groups this page shows rows of; each row points at its own.
 	for i := 0; i < len(rows) && res.Groups != nil; i++ {
 		g := res.Groups[*res.Rows[i].Group]
@@ -193,6 +195,13 @@ func queryBaseText(r *QueryBaseResult) string {
 		}
 		b.WriteString("\n")
 	}
+	for _, s := range r.Summaries {
+		v, _ := json.Marshal(s.Value)
+		if s.Error != "" {
+			v = []byte(s.Error)
+		}
+		fmt.Fprintf(&b, "%s of %s: %s\n", s.Name, s.Property, v)
+	}
 	if r.Errors != nil {
 		fmt.Fprintf(&b, "%d evaluation errors, first: %s\n", r.Errors.Count, r.Errors.First[0])
 	}
@@ -205,7 +214,7 @@ func queryBaseText(r *QueryBaseResult) string {
 // queryBaseOutputSchema is kept short: tools/list is paid for in every
 // session (see TestToolsListBudget).
 var queryBaseOutputSchema = json.RawMessage(`{"type": "object", "properties": {"view": {"type": "string"}, "columns": {"type": "array"},
-  "total": {"type": "integer"}, "rows": {"type": "array"}, "groups": {"type": "array"}, "next_offset": {"type": "integer"}},
+  "total": {"type": "integer"}, "rows": {"type": "array"}, "groups": {"type": "array"}, "summaries": {"type": "array"}, "next_offset": {"type": "integer"}},
   "required": ["view", "columns", "total", "rows"]}`)
 
 // QueryBaseTool is query_base; QueryBase does its work.

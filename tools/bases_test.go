@@ -42,6 +42,8 @@ views:
       property: status
       direction: DESC
     order: [file.name]
+    summaries:
+      priority: Sum
 `,
 }
 
@@ -75,7 +77,7 @@ func TestQueryBaseTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ = json.Marshal(res)
-	if want := `"total":2,"rows":[{"path":"Projects/Gamma.md","values":{"file.name":"Gamma.md"},"group":0}],"groups":[{"key":"open","start":0,"count":2}]`; !strings.Contains(string(b), want) {
+	if want := `"total":2,"rows":[{"path":"Projects/Gamma.md","values":{"file.name":"Gamma.md"},"group":0}],"groups":[{"key":"open","start":0,"count":2}],"summaries":[{"property":"priority","name":"Sum","value":5}]`; !strings.Contains(string(b), want) {
 		t.Errorf("grouped page: %s", b)
 	}
 	// An inline base.

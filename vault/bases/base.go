@@ -19,6 +19,8 @@ type Base struct {
 	Filters *Filter
 	// Formulas in the order written.
 	Formulas []FormulaDef
+	// Summaries are the base's own summary formulas, by name.
+	Summaries map[string]string
 	// DisplayNames maps a property ("status", "formula.ppu", "file.ext")
 	// to the name its column shows.
 	DisplayNames map[string]string
@@ -42,8 +44,8 @@ type View struct {
 	Sort []SortKey
 	// GroupBy groups the rows by a property; nil for no groups.
 	GroupBy *SortKey
-	// Summaries maps a property to a summary's name, as written (not
-	// computed by this engine).
+	// Summaries maps a property to a summary's name: a default one
+	// (Average, Sum, …) or one of the base's own.
 	Summaries map[string]string
 }
 
@@ -91,6 +93,13 @@ func Parse(src []byte) (*Base, error) {
 			err = b.parseProperties(v)
 		case "views":
 			err = b.parseViews(v)
+		case "summaries":
+			if v.Kind == yaml.MappingNode {
+				b.Summaries = map[string]string{}
+				for j := 0; j+1 < len(v.Content); j += 2 {
+					b.Summaries[v.Content[j].Value] = v.Content[j+1].Value
+				}
+			}
 		}
 		if err != nil {
 			return nil, err

@@ -12,15 +12,16 @@ import (
 // Query is one view of a base, compiled: its expressions are parsed and
 // checked once and run on every row.
 type Query struct {
-	base     *Base
-	view     *View
-	formulas []*formula
-	filter   filterFn
-	columns  []Column
-	colFns   []evalFn
-	sorts    []compiledKey
-	group    *compiledKey
-	slots    *slots
+	base      *Base
+	view      *View
+	formulas  []*formula
+	filter    filterFn
+	columns   []Column
+	colFns    []evalFn
+	sorts     []compiledKey
+	group     *compiledKey
+	slots     *slots
+	summaries []compiledSummary
 }
 
 // Column is one property a view shows.
@@ -105,6 +106,9 @@ func Compile(b *Base, view string) (*Query, error) {
 			return nil, err
 		}
 		q.sorts = append(q.sorts, compiledKey{fn: fn, desc: s.Desc, id: s.Property})
+	}
+	if err := q.compileSummaries(where, index); err != nil {
+		return nil, err
 	}
 	if v.GroupBy != nil {
 		fn, err := propertyFn(q.slots, v.GroupBy.Property, where+".groupBy", index)
@@ -285,6 +289,8 @@ type Result struct {
 	Rows []Row `json:"rows"`
 	// Groups are every group of a grouped view, in order.
 	Groups []Group `json:"groups,omitempty"`
+	// Summaries are the view's summaries over all its rows.
+	Summaries []Summary `json:"summaries,omitempty"`
 	// Errors counts the rows on which an expression failed, with the
 	// first few failures; such a row is left out by a failing filter and
 	// shows null for a failing property.
@@ -463,6 +469,22 @@ func (q *Query) Run(ctx context.Context, src Source, o Options) (*Result, error)
 			res.Groups[len(res.Groups)-1].Count++
 			groupOf[i] = len(res.Groups) - 1
 		}
+	}
+	for _, s := range q.summaries {
+		out := Summary{Property: s.property, Name: s.name}
+		if s.custom {
+			// Custom summaries use list functions (mean()) the Functions
+			// page does not define.
+			out.Error = fmt.Sprintf("summary %q is one of the base's own formulas, which this server does not compute", s.name)
+		} else {
+			vals := make([]Value, len(order))
+			for i, r := range order {
+				setRow(int(r))
+				vals[i] = eval(s.fn, s.property)
+			}
+			out.Value = s.agg(e, vals)
+		}
+		res.Summaries = append(res.Summaries, out)
 	}
 	from := min(max(o.Offset, 0), len(order))
 	to := len(order)

@@ -140,6 +140,89 @@ Misc/D.md: ["D.md","md",2,"6.00","12.00 dollars"]
 	if res.Errors != nil {
 		t.Errorf("errors %+v", res.Errors)
 	}
+	sums, _ := json.Marshal(res.Summaries)
+	if want := `[{"property":"formula.ppu","name":"Average","value":4}]`; string(sums) != want {
+		t.Errorf("summaries %s", sums)
+	}
+}
+
+// TestSummaries computes each default summary of the Bases syntax page
+// over the help vault's notes.
+func TestSummaries(t *testing.T) {
+	base := `views:
+  - type: table
+    name: S
+    order: [price, status]
+    summaries:
+      price: Average
+      status: Unique
+      age: Median
+      file.mtime: Latest
+      file.ctime: Range
+      formula.done: Checked
+      formula.open: Unchecked
+      formula.none: Empty
+      file.name: Filled
+      formula.p2: Sum
+      formula.p3: Min
+      formula.p4: Max
+      formula.p5: Stddev
+      formula.p6: Range
+      formula.d: Earliest
+      rating: customAverage
+formulas:
+  done: 'status == "done"'
+  open: 'status == "open"'
+  none: 'status'
+  p2: price
+  p3: price
+  p4: price
+  p5: age
+  p6: price
+  d: 'date("2025-01-0" + age)'
+summaries:
+  customAverage: 'values.mean().round(3)'
+`
+	src := helpVault()
+	for i, f := range src.files {
+		f.MTime = time.Date(2025, 1, 1+i, 0, 0, 0, 0, time.UTC)
+		f.CTime = time.Date(2024, 1, 1+2*i, 0, 0, 0, 0, time.UTC)
+	}
+	res, err := run(t, src, base, "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, s := range res.Summaries {
+		v, _ := json.Marshal(s.Value)
+		b.WriteString(s.Property + " " + s.Name + " " + string(v) + s.Error + "\n")
+	}
+	// prices 10 30 1 12 1 2 3 (and none); ages 2 3 1 2 1 3 3; statuses
+	// open open done open (none) (none) (none) (none).
+	want := `price Average 8.428571428571429
+status Unique 2
+age Median 2
+file.ctime Range 1209600000
+file.mtime Latest "2025-01-08T00:00:00"
+file.name Filled 8
+formula.d Earliest "2025-01-01"
+formula.done Checked 1
+formula.none Empty 4
+formula.open Unchecked 5
+formula.p2 Sum 59
+formula.p3 Min 1
+formula.p4 Max 30
+formula.p5 Stddev 0.8329931278350429
+formula.p6 Range 29
+rating customAverage nullsummary "customAverage" is one of the base's own formulas, which this server does not compute
+`
+	if got := b.String(); got != want {
+		t.Errorf("summaries:\n%s\nwant:\n%s", got, want)
+	}
+	_, err = run(t, src, "views:\n  - name: V\n    summaries:\n      price: Averag\n", "", Options{})
+	if err == nil || !strings.Contains(err.Error(), `views["V"].summaries: unknown summary "Averag" for price`) {
+		t.Errorf("unknown summary: %v", err)
+	}
 }
 
 func TestSortLimitPaging(t *testing.T) {
