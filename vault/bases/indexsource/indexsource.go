@@ -85,21 +85,29 @@ func (s *Source) current(ctx context.Context) (*files, error) {
 	if s.built && gen == s.gen {
 		return s.cur, nil
 	}
-	var metas []index.NoteMeta
+	// Unchanged notes keep their converted File, looked up under the
+	// index's lock; only the changed ones are copied out to be converted
+	// after it (a copy of every note's NoteMeta was most of the cost of a
+	// new generation).
+	size := len(s.cur0()) + 64
+	cur := &files{list: make([]*bases.File, 0, size), byPath: make(map[string]*bases.File, size)}
+	notes := make(map[string]noteEntry, size)
+	var stale []index.NoteMeta
 	if err := s.ix.EachNote(ctx, func(m *index.NoteMeta) bool {
-		metas = append(metas, *m)
+		if e, ok := s.notes[m.Path]; ok && e.seq == m.Seq {
+			notes[m.Path] = e
+			cur.list = append(cur.list, e.file)
+			cur.byPath[m.Path] = e.file
+			return true
+		}
+		stale = append(stale, *m)
 		return true
 	}); err != nil {
 		return nil, err
 	}
-	cur := &files{list: make([]*bases.File, 0, len(metas)), byPath: make(map[string]*bases.File, len(metas))}
-	notes := make(map[string]noteEntry, len(metas))
-	for i := range metas {
-		m := &metas[i]
-		e, ok := s.notes[m.Path]
-		if !ok || e.seq != m.Seq {
-			e = noteEntry{seq: m.Seq, file: s.noteFile(m)}
-		}
+	for i := range stale {
+		m := &stale[i]
+		e := noteEntry{seq: m.Seq, file: s.noteFile(m)}
 		notes[m.Path] = e
 		cur.list = append(cur.list, e.file)
 		cur.byPath[m.Path] = e.file
@@ -118,6 +126,14 @@ func (s *Source) current(ctx context.Context) (*files, error) {
 	slices.SortFunc(cur.list, func(a, b *bases.File) int { return strings.Compare(a.Path, b.Path) })
 	s.notes, s.cur, s.gen, s.built = notes, cur, gen, true
 	return cur, nil
+}
+
+// cur0 is the current list of files, nil before the first.
+func (s *Source) cur0() []*bases.File {
+	if s.cur == nil {
+		return nil
+	}
+	return s.cur.list
 }
 
 // noteFile converts one note.
