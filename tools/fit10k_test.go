@@ -310,6 +310,7 @@ func TestDefaultAnswersFit(t *testing.T) {
 		{"get_tags", `{"include_parents":true}`},
 		{"query_notes", `{}`},
 		{"query_notes", `{"sort":"-modified"}`},
+		{"query_base", `{"base":"views:\n  - type: table\n    order: [file.name, file.tags, file.links]\n"}`},
 		{"search_notes", `{"query":"réunion projet"}`},
 		{"search_notes", `{"query":"réun*"}`},
 		{"get_properties", arg("path", gen.Paths[20])},

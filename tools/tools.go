@@ -13,6 +13,7 @@ import (
 	"vaultmcp/internal/idempotency"
 	"vaultmcp/internal/lastread"
 	"vaultmcp/vault"
+	"vaultmcp/vault/bases/indexsource"
 	"vaultmcp/vault/changes"
 	"vaultmcp/vault/guidance"
 	"vaultmcp/vault/index"
@@ -57,6 +58,9 @@ type Deps struct {
 	Ranked *rank.Searcher
 	// Queries answers query_notes; nil means All builds one over Index.
 	Queries *query.Table
+	// Bases gives query_base the index's files; nil means All builds one
+	// over Index.
+	Bases *indexsource.Source
 	// SyncStatus reports git sync for get_vault_info; nil means Git's
 	// Status when Git is set, else no sync section.
 	SyncStatus func() gitsync.SyncStatus
@@ -140,6 +144,9 @@ func All(d Deps) []server.ServerTool {
 	if d.Queries == nil && d.Index != nil {
 		d.Queries = query.NewTable(d.Index)
 	}
+	if d.Bases == nil && d.Index != nil && d.Vault != nil {
+		d.Bases = indexsource.New(d.Index, d.Vault.Root(), nil)
+	}
 	if d.SyncStatus == nil && d.Git != nil {
 		d.SyncStatus = d.Git.Status
 	}
@@ -179,6 +186,7 @@ func All(d Deps) []server.ServerTool {
 			FindLinks(d),
 			GetTags(d),
 			QueryNotes(d),
+			QueryBaseTool(d),
 			SearchNotes(d),
 			GetConcept(d),
 			ExpandContext(d),

@@ -82,6 +82,7 @@ var sections = []section{
 	{name: "search", run: benchSearch},
 	{name: "rename", run: benchRename},
 	{name: "notes", run: benchNotes},
+	{name: "bases", run: benchBases},
 	{name: "concepts", run: benchConcepts, ownVaults: true},
 	{name: "http", run: benchHTTP},
 	{name: "scale", run: benchScale, ownVaults: true},

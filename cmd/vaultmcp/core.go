@@ -16,6 +16,7 @@ import (
 	"vaultmcp/internal/idempotency"
 	"vaultmcp/tools"
 	"vaultmcp/vault"
+	"vaultmcp/vault/bases/indexsource"
 	"vaultmcp/vault/changes"
 	"vaultmcp/vault/guidance"
 	"vaultmcp/vault/index"
@@ -176,7 +177,9 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 		return nil, err
 	}
 	c.keys = keys
-	c.deps = tools.Deps{Vault: v, Index: ix, Ranked: ranked, Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, MaxResultBytes: cfg.Limits.MaxResultBytes, ServerVersion: version, Logger: logger, Changes: feed, Idempotency: keys}
+	// One Bases source for MCP and REST alike: it keeps the notes it
+	// converted for the engine between queries.
+	c.deps = tools.Deps{Vault: v, Index: ix, Ranked: ranked, Bases: indexsource.New(ix, v.Root(), nil), Git: repo, MaxReadBytes: cfg.Vault.MaxReadBytes, MaxResultBytes: cfg.Limits.MaxResultBytes, ServerVersion: version, Logger: logger, Changes: feed, Idempotency: keys}
 	return c, nil
 }
 

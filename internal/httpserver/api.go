@@ -37,6 +37,7 @@ func (s *Server) apiRoutes() map[string]route {
 		"/api/notes": {http.HandlerFunc(s.note), []string{http.MethodGet, http.MethodPut, http.MethodDelete}},
 	}
 	maps.Copy(routes, s.conceptRoutes())
+	maps.Copy(routes, s.baseRoutes())
 	return routes
 }
 

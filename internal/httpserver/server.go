@@ -53,6 +53,7 @@ import (
 	"vaultmcp/internal/idempotency"
 	"vaultmcp/internal/ratelimit"
 	"vaultmcp/tools"
+	"vaultmcp/vault/bases/indexsource"
 )
 
 // Name is the server name /health reports.
@@ -205,6 +206,10 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Deps.Bases == nil && opts.Deps.Index != nil && opts.Deps.Vault != nil {
+		// Kept across requests, as tools.All keeps its own.
+		opts.Deps.Bases = indexsource.New(opts.Deps.Index, opts.Deps.Vault.Root(), nil)
 	}
 	if opts.Deps.Idempotency == nil {
 		opts.Deps.Idempotency = &idempotency.Store{} // in memory only

@@ -189,6 +189,8 @@ func TestScopeHidesDeniedFolders(t *testing.T) {
 		{"search_notes", `{"query": "SECRETWORD"}`},
 		{"search_notes", `{"query": "plan"}`},
 		{"get_properties", `{"path": "Home.md"}`},
+		{"query_base", `{"base": "views:\n  - type: table\n    order: [file.name, file.links, file.backlinks, file.embeds, file.properties, file.tags]\n"}`},
+		{"query_base", `{"base": "filters: 'file.hasLink(\"Private/Secret Plan.md\") || file(\"Private/Secret Plan.md\") != null'\n"}`},
 	}
 	for name, scope := range scopes {
 		t.Run(name, func(t *testing.T) {
