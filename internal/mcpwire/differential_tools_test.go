@@ -249,6 +249,7 @@ var runningCalls = []toolCall{
 	{"get_vault_info", `{}`},
 	{"grep", `{"query":"<b>"}`},
 	{"list_directory", `{"path":"","recursive":true}`},
+	{"query_base", `{"base":"filters: file.hasTag(\"x\") || true\nviews:\n  - type: table\n    name: All\n    order: [file.name]\n"}`},
 	{"query_notes", `{}`},
 	{"read_file", `{"path":"Home.md"}`},
 	{"search_concepts", `{"query":"learning"}`},
