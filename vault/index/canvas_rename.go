@@ -1,0 +1,195 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	"vaultmcp/vault"
+	"vaultmcp/vault/canvas"
+	"vaultmcp/vault/markdown"
+)
+
+// Relinked is what a rename's relinking did.
+type Relinked struct {
+	Links, Notes int // links rewritten in notes, and the notes
+	// CanvasLinks counts the file nodes and text-card links rewritten,
+	// in Canvases canvases.
+	CanvasLinks, Canvases int
+	// LeftAlone names the canvases that may show the file but are not
+	// valid JSON: they are not rewritten (see canvas.ErrInvalid).
+	LeftAlone []string
+}
+
+// FollowRenameAll is FollowRename with canvases: their file nodes and
+// the links in their text cards follow the file too, written in the same
+// batch, so notes and canvases land in one commit. Every other byte of a
+// canvas stays as written.
+func (ix *Index) FollowRenameAll(ctx context.Context, tx *vault.Tx, from, to string) (Relinked, error) {
+	var r Relinked
+	rewrites, err := ix.PlanRename(ctx, from, to)
+	if err != nil {
+		return r, err
+	}
+	boards, leftAlone, err := ix.PlanCanvasRename(ctx, from, to)
+	if err != nil {
+		return r, err
+	}
+	r.LeftAlone = leftAlone
+	batch := make([]vault.FileWrite, 0, len(rewrites)+len(boards))
+	for _, rw := range rewrites {
+		batch = append(batch, vault.FileWrite{Path: rw.path, Data: rw.Content})
+		r.Links += rw.Links
+		r.Notes++
+	}
+	for _, rw := range boards {
+		batch = append(batch, vault.FileWrite{Path: rw.path, Data: rw.Content})
+		r.CanvasLinks += rw.Links
+		r.Canvases++
+	}
+	var ahead *parsedAhead
+	if len(rewrites) >= minParseAhead {
+		ahead = ix.parseAhead(rewrites)
+	}
+	if len(batch) == 0 {
+		return r, nil
+	}
+	infos, err := tx.WriteFiles(batch)
+	if err != nil {
+		return Relinked{}, err
+	}
+	// Only the notes' texts are kept for the refresh: a canvas is read
+	// back (see refreshCanvas), it keeps no text in the index.
+	ix.keepWritten(batch[:len(rewrites)], infos[:len(rewrites)], ahead)
+	return r, nil
+}
+
+// PlanCanvasRename works out, as PlanRename does for notes, how every
+// canvas showing the file from must change once it is at to: file nodes
+// whose "file" is from, and links in text cards that resolve to from.
+// Each canvas is read from disk and only those strings are spliced in.
+// leftAlone names the canvases that are not valid JSON and mention
+// from's name: they are not rewritten. Call it with the vault's write
+// lock held.
+func (ix *Index) PlanCanvasRename(ctx context.Context, from, to string) (rewrites []Rewrite, leftAlone []string, err error) {
+	if err := ix.Wait(ctx); err != nil {
+		return nil, nil, err
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if len(ix.canvases) == 0 {
+		return nil, nil, nil
+	}
+	after := ix.names.renamed(from, to)
+	fromName := strings.TrimSuffix(path.Base(from), path.Ext(from))
+	dirs := map[string]vault.Path{}
+	for _, rel := range slices.Sorted(maps.Keys(ix.canvases)) {
+		cn := ix.canvases[rel]
+		if rel == from || cn.tooLarge {
+			continue
+		}
+		if cn.invalid == "" && !ix.canvasShows(cn, from) {
+			continue
+		}
+		p, _, err := ix.statNote(rel, dirs)
+		if err != nil {
+			continue
+		}
+		src, err := ix.readNote(p)
+		if err != nil {
+			continue
+		}
+		c, err := canvas.Parse(src)
+		if errors.Is(err, canvas.ErrInvalid) {
+			if bytes.Contains(src, []byte(fromName)) {
+				leftAlone = append(leftAlone, rel)
+			}
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		sets, count := ix.canvasSets(c, rel, from, to, &after)
+		if count == 0 {
+			continue
+		}
+		content, err := c.WithStrings(sets)
+		if err != nil {
+			continue
+		}
+		rewrites = append(rewrites, Rewrite{Rel: rel, Content: content, Links: count, path: p})
+	}
+	return rewrites, leftAlone, nil
+}
+
+// canvasShows reports whether the canvas, as indexed, has a file node or
+// a text-card link resolving to rel. Caller holds mu.
+func (ix *Index) canvasShows(cn *canvasNote, rel string) bool {
+	if slices.Contains(cn.out, rel) {
+		return true
+	}
+	for _, t := range cn.text {
+		if got, ok := ix.names.resolve(t.target, cn.rel); ok && got == rel {
+			return true
+		}
+	}
+	return false
+}
+
+// canvasSets are the strings of the canvas rel to change so its file
+// nodes and text-card links still show from once it is at to, and how
+// many links they change. Caller holds mu.
+func (ix *Index) canvasSets(c *canvas.Canvas, rel, from, to string, after *names) ([]canvas.Set, int) {
+	var sets []canvas.Set
+	count := 0
+	for i, n := range c.Nodes {
+		switch n.Type {
+		case "file":
+			if got, ok := ix.names.resolveLink(docLink{target: n.File, exact: true}, rel); ok && got == from {
+				sets = append(sets, canvas.Set{Node: i, Key: "file", Value: to})
+				count++
+			}
+		case "text":
+			if !strings.Contains(n.Text, "[") {
+				continue
+			}
+			text, k := ix.relinkText(n.Text, rel, from, to, after)
+			if k > 0 {
+				sets = append(sets, canvas.Set{Node: i, Key: "text", Value: text})
+				count += k
+			}
+		}
+	}
+	return sets, count
+}
+
+// relinkText rewrites the links of a text card of the canvas rel that
+// resolve to from, as rewriteNote does a note's.
+func (ix *Index) relinkText(text, rel, from, to string, after *names) (string, int) {
+	src := []byte(text)
+	var b []byte
+	last, count := 0, 0
+	for _, l := range markdown.ParseShared(src).Links {
+		if l.Target == "" {
+			continue
+		}
+		if was, ok := ix.names.resolve(l.Target, rel); !ok || was != from {
+			continue
+		}
+		if got, ok := after.resolve(l.Target, rel); ok && got == to {
+			continue
+		}
+		b = append(b, src[last:l.Start]...)
+		b = append(b, l.WithTarget(linkTarget(l, to, rel, after))...)
+		last = l.End
+		count++
+	}
+	if count == 0 {
+		return text, 0
+	}
+	return string(append(b, src[last:]...)), count
+}
