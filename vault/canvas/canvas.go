@@ -6,10 +6,10 @@
 package canvas
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	"vaultmcp/vault/markdown"
@@ -209,8 +209,9 @@ func num(src []byte, v *value) float64 {
 	if v == nil || v.kind != '0' {
 		return 0
 	}
-	var f float64
-	_ = json.Unmarshal(src[v.start:v.end], &f)
+	// json.Valid passed: the token is a JSON number, which ParseFloat
+	// reads (one out of float64's range reads as ±Inf, as JSON.parse).
+	f, _ := strconv.ParseFloat(string(src[v.start:v.end]), 64)
 	return f
 }
 
