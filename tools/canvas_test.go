@@ -105,6 +105,10 @@ func TestRenameRelinksCanvas(t *testing.T) {
 	if tl := sc["canvas_text_links"].([]any); len(tl) != 1 || tl[0].(map[string]any)["node"] != "t1" {
 		t.Errorf("find_links %v", sc)
 	}
+	// query_notes' link filters see a canvas's file cards.
+	if got := h.ok("query_notes", `{"filter":{"links_from":"Board.canvas"}}`); !strings.Contains(got, "Ideas/Big Idea.md") {
+		t.Errorf("query_notes links_from a canvas: %s", got)
+	}
 }
 
 // written calls a writing tool that must succeed and returns its
