@@ -55,9 +55,6 @@ func (ix *Index) FollowRenameAll(ctx context.Context, tx *vault.Tx, from, to str
 	if len(rewrites) >= minParseAhead {
 		ahead = ix.parseAhead(rewrites)
 	}
-	if len(batch) == 0 {
-		return r, nil
-	}
 	infos, err := tx.WriteFiles(batch)
 	if err != nil {
 		return Relinked{}, err
