@@ -79,4 +79,8 @@ func TestCanvasFollowsRename(t *testing.T) {
 	if broken := s.ok(t, "get_broken_links", map[string]any{}); strings.Contains(broken, "Ideas.canvas") {
 		t.Errorf("the removed card is still a broken link: %s", broken)
 	}
+
+	// A canvas Obsidian saves behind the server's back reaches the index.
+	v.write(t, "Boards/Later.canvas", `{"nodes":[{"id":"1","type":"file","file":"Ideas/Big Idea.md","x":0,"y":0,"width":400,"height":400}]}`)
+	t.Logf("outside canvas in the backlinks after %s", eventually(t, s, "Big Idea", "Boards/Later.canvas"))
 }
