@@ -41,6 +41,10 @@ func TestReadCanvasTool(t *testing.T) {
 		t.Errorf("second page %v", sc)
 	}
 	h.fails("read_canvas", `{"path":"Bad.canvas"}`, "Bad.canvas", "not valid JSON")
+	h.fails("edit_canvas", `{"path":"Bad.canvas","add_nodes":[{"type":"text","text":"x"}]}`, "Bad.canvas is left as it is", "line 1, column 2")
+	if h.read("Bad.canvas") != "{oops" {
+		t.Error("an invalid canvas was rewritten")
+	}
 	h.fails("read_canvas", `{"path":"Idea.md"}`, "not a canvas")
 }
 

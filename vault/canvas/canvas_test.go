@@ -60,6 +60,9 @@ func TestParseInvalid(t *testing.T) {
 			t.Errorf("%q: err %v, want ErrInvalid", src, err)
 		}
 	}
+	if _, err := Parse([]byte("{\n  \"nodes\": [x]}")); err == nil || !strings.Contains(err.Error(), "line 2, column 13") {
+		t.Errorf("error %v does not say where", err)
+	}
 	if c, err := Parse([]byte(" \n")); err != nil || len(c.Nodes) != 0 {
 		t.Errorf("empty file: %v", err)
 	}

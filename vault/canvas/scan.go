@@ -56,7 +56,8 @@ func scan(src []byte) (*value, error) {
 		var x any
 		err := json.Unmarshal(src, &x)
 		if se, ok := err.(*json.SyntaxError); ok {
-			line, col := lineCol(src, int(se.Offset))
+			// Offset counts the bytes read, the bad one included.
+			line, col := lineCol(src, int(se.Offset)-1)
 			return nil, fmt.Errorf("not valid JSON at line %d, column %d: %v", line, col, se)
 		}
 		return nil, fmt.Errorf("not valid JSON: %v", err)

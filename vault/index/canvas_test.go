@@ -48,6 +48,10 @@ func TestCanvasLinks(t *testing.T) {
 	if len(tl) != 2 || tl[0].Node != "t1" || tl[0].Link != "Idea" || tl[1].Link != "Idea.md" {
 		t.Errorf("text links %+v", tl)
 	}
+	from, ok, _ := ix.CanvasTextLinksFrom(ctx, "Boards/Main.canvas")
+	if !ok || len(from) != 2 || from[0].Target != "Idea.md" || from[0].Line != 6 {
+		t.Errorf("text links from the canvas %+v", from)
+	}
 	out, ok, _ := ix.Outlinks(ctx, "Boards/Main.canvas")
 	if !ok || len(out) != 2 || out[0].Path != "Idea.md" || out[1].Path != "" {
 		t.Errorf("outlinks %+v", out)
