@@ -30,6 +30,7 @@ type canvasTextLink struct {
 	node   string
 	raw    string
 	target string
+	bucket string // linkKey(target): only a file of that bucket can be its target
 	line   int32
 }
 
@@ -79,7 +80,7 @@ func (cn *canvasNote) parse(src []byte) {
 		cn.nodes = append(cn.nodes, fl.Node)
 	}
 	for _, tl := range c.TextLinks() {
-		cn.text = append(cn.text, canvasTextLink{node: tl.Node, raw: tl.Link.Raw, target: tl.Link.Target, line: int32(tl.Line)})
+		cn.text = append(cn.text, canvasTextLink{node: tl.Node, raw: tl.Link.Raw, target: tl.Link.Target, bucket: linkKey(tl.Link.Target), line: int32(tl.Line)})
 	}
 }
 
@@ -146,11 +147,15 @@ func (ix *Index) CanvasTextLinksTo(ctx context.Context, rel string) ([]CanvasTex
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	var out []CanvasTextLink
+	k := linkKey(rel)
 	for crel, cn := range ix.canvases {
 		if hides && !scope.Visible(crel) {
 			continue
 		}
 		for _, t := range cn.text {
+			if t.bucket != k {
+				continue
+			}
 			if got, ok := ix.names.resolve(t.target, crel); ok && got == rel {
 				out = append(out, CanvasTextLink{Canvas: crel, Node: t.node, Link: t.raw, Target: got, Line: int(t.line)})
 			}

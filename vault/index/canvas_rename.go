@@ -129,7 +129,11 @@ func (ix *Index) canvasShows(cn *canvasNote, rel string) bool {
 	if slices.Contains(cn.out, rel) {
 		return true
 	}
+	k := linkKey(rel)
 	for _, t := range cn.text {
+		if t.bucket != k {
+			continue
+		}
 		if got, ok := ix.names.resolve(t.target, cn.rel); ok && got == rel {
 			return true
 		}
