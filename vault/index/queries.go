@@ -488,6 +488,12 @@ func (ix *Index) Stats(ctx context.Context) (Stats, error) {
 				s.UnreadableFrontmatter++
 			}
 		}
+		for rel, c := range ix.canvases {
+			// Counted in ix.broken too, as get_broken_links lists them.
+			if scope.Visible(rel) && c.brokenCount() > 0 {
+				s.BrokenNotes++
+			}
+		}
 		s.Tags = len(ix.visibleTags(scope))
 		return s, nil
 	}
