@@ -305,9 +305,11 @@ func EditCanvasOf(ctx context.Context, d Deps, a EditCanvasArgs) (*EditCanvasRes
 // relinked and of those it left alone.
 func canvasRelinkNote(r index.Relinked) string {
 	var msg string
-	if r.Canvases > 0 {
-		msg = fmt.Sprintf(" and %d in %s", r.CanvasLinks, plural(r.Canvases, "canvas"))
-		msg = strings.Replace(msg, "canvass", "canvases", 1)
+	switch {
+	case r.Canvases == 1:
+		msg = fmt.Sprintf(" and %d in 1 canvas", r.CanvasLinks)
+	case r.Canvases > 1:
+		msg = fmt.Sprintf(" and %d in %s canvases", r.CanvasLinks, count(r.Canvases))
 	}
 	if len(r.LeftAlone) > 0 {
 		msg += fmt.Sprintf("; left alone, not being valid JSON (fix them by hand if they show the file): %s", strings.Join(r.LeftAlone, ", "))
