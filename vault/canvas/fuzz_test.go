@@ -100,3 +100,47 @@ func fixUTF8(v any) any {
 	_ = json.Unmarshal(b, &out)
 	return out
 }
+
+// FuzzEdit: an edit that is accepted leaves a canvas that parses, with no
+// problem it did not have before, and the nodes it did not touch as
+// they were.
+func FuzzEdit(f *testing.F) {
+	f.Add([]byte(`{"nodes":[{"id":"a","type":"text","text":"t","x":0,"y":0,"width":1,"height":1},{"id":"b","type":"file","file":"x.md","x":0,"y":0,"width":1,"height":1}],"edges":[{"id":"e","fromNode":"a","toNode":"b"}]}`), "new text", 3.5, true)
+	f.Fuzz(func(t *testing.T, src []byte, text string, x float64, remove bool) {
+		c, err := Parse(src)
+		if err != nil || len(c.Nodes) == 0 {
+			return
+		}
+		first := c.Nodes[0].ID
+		e := Edits{
+			UpdateNodes: []Fields{{"id": first, "text": text, "x": x}},
+			AddNodes:    []Fields{{"type": "text", "text": text}},
+		}
+		if remove && len(c.Nodes) > 1 {
+			e.RemoveNodes = []string{c.Nodes[len(c.Nodes)-1].ID}
+		}
+		out, _, err := Edit(src, e)
+		if err != nil {
+			return
+		}
+		after, err := Parse(out)
+		if err != nil {
+			t.Fatalf("edit made an invalid canvas: %v\n%s", err, out)
+		}
+		before := c.Check()
+		for _, p := range after.Check() {
+			if !slices.Contains(before, p) {
+				t.Fatalf("edit added a problem %q\n%s", p, out)
+			}
+		}
+		for _, n := range c.Nodes[1:] {
+			if remove && n.ID == e.RemoveNodes[0] || n.ID == first {
+				continue
+			}
+			m := after.NodeByID(n.ID)
+			if m == nil || string(out[m.v.start:m.v.end]) != string(src[n.v.start:n.v.end]) {
+				t.Fatalf("node %q changed", n.ID)
+			}
+		}
+	})
+}
