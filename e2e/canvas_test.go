@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // e2eBoard is a canvas as Obsidian writes one, with what a rewrite must
@@ -70,6 +73,19 @@ func TestCanvasFollowsRename(t *testing.T) {
 	}
 	back = s.ok(t, "get_backlinks", map[string]any{"path": "Ideas/Big Idea.md"})
 	wantContains(t, "get_backlinks after rename", back, `"file":"Boards/Ideas.canvas"`, `"nodes":["5a1c0d2e3f405162"]`)
+
+	// As an MCP resource, a canvas is JSON text.
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	var req mcp.ReadResourceRequest
+	req.Params.URI = "vault:///Boards/Ideas.canvas"
+	res, err := s.c.ReadResource(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := res.Contents[0].(mcp.TextResourceContents); !ok || c.MIMEType != "application/json" || c.Text != got {
+		t.Errorf("canvas resource: %+v", res.Contents[0])
+	}
 
 	// The canvas tools, through the binary.
 	read := s.ok(t, "read_canvas", map[string]any{"path": "Boards/Ideas.canvas"})
