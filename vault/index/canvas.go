@@ -103,9 +103,13 @@ func (ix *Index) putCanvas(rel string, cn *canvasNote) {
 	ix.addContributions(&cn.note)
 }
 
-// refreshCanvas re-reads the canvas rel, found at abs.
+// refreshCanvas re-reads the canvas rel, found at abs, or takes it as a
+// rename just wrote it (takeCanvas).
 func (ix *Index) refreshCanvas(rel, abs string) {
-	cn := ix.readCanvas(rel, abs)
+	cn := ix.takeCanvas(rel, abs)
+	if cn == nil {
+		cn = ix.readCanvas(rel, abs)
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.putCanvas(rel, cn)

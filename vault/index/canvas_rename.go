@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"maps"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -55,14 +57,85 @@ func (ix *Index) FollowRenameAll(ctx context.Context, tx *vault.Tx, from, to str
 	if len(rewrites) >= minParseAhead {
 		ahead = ix.parseAhead(rewrites)
 	}
+	boardsAhead := parseCanvasesAhead(boards)
 	infos, err := tx.WriteFiles(batch)
 	if err != nil {
 		return Relinked{}, err
 	}
-	// Only the notes' texts are kept for the refresh: a canvas is read
-	// back (see refreshCanvas), it keeps no text in the index.
 	ix.keepWritten(batch[:len(rewrites)], infos[:len(rewrites)], ahead)
+	ix.keepCanvases(batch[len(rewrites):], infos[len(rewrites):], boardsAhead)
 	return r, nil
+}
+
+// writtenCanvas is a canvas a rename's relinking wrote, until the
+// refresh that follows the commit takes it in.
+type writtenCanvas struct {
+	fi    fs.FileInfo // the file as written
+	abs   string
+	ahead *canvasesAhead
+	i     int // its place in ahead
+}
+
+// canvasesAhead is the parse of the canvases a rename writes, run beside
+// the writing and the commit, as parseAhead is for the notes: the
+// refresh that follows then finds them parsed.
+type canvasesAhead struct {
+	done chan struct{}
+	cns  []*canvasNote
+}
+
+// parseCanvasesAhead starts parsing the rewritten canvases (nil: none).
+func parseCanvasesAhead(boards []Rewrite) *canvasesAhead {
+	if len(boards) == 0 {
+		return nil
+	}
+	a := &canvasesAhead{done: make(chan struct{}), cns: make([]*canvasNote, len(boards))}
+	go func() {
+		defer close(a.done)
+		for i, rw := range boards {
+			cn := &canvasNote{note: note{rel: rw.Rel}}
+			cn.parse(rw.Content)
+			a.cns[i] = cn
+		}
+	}()
+	return a
+}
+
+// keepCanvases remembers the canvases a rename wrote (replacing those of
+// the rename before), for takeCanvas.
+func (ix *Index) keepCanvases(batch []vault.FileWrite, fis []fs.FileInfo, ahead *canvasesAhead) {
+	ix.ownMu.Lock()
+	defer ix.ownMu.Unlock()
+	ix.ownCanvases = nil
+	if ahead == nil {
+		return
+	}
+	ix.ownCanvases = make(map[string]writtenCanvas, len(batch))
+	for i, fw := range batch {
+		ix.ownCanvases[fw.Path.Rel] = writtenCanvas{fi: fis[i], abs: fw.Path.Abs, ahead: ahead, i: i}
+	}
+}
+
+// takeCanvas returns the canvas rel as a rename wrote it and parsed it
+// ahead, once, if the file at abs is still the one written (same
+// identity, size and modification time); else nil, and the refresh reads
+// the file.
+func (ix *Index) takeCanvas(rel, abs string) *canvasNote {
+	ix.ownMu.Lock()
+	w, ok := ix.ownCanvases[rel]
+	delete(ix.ownCanvases, rel)
+	ix.ownMu.Unlock()
+	if !ok || w.abs != abs {
+		return nil
+	}
+	fi, err := os.Stat(abs)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > ix.maxNote || !os.SameFile(fi, w.fi) || fi.Size() != w.fi.Size() || !fi.ModTime().Equal(w.fi.ModTime()) {
+		return nil
+	}
+	<-w.ahead.done
+	cn := w.ahead.cns[w.i]
+	cn.size, cn.modTime, cn.seq = fi.Size(), fi.ModTime(), ix.seq.Add(1)
+	return cn
 }
 
 // PlanCanvasRename works out, as PlanRename does for notes, how every

@@ -115,8 +115,15 @@ func TestCanvasRename(t *testing.T) {
 		t.Errorf("invalid canvas rewritten: %s", bad)
 	}
 	bl, _ := ix.Backlinks(ctx, "Ideas/Big Idea.md")
-	if len(bl) != 1 || bl[0].Source != "Boards/Main.canvas" {
+	if len(bl) != 1 || bl[0].Source != "Boards/Main.canvas" || !reflect.DeepEqual(bl[0].Nodes, []string{"f1", "f2"}) {
 		t.Errorf("backlinks after rename %+v", bl)
+	}
+	// The refresh took the canvas as parsed beside the commit.
+	if len(ix.ownCanvases) != 0 {
+		t.Errorf("rewritten canvases not taken: %v", ix.ownCanvases)
+	}
+	if tl, _ := ix.CanvasTextLinksTo(ctx, "Ideas/Big Idea.md"); len(tl) != 2 {
+		t.Errorf("text links after rename %+v", tl)
 	}
 }
 

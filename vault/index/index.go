@@ -56,6 +56,9 @@ type Index struct {
 	// (FollowRename), kept for the refresh that reports them back.
 	ownMu sync.Mutex
 	own   map[string]written
+	// ownCanvases are the canvases a rename's relinking wrote, parsed
+	// beside the commit (see keepCanvases); guarded by ownMu.
+	ownCanvases map[string]writtenCanvas
 
 	mu    sync.RWMutex
 	notes map[string]*note // Markdown notes by rel path
