@@ -89,10 +89,11 @@ func benchBoard(paths []string, seed int, hub string, shows bool) []byte {
 	return []byte("{\n\t\"nodes\":[\n\t\t" + strings.Join(nodes, ",\n\t\t") + "\n\t],\n\t\"edges\":[]\n}\n")
 }
 
-// BenchmarkCanvasRelinkWork is the canvas share of such a rename, apart
-// from the disk: planning the rewrites of the 20 canvases showing the
-// popular note among 100 (reading, parsing and splicing them), and the
-// refresh that takes the 20 rewritten canvases back in.
+// BenchmarkCanvasRelinkWork is the canvas share of such a rename:
+// planning the rewrites of the 20 canvases showing the popular note
+// among 100 (reading, parsing and splicing them), and refreshing those
+// 20 from disk, as an outside edit of them is (a rename's own refresh
+// takes them parsed beside its commit instead).
 func BenchmarkCanvasRelinkWork(b *testing.B) {
 	dir := b.TempDir()
 	gen, err := vaultgen.Generate(dir, vaultgen.Options{Notes: 10000, Seed: 1, Varied: true, HubLinks: 1800})
