@@ -32,6 +32,7 @@ var conditionalTools = map[string]string{
 	"set_properties": "path",
 	"delete_file":    "path",
 	"rename_file":    "old_path",
+	"edit_canvas":    "path",
 }
 
 const ifVersionDescription = "Version from your read of this file: write only if it is unchanged (else the error gives the current version and a diff); \"absent\": only if missing"

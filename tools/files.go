@@ -19,6 +19,7 @@ import (
 
 	"vaultmcp/vault"
 	"vaultmcp/vault/edit"
+	"vaultmcp/vault/index"
 )
 
 type pathArgs struct {
@@ -361,7 +362,7 @@ func RenameFile(d Deps) server.ServerTool {
 	)
 	return server.ServerTool{Tool: tool, Handler: handle(d, func(ctx context.Context, a renameArgs) (*mcp.CallToolResult, error) {
 		update := d.Index != nil && (a.UpdateLinks == nil || *a.UpdateLinks)
-		var links, notes int
+		var r index.Relinked
 		var extra func(tx *vault.Tx, from, to vault.Path) error
 		if update {
 			// Plan from a complete index: one still building may not have
@@ -370,7 +371,7 @@ func RenameFile(d Deps) server.ServerTool {
 				return nil, fmt.Errorf("the link index is not ready yet, nothing was renamed: %w", err)
 			}
 			extra = func(tx *vault.Tx, from, to vault.Path) (err error) {
-				links, notes, err = d.Index.FollowRename(ctx, tx, from.Rel, to.Rel)
+				r, err = d.Index.FollowRenameAll(ctx, tx, from.Rel, to.Rel)
 				return err
 			}
 		}
@@ -381,7 +382,7 @@ func RenameFile(d Deps) server.ServerTool {
 		msg := fmt.Sprintf("Renamed %s -> %s%s", w.From.Rel, w.Path.Rel, parenthesize(commitNote(w.Commit)))
 		switch {
 		case update:
-			msg += fmt.Sprintf("; updated %d link(s) in %d note(s)", links, notes)
+			msg += fmt.Sprintf("; updated %d link(s) in %d note(s)", r.Links, r.Notes) + canvasRelinkNote(r)
 		case d.Index != nil:
 			msg += "; links to it were not updated (update_links is false)"
 		}

@@ -128,8 +128,9 @@ func buildFitVault(t *testing.T, dir string, gen *vaultgen.Vault) fitVault {
 	}
 	w.commit(fitAuthors[1], "Retitle the hub link in 1,500 notes", retitle...)
 	w.commit(fitAuthors[0], "Add the concept graph", conceptGraph()...)
-	w.commit(fitAuthors[1], "Add a large note",
-		writeOp("big.md", strings.Repeat("A long line of a very large note, with [[Hub]] in it.\n", 20000)))
+	w.commit(fitAuthors[1], "Add a large note and a large canvas",
+		writeOp("big.md", strings.Repeat("A long line of a very large note, with [[Hub]] in it.\n", 20000)),
+		writeOp("big.canvas", bigCanvas(gen.Paths[:1000])))
 
 	// A folder three deep, with folder rules on the way to it.
 	for _, p := range gen.Paths {
@@ -306,6 +307,8 @@ func TestDefaultAnswersFit(t *testing.T) {
 		{"get_broken_links", `{}`},
 		{"find_links", `{"path":"Hub.md"}`},
 		{"find_links", `{"path":"big.md","direction":"outlinks"}`},
+		{"read_canvas", `{"path":"big.canvas"}`},
+		{"edit_canvas", `{"path":"big.canvas","add_nodes":[{"type":"text","text":"x"}],"remove_nodes":["n0000"]}`},
 		{"get_tags", `{}`},
 		{"get_tags", `{"include_parents":true}`},
 		{"query_notes", `{}`},
@@ -351,6 +354,7 @@ func TestDefaultAnswersFit(t *testing.T) {
 	wants := map[string]string{
 		"get_vault_info {}":                                              "Mass deletion held back",
 		"get_backlinks " + `{"note_name":"Hub"}`:                         `"backlink_count":3001`,
+		"read_canvas " + `{"path":"big.canvas"}`:                         "call again with offset=",
 		"get_concept " + `{"concept_id":"Apprentissage automatique"}`:    `"narrower":600`,
 		"expand_context " + `{"concept_id":"Apprentissage automatique"}`: `"total":800`,
 		"search_concepts " + `{"query":"méthode"}`:                       `"total":801`,
@@ -424,4 +428,17 @@ func answerSize(t *testing.T, h *harness, tool, args string) (text string, size,
 		structured, _ = json.Marshal(sc)
 	}
 	return text, max(len(text), len(structured)), max(tokens.Estimate(text), tokens.Estimate(structured)), failed
+}
+
+// bigCanvas is a board of a file card and a long text card for each
+// note, every text card joined to its file card.
+func bigCanvas(notes []string) string {
+	var nodes, edges []string
+	for i, p := range notes {
+		nodes = append(nodes,
+			fmt.Sprintf(`{"id":"n%04d","type":"file","file":%q,"x":%d,"y":0,"width":400,"height":400}`, i, p, i*500),
+			fmt.Sprintf(`{"id":"t%04d","type":"text","text":%q,"x":%d,"y":500,"width":250,"height":60}`, i, strings.Repeat("Une carte à propos de [[Hub]]. ", 10), i*500))
+		edges = append(edges, fmt.Sprintf(`{"id":"e%04d","fromNode":"t%04d","toNode":"n%04d"}`, i, i, i))
+	}
+	return "{\n\t\"nodes\":[\n\t\t" + strings.Join(nodes, ",\n\t\t") + "\n\t],\n\t\"edges\":[\n\t\t" + strings.Join(edges, ",\n\t\t") + "\n\t]\n}\n"
 }

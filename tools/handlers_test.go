@@ -202,7 +202,7 @@ func TestToolsListed(t *testing.T) {
 		}
 	}
 	// mcp-go lists tools sorted by name.
-	want := "create_daily_note create_directory delete_file edit_file find_files get_claude_context get_daily_note get_obsidian_guide get_properties get_vault_info grep list_directory patch_note read_file rename_file search_files set_properties write_file"
+	want := "create_daily_note create_directory delete_file edit_canvas edit_file find_files get_claude_context get_daily_note get_obsidian_guide get_properties get_vault_info grep list_directory patch_note read_canvas read_file rename_file search_files set_properties write_file"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("tools/list = %s, want %s", got, want)
 	}
@@ -445,6 +445,9 @@ func TestHandlerPanicBecomesError(t *testing.T) {
 		req := mcp.CallToolRequest{}
 		req.Params.Name = st.Tool.Name
 		req.Params.Arguments = map[string]any{"path": "a.md", "content": "x", "old_text": "a", "new_text": "b", "old_path": "a.md", "new_path": "b.md", "pattern": "*", "query": "x", "topic": "conventions", "properties": map[string]any{"a": 1}}
+		if strings.HasSuffix(st.Tool.Name, "_canvas") {
+			req.Params.Arguments = map[string]any{"path": "a.canvas", "remove_nodes": []any{"x"}}
+		}
 		res, err := st.Handler(context.Background(), req)
 		if err != nil {
 			t.Errorf("%s: protocol error %v", st.Tool.Name, err)

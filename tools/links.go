@@ -46,6 +46,7 @@ type BacklinkItem struct {
 	AbsolutePath string   `json:"absolute_path" jsonschema:"The note's absolute path on the server; for a remote (HTTP) client, its path in the vault"`
 	Links        []string `json:"links" jsonschema:"Its links to the note, as written"`
 	Lines        []int    `json:"lines" jsonschema:"Their line numbers"`
+	Nodes        []string `json:"nodes,omitempty" jsonschema:"A canvas's file nodes"`
 }
 
 // backlinksText is BacklinksResult as the text shows it: without the
@@ -63,13 +64,14 @@ type backlinkText struct {
 	File  string   `json:"file"`
 	Links []string `json:"links"`
 	Lines []int    `json:"lines"`
+	Nodes []string `json:"nodes,omitempty"`
 }
 
 // GetBacklinks is get_backlinks: the notes linking to one note, by name or
 // by path.
 func GetBacklinks(d Deps) server.ServerTool {
 	opts := []mcp.ToolOption{
-		mcp.WithDescription("Notes linking to a note (wikilinks, embeds, Markdown links), resolved as Obsidian does. " +
+		mcp.WithDescription("Notes linking to a note (wikilinks, embeds, Markdown links), resolved as Obsidian does; also canvases' file cards (nodes). " +
 			"Give note_name or path. Each result has its links to the note and their lines. " +
 			"A name several files share resolves as [[name]] would from the vault root: path is the file picked, same_name the others."),
 		mcp.WithString("note_name", mcp.Description("Note name without .md, e.g. \"Project Ideas\"")),
@@ -86,7 +88,7 @@ func GetBacklinks(d Deps) server.ServerTool {
 		text := backlinksText{Note: res.Note, BacklinkCount: res.BacklinkCount, Backlinks: make([]backlinkText, len(res.Backlinks)),
 			Path: res.Path, SameName: res.SameName, PageInfo: res.PageInfo}
 		for i, b := range res.Backlinks {
-			text.Backlinks[i] = backlinkText{File: b.File, Links: b.Links, Lines: b.Lines}
+			text.Backlinks[i] = backlinkText{File: b.File, Links: b.Links, Lines: b.Lines, Nodes: b.Nodes}
 		}
 		raw, err := encodeJSON(text)
 		if err != nil {
@@ -163,6 +165,7 @@ func Backlinks(ctx context.Context, d Deps, a BacklinksArgs) (*BacklinksResult, 
 			AbsolutePath: filePath(ctx, d, ln.Source),
 			Links:        ln.Links,
 			Lines:        ln.Lines,
+			Nodes:        ln.Nodes,
 		})
 	}
 	res.PageInfo = s.info()
@@ -266,7 +269,25 @@ type FindLinksResult struct {
 	Total     *int             `json:"total,omitempty"`
 	Backlinks *BacklinkSection `json:"backlinks,omitempty"`
 	Outlinks  *OutlinkSection  `json:"outlinks,omitempty"`
+	// CanvasNodes names, for each canvas among the backlinks, its file
+	// nodes showing the file.
+	CanvasNodes map[string][]string `json:"canvas_nodes,omitempty"`
+	// CanvasTextLinks are links typed in canvas text cards: to the file
+	// (backlinks), or in the canvas itself (outlinks). Obsidian does not
+	// count them as backlinks.
+	CanvasTextLinks []CanvasTextLinkItem `json:"canvas_text_links,omitempty"`
+	// CanvasTextLinkCount counts them all, when there are more than
+	// this page shows (paged as the backlinks are, by offset and limit).
+	CanvasTextLinkCount int `json:"canvas_text_link_count,omitempty"`
 	PageInfo
+}
+
+// CanvasTextLinkItem is one link typed in a canvas's text card.
+type CanvasTextLinkItem struct {
+	Canvas string  `json:"canvas"`
+	Node   string  `json:"node"`
+	Link   string  `json:"link"`
+	Path   *string `json:"path"`
 }
 
 var findLinksOutputSchema = []byte(`{
@@ -278,7 +299,10 @@ var findLinksOutputSchema = []byte(`{
     "next_offset": {"type": "integer"},
     "notice": {"type": "string"},
     "backlinks": {"type": "object", "properties": {"results": {"type": "array", "items": {"type": "string"}}, "total": {"type": "integer"}, "next_offset": {"type": "integer"}, "notice": {"type": "string"}}},
-    "outlinks": {"type": "object", "properties": {"results": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "path": {"type": ["string", "null"]}}}}, "total": {"type": "integer"}, "next_offset": {"type": "integer"}, "notice": {"type": "string"}}}
+    "outlinks": {"type": "object", "properties": {"results": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "path": {"type": ["string", "null"]}}}}, "total": {"type": "integer"}, "next_offset": {"type": "integer"}, "notice": {"type": "string"}}},
+    "canvas_nodes": {"type": "object", "description": "canvas -> file node ids"},
+    "canvas_text_link_count": {"type": "integer"},
+    "canvas_text_links": {"type": "array", "items": {"type": "object", "properties": {"canvas": {"type": "string"}, "node": {"type": "string"}, "link": {"type": "string"}, "path": {"type": ["string", "null"]}}}}
   },
   "required": ["success"]
 }`)
@@ -288,7 +312,7 @@ var findLinksOutputSchema = []byte(`{
 func FindLinks(d Deps) server.ServerTool {
 	opts := []mcp.ToolOption{
 		mcp.WithDescription("Links of one note: \"backlinks\" (notes linking to it), \"outlinks\" (what it links to; path null when broken) " +
-			"or \"both\" (each section paged on its own)."),
+			"or \"both\" (each section paged on its own). Canvas file cards are links; canvas text-card links are apart."),
 		mcp.WithString("path", mcp.Required(), mcp.Description("Note path")),
 		mcp.WithString("direction", mcp.Enum("backlinks", "outlinks", "both"), mcp.DefaultString("both"), mcp.Description("Which links")),
 	}
@@ -327,6 +351,8 @@ func FindLinksOf(ctx context.Context, d Deps, a FindLinksArgs) (*FindLinksResult
 	}
 	var back *BacklinkSection
 	var out *OutlinkSection
+	var canvasNodes map[string][]string
+	var textLinks []CanvasTextLinkItem
 	if dir == "backlinks" || dir == "both" {
 		offset, limit := a.bounds(defaultPageSize)
 		total, page, err := d.Index.Linkers(ctx, p.Rel, offset, limit)
@@ -337,7 +363,18 @@ func FindLinksOf(ctx context.Context, d Deps, a FindLinksArgs) (*FindLinksResult
 		back = &BacklinkSection{Results: make([]string, 0, s.End-s.Start), Total: total, PageInfo: s.info()}
 		for _, ln := range keep(page, s) {
 			back.Results = append(back.Results, ln.Source)
+			if len(ln.Nodes) > 0 {
+				if canvasNodes == nil {
+					canvasNodes = map[string][]string{}
+				}
+				canvasNodes[ln.Source] = ln.Nodes
+			}
 		}
+		to, err := d.Index.CanvasTextLinksTo(ctx, p.Rel)
+		if err != nil {
+			return nil, err
+		}
+		textLinks = append(textLinks, canvasTextItems(to)...)
 	}
 	if dir == "outlinks" || dir == "both" {
 		ol, _, err := d.Index.Outlinks(ctx, p.Rel)
@@ -349,6 +386,11 @@ func FindLinksOf(ctx context.Context, d Deps, a FindLinksArgs) (*FindLinksResult
 		itemCost := tokens.Estimate(`{"name":"","path":""},`)
 		s = s.fit(a.Paging, budget, func(i int) int { return tokens.Estimate(page[i].Name) + tokens.Estimate(page[i].Path) + itemCost })
 		out = &OutlinkSection{Results: make([]Outlink, 0, s.End-s.Start), Total: len(ol), PageInfo: s.info()}
+		from, _, err := d.Index.CanvasTextLinksFrom(ctx, p.Rel)
+		if err != nil {
+			return nil, err
+		}
+		textLinks = append(textLinks, canvasTextItems(from)...)
 		for _, o := range window(ol, s) {
 			item := Outlink{Name: o.Name}
 			if o.Path != "" {
@@ -357,13 +399,27 @@ func FindLinksOf(ctx context.Context, d Deps, a FindLinksArgs) (*FindLinksResult
 			out.Results = append(out.Results, item)
 		}
 	}
+	var res *FindLinksResult
 	switch dir {
 	case "backlinks":
-		return &FindLinksResult{Success: true, Results: back.Results, Total: &back.Total, PageInfo: back.PageInfo}, nil
+		res = &FindLinksResult{Success: true, Results: back.Results, Total: &back.Total, PageInfo: back.PageInfo}
 	case "outlinks":
-		return &FindLinksResult{Success: true, Results: out.Results, Total: &out.Total, PageInfo: out.PageInfo}, nil
+		res = &FindLinksResult{Success: true, Results: out.Results, Total: &out.Total, PageInfo: out.PageInfo}
+	default:
+		res = &FindLinksResult{Success: true, Backlinks: back, Outlinks: out}
 	}
-	return &FindLinksResult{Success: true, Backlinks: back, Outlinks: out}, nil
+	res.CanvasNodes = canvasNodes
+	if len(textLinks) > 0 {
+		s := paginate(a.Paging, len(textLinks), defaultPageSize, "canvas text links").fit(a.Paging, budget/2, func(i int) int {
+			l := textLinks[s0(a.Paging, len(textLinks))+i]
+			return tokens.Estimate(l.Canvas) + tokens.Estimate(l.Link) + 2*tokens.Estimate(l.Node) + 20
+		})
+		res.CanvasTextLinks = window(textLinks, s)
+		if s.End-s.Start < len(textLinks) {
+			res.CanvasTextLinkCount = len(textLinks)
+		}
+	}
+	return res, nil
 }
 
 // invalid is a bad-argument error.

@@ -178,6 +178,8 @@ func All(d Deps) []server.ServerTool {
 		CreateDailyNote(d),
 		GetClaudeContext(d),
 		GetObsidianGuide(d),
+		ReadCanvas(d),
+		EditCanvas(d),
 	}
 	if d.Index != nil {
 		all = append(all,

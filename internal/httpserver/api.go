@@ -38,6 +38,7 @@ func (s *Server) apiRoutes() map[string]route {
 	}
 	maps.Copy(routes, s.conceptRoutes())
 	maps.Copy(routes, s.baseRoutes())
+	maps.Copy(routes, s.canvasRoutes())
 	return routes
 }
 
@@ -296,7 +297,7 @@ func (s *Server) note(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodGet:
 		s.readNote(w, r, p)
 	case key != "" && s.opts.Deps.Idempotency != nil:
-		s.writeNoteOnce(w, r, p, key)
+		s.writeOnce(w, r, p, key, s.writeNote)
 	default:
 		s.writeNote(w, r, p)
 	}
@@ -320,10 +321,10 @@ func (a *answerRecorder) Header() http.Header         { return a.header }
 func (a *answerRecorder) Write(b []byte) (int, error) { return a.body.Write(b) }
 func (a *answerRecorder) WriteHeader(status int)      { a.status = status }
 
-// writeNoteOnce is writeNote under an Idempotency-Key: the same request
-// (method, note, conditions and body) sent again with the key within a
-// day is answered as the first was and applies nothing.
-func (s *Server) writeNoteOnce(w http.ResponseWriter, r *http.Request, p, key string) {
+// writeOnce is a write (writeNote, editCanvas) under an Idempotency-Key:
+// the same request (method, file, conditions and body) sent again with
+// the key within a day is answered as the first was and applies nothing.
+func (s *Server) writeOnce(w http.ResponseWriter, r *http.Request, p, key string, write func(http.ResponseWriter, *http.Request, string)) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		detail(w, http.StatusBadRequest, "The body could not be read: "+err.Error())
@@ -333,7 +334,7 @@ func (s *Server) writeNoteOnce(w http.ResponseWriter, r *http.Request, p, key st
 	fp := idempotency.Fingerprint([]byte(r.Method), []byte(p), []byte(r.Header.Get("If-Match")), []byte(r.Header.Get("If-None-Match")), body)
 	answer, replayed, err := s.opts.Deps.Idempotency.Do(tools.Caller(r.Context()), key, fp, func() ([]byte, bool) {
 		rec := &answerRecorder{header: http.Header{}, status: http.StatusOK}
-		s.writeNote(rec, r, p)
+		write(rec, r, p)
 		raw, err := json.Marshal(storedAnswer{Status: rec.status, ETag: rec.header.Get("ETag"), Body: bytes.TrimSpace(rec.body.Bytes())})
 		return raw, err == nil && rec.status == http.StatusOK
 	})

@@ -45,6 +45,7 @@ var worldFiles = map[string]string{
 	"c/ml.md":     "---\nprefLabel: Machine <Learning>\ndefinition: From data & more\n---\n# ML\n\nText <x> & y.\n",
 	"c/sl.md":     "---\nprefLabel: Supervised\nbroader: [[ml]]\n---\n# SL\n",
 	"c/CLAUDE.md": "Concepts live here.\n",
+	"Board.canvas": `{"nodes":[{"id":"a1b2c3d4e5f60718","type":"file","file":"Home.md","x":0,"y":0,"width":400,"height":300},{"id":"b1","type":"text","text":"See [[Other]] <b> & \u2028","x":500,"y":0,"width":200,"height":100}],"edges":[]}`,
 }
 
 // newDeps returns the deps of a server over a git-versioned copy of
@@ -249,6 +250,7 @@ var runningCalls = []toolCall{
 	{"get_vault_info", `{}`},
 	{"grep", `{"query":"<b>"}`},
 	{"list_directory", `{"path":"","recursive":true}`},
+	{"read_canvas", `{"path":"Board.canvas"}`},
 	{"query_base", `{"base":"filters: file.hasTag(\"x\") || true\nviews:\n  - type: table\n    name: All\n    order: [file.name]\n"}`},
 	{"query_notes", `{}`},
 	{"read_file", `{"path":"Home.md"}`},
@@ -262,6 +264,7 @@ var runningCalls = []toolCall{
 	{"edit_file", `{"path":"new/w.md","old_text":"x","new_text":"y \u2028"}`},
 	{"patch_note", `{"path":"Other.md","target_type":"heading","target":"Other","operation":"append","content":"More <m>."}`},
 	{"set_properties", `{"path":"Other.md","properties":{"status":"<done>"}}`},
+	{"edit_canvas", `{"path":"Board.canvas","add_nodes":[{"type":"text","text":"<new> & \u2028","x":0,"y":400,"width":100,"height":60}]}`},
 	{"rename_file", `{"old_path":"new/w.md","new_path":"new/w2.md"}`},
 	{"get_diff", `{"from":"HEAD~1"}`},
 	{"delete_file", `{"path":"new/w2.md"}`},

@@ -27,6 +27,9 @@ type docLink struct {
 	target string // path or name part; "" links to the note itself
 	bucket string // linkKey(target), "" for a link to the note itself
 	line   int32  // 1-based line the link is on, for get_backlinks
+	// exact: the target is a vault path, resolved as exactly that file
+	// (a canvas's file node), not as a link's name.
+	exact bool
 }
 
 // parse extracts a document from the bytes of the note at rel, and says

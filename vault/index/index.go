@@ -27,6 +27,7 @@ import (
 
 	"vaultmcp/vault"
 	"vaultmcp/vault/access"
+	"vaultmcp/vault/canvas"
 	"vaultmcp/vault/markdown"
 )
 
@@ -55,10 +56,16 @@ type Index struct {
 	// (FollowRename), kept for the refresh that reports them back.
 	ownMu sync.Mutex
 	own   map[string]written
+	// ownCanvases are the canvases a rename's relinking wrote, parsed
+	// beside the commit (see keepCanvases); guarded by ownMu.
+	ownCanvases map[string]writtenCanvas
 
 	mu    sync.RWMutex
-	notes map[string]*note    // Markdown notes by rel path
-	files map[string]struct{} // every indexed file by rel path
+	notes map[string]*note // Markdown notes by rel path
+	// canvases holds the vault's canvases, nil while it has none (see
+	// canvasNote): their file nodes are links too.
+	canvases map[string]*canvasNote
+	files    map[string]struct{} // every indexed file by rel path
 	// below counts, for each folder, the files of files at any depth
 	// below it (a folder with none is absent; the root is not counted).
 	// A refresh of a path that has nothing below it (a renamed note's
@@ -248,6 +255,7 @@ func (ix *Index) Build(ctx context.Context) error {
 		}
 	}
 	ix.installLinks(links)
+	canvases := ix.loadCanvases(root.Abs, otherPaths)
 	sized.Wait()
 
 	ix.mu.Lock()
@@ -277,6 +285,9 @@ func (ix *Index) Build(ctx context.Context) error {
 	// Links resolve only once every name is known.
 	ix.foldIn(loaded)
 	tables.Wait()
+	for _, cn := range canvases {
+		ix.putCanvas(cn.rel, cn)
+	}
 	var tooLarge []string
 	for _, n := range loaded {
 		if n.tooLarge {
@@ -721,6 +732,10 @@ func (ix *Index) refreshFileAt(rel, abs, target string, fi fs.FileInfo) {
 	} else {
 		defer ix.setLink(rel, "")
 	}
+	if canvas.IsCanvas(rel) {
+		ix.refreshCanvas(rel, abs)
+		return
+	}
 	if !isNote(rel) {
 		ix.mu.Lock()
 		ix.putName(rel)
@@ -825,6 +840,10 @@ func (ix *Index) removeFile(rel string) {
 		ix.removeContributions(n)
 		delete(ix.notes, rel)
 	}
+	if c, ok := ix.canvases[rel]; ok {
+		ix.removeContributions(&c.note)
+		delete(ix.canvases, rel)
+	}
 	if _, ok := ix.files[rel]; !ok {
 		return
 	}
@@ -842,7 +861,7 @@ func (ix *Index) reresolve(k string) {
 	ix.concepts.touchFile(k)
 	// Re-linking changes backlinks, never linkers: k's sources stay put.
 	for src := range ix.linkers[k].all() {
-		n := ix.notes[src]
+		n := ix.source(src)
 		if n == nil {
 			continue
 		}
@@ -851,7 +870,7 @@ func (ix *Index) reresolve(k string) {
 			if l.bucket != k || l.target == "" {
 				continue
 			}
-			target, _ := ix.names.resolve(l.target, n.rel)
+			target, _ := ix.names.resolveLink(l, n.rel)
 			if target == n.out[i] {
 				continue
 			}
@@ -991,6 +1010,6 @@ func (n *note) brokenCount() int {
 func (n *note) resolve(names *names) {
 	n.out = make([]string, len(n.doc.links))
 	for i, l := range n.doc.links {
-		n.out[i], _ = names.resolve(l.target, n.rel)
+		n.out[i], _ = names.resolveLink(l, n.rel)
 	}
 }

@@ -13,6 +13,9 @@ type LinkingNote struct {
 	Source string   // vault-relative path of the linking note
 	Links  []string // its links to the file, as written, distinct, in order
 	Lines  []int    // the lines those links are on, ascending, distinct
+	// Nodes, for a canvas, are the ids of the file nodes those links
+	// are, in order.
+	Nodes []string
 }
 
 // Linkers pages through the notes whose links resolve to the file rel,
@@ -31,7 +34,7 @@ func (ix *Index) Linkers(ctx context.Context, rel string, offset, limit int) (to
 	defer ix.mu.RUnlock()
 	srcs := make([]string, 0, ix.backlinks[rel].len())
 	for src := range ix.backlinks[rel].all() {
-		if ix.notes[src] != nil && (!hides || scope.Visible(src)) {
+		if ix.source(src) != nil && (!hides || scope.Visible(src)) {
 			srcs = append(srcs, src)
 		}
 	}
@@ -56,7 +59,7 @@ func (ix *Index) LinkersOfName(ctx context.Context, name string, offset, limit i
 	scope, hides := ix.scopeOf(ctx)
 	var srcs []string
 	for src := range ix.linkers[linkKey(name)].all() {
-		n := ix.notes[src]
+		n := ix.source(src)
 		if n == nil || hides && !scope.Visible(src) {
 			continue
 		}
@@ -76,8 +79,8 @@ func (ix *Index) LinkersOfName(ctx context.Context, name string, offset, limit i
 func (ix *Index) linkingNotes(srcs []string, match func(n *note, i int) bool) []LinkingNote {
 	out := make([]LinkingNote, 0, len(srcs))
 	for _, src := range srcs {
-		n := ix.notes[src]
-		ln := LinkingNote{Source: src}
+		n := ix.source(src)
+		ln := LinkingNote{Source: src, Nodes: ix.nodesOf(n, match)}
 		for i, l := range n.doc.links {
 			if !match(n, i) {
 				continue

@@ -205,6 +205,16 @@ func (n *names) resolve(target, from string) (string, bool) {
 	return n.inFolder(n.baseOf(k[:short]), from)
 }
 
+// resolveLink resolves the link l of the note or canvas from: a canvas's
+// file node names its file by path, and nothing else.
+func (n *names) resolveLink(l docLink, from string) (string, bool) {
+	if !l.exact {
+		return n.resolve(l.target, from)
+	}
+	var buf [128]byte
+	return n.pathOf(appendKey(buf[:0], strings.TrimPrefix(l.target, "/")))
+}
+
 // appendKey appends key(s) to b, without a string of its own when s is
 // ASCII (strings.ToLower then only maps A-Z) or already NFC (it then maps
 // each rune by unicode.ToLower, as strings.ToLower does).

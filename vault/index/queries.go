@@ -2,6 +2,8 @@ package index
 
 import (
 	"context"
+	"iter"
+	"maps"
 	"slices"
 	"strings"
 
@@ -13,6 +15,9 @@ type Backlink struct {
 	Source string   // vault-relative path of the linking note
 	Links  []string // every link in the linking note, as written (get_backlinks' "links" field)
 	Count  int      // how many of those point at the queried note
+	// Nodes, for a canvas, are the ids of its file nodes showing the
+	// queried file.
+	Nodes []string
 }
 
 // Backlinks returns the notes whose links resolve to the file rel, sorted
@@ -30,11 +35,12 @@ func (ix *Index) Backlinks(ctx context.Context, rel string) ([]Backlink, error) 
 	srcs := ix.backlinks[rel]
 	out := make([]Backlink, 0, srcs.len())
 	for src, count := range srcs.all() {
-		n := ix.notes[src]
+		n := ix.source(src)
 		if n == nil || hides && !scope.Visible(src) {
 			continue
 		}
-		out = append(out, Backlink{Source: src, Links: n.doc.rawLinks(), Count: count})
+		nodes := ix.nodesOf(n, func(n *note, i int) bool { return n.out[i] == rel })
+		out = append(out, Backlink{Source: src, Links: n.doc.rawLinks(), Count: count, Nodes: nodes})
 	}
 	slices.SortFunc(out, func(a, b Backlink) int { return strings.Compare(a.Source, b.Source) })
 	return out, nil
@@ -70,7 +76,7 @@ func (ix *Index) Outlinks(ctx context.Context, rel string) ([]Outlink, bool, err
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	scope, hides := ix.scopeOf(ctx)
-	n := ix.notes[rel]
+	n := ix.source(rel)
 	if n == nil || hides && !scope.Visible(rel) {
 		return nil, false, nil
 	}
@@ -134,7 +140,17 @@ func (ix *Index) Broken(ctx context.Context) ([]BrokenLinks, error) {
 		return ix.brokenCache, nil
 	}
 	out := make([]BrokenLinks, 0, ix.broken)
-	for _, n := range ix.notes {
+	sources := maps.Values(ix.notes)
+	if len(ix.canvases) > 0 {
+		sources = concatSeq(sources, func(yield func(*note) bool) {
+			for _, c := range ix.canvases {
+				if !yield(&c.note) {
+					return
+				}
+			}
+		})
+	}
+	for n := range sources {
 		if n.brokenCount() == 0 {
 			continue
 		}
@@ -170,7 +186,7 @@ func (ix *Index) DanglingAfterDelete(ctx context.Context, rel string) (links, no
 	defer ix.names.add(rel)
 	scope, hides := ix.scopeOf(ctx)
 	for src := range srcs.all() {
-		n := ix.notes[src]
+		n := ix.source(src)
 		if n == nil || hides && !scope.Visible(src) {
 			continue
 		}
@@ -179,7 +195,7 @@ func (ix *Index) DanglingAfterDelete(ctx context.Context, rel string) (links, no
 			if n.out[i] != rel {
 				continue
 			}
-			if _, ok := ix.names.resolve(l.target, n.rel); !ok {
+			if _, ok := ix.names.resolveLink(l, n.rel); !ok {
 				c++
 			}
 		}
@@ -472,6 +488,12 @@ func (ix *Index) Stats(ctx context.Context) (Stats, error) {
 				s.UnreadableFrontmatter++
 			}
 		}
+		for rel, c := range ix.canvases {
+			// Counted in ix.broken too, as get_broken_links lists them.
+			if scope.Visible(rel) && c.brokenCount() > 0 {
+				s.BrokenNotes++
+			}
+		}
 		s.Tags = len(ix.visibleTags(scope))
 		return s, nil
 	}
@@ -518,7 +540,7 @@ func (ix *Index) BacklinksByName(ctx context.Context, name string) ([]Backlink, 
 	scope, hides := ix.scopeOf(ctx)
 	var out []Backlink
 	for src := range ix.linkers[linkKey(name)].all() {
-		n := ix.notes[src]
+		n := ix.source(src)
 		if n == nil || hides && !scope.Visible(src) {
 			continue
 		}
@@ -534,4 +556,20 @@ func (ix *Index) BacklinksByName(ctx context.Context, name string) ([]Backlink, 
 	}
 	slices.SortFunc(out, func(a, b Backlink) int { return strings.Compare(a.Source, b.Source) })
 	return out, nil
+}
+
+// concatSeq yields a's values, then b's.
+func concatSeq[T any](a, b iter.Seq[T]) iter.Seq[T] {
+	return func(yield func(T) bool) {
+		for v := range a {
+			if !yield(v) {
+				return
+			}
+		}
+		for v := range b {
+			if !yield(v) {
+				return
+			}
+		}
+	}
 }

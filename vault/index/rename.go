@@ -28,8 +28,9 @@ type Rewrite struct {
 
 // FollowRename rewrites, inside the rename's own change, every link that
 // pointed at from so it points at to: the move and the link updates are
-// one commit. It is meant for vault.RenameFile's extra hook, after the
-// move, with the vault's write lock held. It returns the links rewritten
+// one commit. Canvases follow too, though only notes are counted here
+// (FollowRenameAll counts both). It is meant for vault.RenameFile's extra
+// hook, after the move, with the vault's write lock held. It returns the links rewritten
 // and the notes they are in. The notes are written as one batch (see
 // vault.Tx.WriteFiles): a rename that relinks a thousand notes flushes
 // them together, not one by one. The index keeps the texts it wrote, so
@@ -37,26 +38,8 @@ type Rewrite struct {
 // reading the notes back (see keepWritten), and parses them while they
 // are written and committed (see parseAhead).
 func (ix *Index) FollowRename(ctx context.Context, tx *vault.Tx, from, to string) (links, notes int, err error) {
-	rewrites, err := ix.PlanRename(ctx, from, to)
-	if err != nil {
-		return 0, 0, err
-	}
-	batch := make([]vault.FileWrite, 0, len(rewrites))
-	for _, rw := range rewrites {
-		batch = append(batch, vault.FileWrite{Path: rw.path, Data: rw.Content})
-		links += rw.Links
-		notes++
-	}
-	var ahead *parsedAhead
-	if len(rewrites) >= minParseAhead {
-		ahead = ix.parseAhead(rewrites)
-	}
-	infos, err := tx.WriteFiles(batch)
-	if err != nil {
-		return 0, 0, err
-	}
-	ix.keepWritten(batch, infos, ahead)
-	return links, notes, nil
+	r, err := ix.FollowRenameAll(ctx, tx, from, to)
+	return r.Links, r.Notes, err
 }
 
 // minParseAhead is the smallest number of relinked notes parsed beside
