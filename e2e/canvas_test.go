@@ -27,14 +27,19 @@ const e2eBoard = "{\n" +
 // TestCanvasFollowsRename: a canvas's file card is a backlink of the note
 // it shows, its card for a deleted note is a broken link, and renaming
 // the note rewrites the card and the text card's link in the rename's
-// commit, leaving every other byte of the canvas as it was.
+// commit, leaving every other byte of the canvas as it was; the base
+// beside it lists the note at its new path.
 func TestCanvasFollowsRename(t *testing.T) {
 	t.Parallel()
 	v := newVault(t, map[string]string{
-		"Idea.md":             "# Plan\nThe idea.\n",
+		"Idea.md":             "---\nstatus: open\n---\n# Plan\nThe idea.\n",
 		"Boards/Ideas.canvas": e2eBoard,
+		"Boards/Open.base":    "filters: 'status == \"open\"'\nviews:\n  - type: table\n    name: Open\n    order: [file.name, status]\n",
 	})
 	s := startSession(t, v)
+	if paths, _ := baseRows(t, s, map[string]any{"path": "Boards/Open.base"}); len(paths) != 1 || paths[0] != "Idea.md" {
+		t.Fatalf("the base lists %q before the rename", paths)
+	}
 
 	back := s.ok(t, "get_backlinks", map[string]any{"path": "Idea.md"})
 	wantContains(t, "get_backlinks", back, `"file":"Boards/Ideas.canvas"`, `"nodes":["5a1c0d2e3f405162"]`, `"Idea.md#Plan"`)
@@ -73,6 +78,9 @@ func TestCanvasFollowsRename(t *testing.T) {
 	}
 	back = s.ok(t, "get_backlinks", map[string]any{"path": "Ideas/Big Idea.md"})
 	wantContains(t, "get_backlinks after rename", back, `"file":"Boards/Ideas.canvas"`, `"nodes":["5a1c0d2e3f405162"]`)
+	if paths, values := baseRows(t, s, map[string]any{"path": "Boards/Open.base"}); len(paths) != 1 || paths[0] != "Ideas/Big Idea.md" || values[0]["file.name"] != "Big Idea.md" {
+		t.Errorf("the base lists %q %v after the rename", paths, values)
+	}
 
 	// As an MCP resource, a canvas is JSON text.
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
