@@ -21,6 +21,10 @@ const renameBudget = time.Second
 // to, through the server (relinking them all, one commit), beside a shell
 // pipeline doing the least of the same work in a copy of the vault: git
 // mv, rewriting the plain [[name]] links with sed, git commit -a.
+// renameCanvases are the boards in the rename section's vault; every
+// fifth shows the renamed note (a file card and a text-card link).
+const renameCanvases = 100
+
 func benchRename(ctx context.Context, e *env) ([]figure, error) {
 	if !hasHub(e.vault) {
 		return nil, fmt.Errorf("the rename section needs --notes %d or more (a popular note)", 100+hubLinks)
@@ -33,6 +37,11 @@ func benchRename(ctx context.Context, e *env) ([]figure, error) {
 			return nil, err
 		}
 		if err := os.RemoveAll(filepath.Join(dir, ".git")); err != nil {
+			return nil, err
+		}
+		// Boards as Obsidian saves them: the rename rewrites the cards
+		// and text-card links of the ones showing the note too.
+		if err := vaultgen.WriteCanvases(dir, e.vault.Paths, hub, renameCanvases); err != nil {
 			return nil, err
 		}
 		if err := gitInit(dir); err != nil {
@@ -68,6 +77,13 @@ func benchRename(ctx context.Context, e *env) ([]figure, error) {
 	if n := lineCount(linked); n < hubLinks {
 		return nil, fmt.Errorf("rename_file relinked %d notes, want at least %d", n, hubLinks)
 	}
+	shown, err := runRg("rg", ours, []string{"-l", "-F", "-g", "*.canvas", "-e", `"file":"` + from + `"`})
+	if err != nil {
+		return nil, err
+	}
+	if n := lineCount(shown); n != renameCanvases/5 {
+		return nil, fmt.Errorf("rename_file relinked %d canvases, want %d", n, renameCanvases/5)
+	}
 
 	var cli []time.Duration
 	from = hub
@@ -81,7 +97,7 @@ func benchRename(ctx context.Context, e *env) ([]figure, error) {
 		from = to
 	}
 	return []figure{{
-		name: fmt.Sprintf("rename_file, %d backlinks relinked, one commit", hubLinks), got: median(durs), budget: renameBudget,
+		name: fmt.Sprintf("rename_file, %d backlinks and %d canvases relinked, one commit", hubLinks, renameCanvases/5), got: median(durs), budget: renameBudget,
 		baseName: "git mv + rg|sed + git commit -a", base: median(cli),
 	}}, nil
 }

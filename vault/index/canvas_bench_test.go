@@ -29,11 +29,8 @@ func BenchmarkRenamePopularCanvases(b *testing.B) {
 				b.Fatal(err)
 			}
 			hub := gen.Path(vaultgen.HubNote)
-			for i := range boards {
-				shows := i%5 == 0
-				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("board %03d.canvas", i)), benchBoard(gen.Paths, i, hub, shows), 0o644); err != nil {
-					b.Fatal(err)
-				}
+			if err := vaultgen.WriteCanvases(dir, gen.Paths, hub, boards); err != nil {
+				b.Fatal(err)
 			}
 			v, err := vault.Open(dir, vault.Options{})
 			if err != nil {
@@ -72,23 +69,6 @@ func BenchmarkRenamePopularCanvases(b *testing.B) {
 	}
 }
 
-// benchBoard is a canvas of 100 file cards and 100 text cards, each text
-// card linking to a note by name; shows puts the note hub on it both ways.
-func benchBoard(paths []string, seed int, hub string, shows bool) []byte {
-	var nodes []string
-	for j := range 100 {
-		p := paths[(seed*100+j*37)%len(paths)]
-		if shows && j == 50 {
-			p = hub
-		}
-		name := strings.TrimSuffix(filepath.Base(p), ".md")
-		nodes = append(nodes,
-			fmt.Sprintf(`{"id":"f%015x","type":"file","file":%q,"x":%d,"y":0,"width":400,"height":400}`, seed*1000+j, p, j*500),
-			fmt.Sprintf(`{"id":"t%015x","type":"text","text":%q,"x":%d,"y":500,"width":250,"height":60}`, seed*1000+j, "About [["+name+"]] and more.", j*500))
-	}
-	return []byte("{\n\t\"nodes\":[\n\t\t" + strings.Join(nodes, ",\n\t\t") + "\n\t],\n\t\"edges\":[]\n}\n")
-}
-
 // BenchmarkCanvasRelinkWork is the canvas share of such a rename:
 // planning the rewrites of the 20 canvases showing the popular note
 // among 100 (reading, parsing and splicing them), and refreshing those
@@ -104,7 +84,7 @@ func BenchmarkCanvasRelinkWork(b *testing.B) {
 	var shown []string
 	for i := range 100 {
 		rel := fmt.Sprintf("board %03d.canvas", i)
-		if err := os.WriteFile(filepath.Join(dir, rel), benchBoard(gen.Paths, i, hub, i%5 == 0), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, rel), vaultgen.Canvas(gen.Paths, i, hub, i%5 == 0), 0o644); err != nil {
 			b.Fatal(err)
 		}
 		if i%5 == 0 {
