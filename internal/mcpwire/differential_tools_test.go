@@ -40,11 +40,11 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 // worldFiles are the vault the suite's servers serve: text that JSON
 // escapes (<, >, &, quotes, U+2028), links, tags and concepts.
 var worldFiles = map[string]string{
-	"Home.md":     "# Home <b> & \"q\" \\\n\nSee [[Other]] and [x](<Other.md>).\u2028 雪 é #tag\n",
-	"Other.md":    "---\ntags: [a]\n---\n# Other\n\nBack to [[Home]] & [[Missing]].\n",
-	"c/ml.md":     "---\nprefLabel: Machine <Learning>\ndefinition: From data & more\n---\n# ML\n\nText <x> & y.\n",
-	"c/sl.md":     "---\nprefLabel: Supervised\nbroader: [[ml]]\n---\n# SL\n",
-	"c/CLAUDE.md": "Concepts live here.\n",
+	"Home.md":      "# Home <b> & \"q\" \\\n\nSee [[Other]] and [x](<Other.md>).\u2028 雪 é #tag\n",
+	"Other.md":     "---\ntags: [a]\n---\n# Other\n\nBack to [[Home]] & [[Missing]].\n",
+	"c/ml.md":      "---\nprefLabel: Machine <Learning>\ndefinition: From data & more\n---\n# ML\n\nText <x> & y.\n",
+	"c/sl.md":      "---\nprefLabel: Supervised\nbroader: [[ml]]\n---\n# SL\n",
+	"c/CLAUDE.md":  "Concepts live here.\n",
 	"Board.canvas": `{"nodes":[{"id":"a1b2c3d4e5f60718","type":"file","file":"Home.md","x":0,"y":0,"width":400,"height":300},{"id":"b1","type":"text","text":"See [[Other]] <b> & \u2028","x":500,"y":0,"width":200,"height":100}],"edges":[]}`,
 }
 
