@@ -137,17 +137,13 @@ func (r *Repo) commitPaths(ctx context.Context, message string, paths []string, 
 		}
 		clean = append(clean, c)
 	}
-	author, byClient := AuthorFrom(ctx)
-	if byClient {
+	req := request{written: known, placing: pl}
+	if author, byClient := AuthorFrom(ctx); byClient {
 		message = author.withTrailers(message)
+		req.author = &author
 	}
 	r.mu.Lock()
-	r.written, r.placing = known, pl
-	if byClient {
-		r.author = &author
-	}
-	res, err := r.commitLocked(message, clean)
-	r.written, r.placing, r.author = nil, nil, nil
+	res, err := r.commitLocked(req, message, clean)
 	r.mu.Unlock()
 	var nf *NotFlushedError
 	if err != nil && !errors.As(err, &nf) {
@@ -178,6 +174,21 @@ func cleanPath(p string) (string, error) {
 	return q, nil
 }
 
+// request is what one commit request brings beyond its message and
+// paths, carried down the commit path. Its zero value is a plain commit of
+// the worktree as it is, by the configured author.
+type request struct {
+	// written holds what the caller wrote (see RecordWritten); nil for
+	// none: every file is read.
+	written Written
+	// placing is the file the caller has yet to rename into place (see
+	// RecordPlacing); nil for none.
+	placing *placing
+	// author is the client the commit is authored for (see WithAuthor);
+	// nil for the configured author.
+	author *Author
+}
+
 // stage is the staged form of a set of paths: the tree changes and the
 // index changes that go with them.
 type stage struct {
@@ -194,7 +205,7 @@ type stage struct {
 // objects are just garbage), then index.lock, then the branch ref, then the
 // index. If the ref update fails the lock is dropped; if the index rename
 // fails the ref is put back.
-func (r *Repo) commitLocked(message string, paths []string) (Result, error) {
+func (r *Repo) commitLocked(req request, message string, paths []string) (Result, error) {
 	idx, err := r.index.load()
 	if err != nil {
 		return Result{}, err
@@ -209,7 +220,7 @@ func (r *Repo) commitLocked(message string, paths []string) (Result, error) {
 	}
 	s := stage{tree: map[string]treeChange{}, index: newIndexUpdate()}
 	if !r.opts.NoFsync {
-		if s.bar = r.placing.barrierFor(r.gitDir); s.bar == nil {
+		if s.bar = req.placing.barrierFor(r.gitDir); s.bar == nil {
 			s.bar = syncfs.Open(r.gitDir)
 			defer s.bar.Close()
 		}
@@ -220,7 +231,7 @@ func (r *Repo) commitLocked(message string, paths []string) (Result, error) {
 	r.obj.beginBlobs() // many new blobs, their trees and the commit go into one pack (pack.go)
 	defer r.obj.dropBlobs()
 	for _, p := range paths {
-		if err := r.stagePath(&s, idx, baseTree, ig, p); err != nil {
+		if err := r.stagePath(req, &s, idx, baseTree, ig, p); err != nil {
 			return Result{}, err
 		}
 	}
@@ -228,12 +239,12 @@ func (r *Repo) commitLocked(message string, paths []string) (Result, error) {
 		return Result{}, err
 	}
 	s.paths = paths
-	return r.commitStage(message, head, baseTree, idx, s, r.opts.Now())
+	return r.commitStage(req, message, head, baseTree, idx, s, r.opts.Now())
 }
 
 // commitStage writes the commit for a staged change (or none when the tree
 // is unchanged) and updates ref and index.
-func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *index.Index, s stage, when time.Time) (Result, error) {
+func (r *Repo) commitStage(req request, message string, head, baseTree plumbing.Hash, idx *index.Index, s stage, when time.Time) (Result, error) {
 	newTree, err := r.obj.applyTree(baseTree, s.tree)
 	if err != nil {
 		return Result{}, err
@@ -243,7 +254,7 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 	}
 	if newTree == orEmpty(baseTree) {
 		r.obj.takeWritten() // nothing will point at them
-		if err := r.placeUnchanged(&s); err != nil {
+		if err := r.placeUnchanged(req.placing, &s); err != nil {
 			return Result{}, err
 		}
 		// Nothing new; still refresh the stat data of the index entries so
@@ -270,7 +281,7 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 	}
 	sig := object.Signature{Name: r.opts.AuthorName, Email: r.opts.AuthorEmail, When: when}
 	author := sig
-	if a := r.author; a != nil {
+	if a := req.author; a != nil {
 		author.Name, author.Email = signatureText(a.Name), signatureText(a.Email)
 		if author.Email == "" {
 			author.Email = DisplayEmail(author.Name)
@@ -289,7 +300,7 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 	}
 	// A *NotFlushedError means the branch moved all the same: the commit
 	// is recorded as made, and returned with the error.
-	moved := r.moveBranch(s.bar, idx, s.index, h, head, "commit: "+firstLine(message), r.worktreeDirs(r.placing.others(s.paths)))
+	moved := r.moveBranch(req.placing, s.bar, idx, s.index, h, head, "commit: "+firstLine(message), r.worktreeDirs(req.placing.others(s.paths)))
 	var nf *NotFlushedError
 	if moved != nil && !errors.As(moved, &nf) {
 		return Result{}, moved
@@ -298,8 +309,10 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 	// The trees on both sides are at hand (the new ones cached, the old
 	// ones pinned until this commit is done): the history takes
 	// the commit and its changes from here instead of reading them back.
-	if d, err := r.obj.diffTrees(orEmpty(baseTree), newTree); err == nil {
-		r.hist.handCommit(h, c, d)
+	if r.onCommit != nil {
+		if d, err := r.obj.diffTrees(orEmpty(baseTree), newTree); err == nil {
+			r.onCommit(h, c, d)
+		}
 	}
 	return Result{Hash: short(h), Full: h, Created: true}, moved
 }
@@ -333,11 +346,11 @@ func (r *Repo) baseTreeOf(head plumbing.Hash) (plumbing.Hash, error) {
 // it is given back and the index is unchanged. Once the ref has moved,
 // only the last flush can fail: that is a *NotFlushedError, the ref and
 // the index staying as they now are.
-func (r *Repo) moveBranch(bar *syncfs.Barrier, idx *index.Index, upd *indexUpdate, h, old plumbing.Hash, msg string, dirs []string) error {
+func (r *Repo) moveBranch(pl *placing, bar *syncfs.Barrier, idx *index.Index, upd *indexUpdate, h, old plumbing.Hash, msg string, dirs []string) error {
 	// The objects and folders are complete: their flushes run while the
 	// index is locked and the ref written.
 	fl := r.startFlush(bar, append(r.obj.takeWritten(), dirs...)...)
-	if err := r.placing.flushWith(fl, bar); err != nil {
+	if err := pl.flushWith(fl, bar); err != nil {
 		fl.wait()
 		return err
 	}
@@ -373,7 +386,7 @@ func (r *Repo) moveBranch(bar *syncfs.Barrier, idx *index.Index, upd *indexUpdat
 	// leaves the new note with the old commit, which the next start
 	// commits as an outside change, rather than a commit the worktree
 	// does not hold.
-	if err := r.placing.rename(); err != nil {
+	if err := pl.rename(); err != nil {
 		ref.abort()
 		giveBack()
 		return err
@@ -382,9 +395,9 @@ func (r *Repo) moveBranch(bar *syncfs.Barrier, idx *index.Index, upd *indexUpdat
 		giveBack()
 		return err
 	}
-	r.placing.restat(upd)
+	pl.restat(upd)
 	r.stageIndex(upd)
-	if err := r.flush(ref.dir(), r.placing.dir()); err != nil {
+	if err := r.flush(ref.dir(), pl.dir()); err != nil {
 		return &NotFlushedError{Hash: short(h), Full: h, Err: err}
 	}
 	return nil
@@ -435,12 +448,12 @@ func (r *Repo) refHash(name plumbing.ReferenceName) (plumbing.Hash, error) {
 
 // stagePath adds the current state of one path to s. Every path that
 // enters a commit passes checkPath here, whoever asked for the commit.
-func (r *Repo) stagePath(s *stage, idx *index.Index, baseTree plumbing.Hash, ig *ignorer, p string) error {
+func (r *Repo) stagePath(req request, s *stage, idx *index.Index, baseTree plumbing.Hash, ig *ignorer, p string) error {
 	if err := checkPath(p, filemode.Regular); err != nil {
 		return fmt.Errorf("%s: %w", p, err)
 	}
 	full := filepath.Join(r.dir, filepath.FromSlash(p))
-	fi, err := os.Lstat(r.placing.at(p, full))
+	fi, err := os.Lstat(req.placing.at(p, full))
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir() && !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0) {
 		s.tree[p] = treeChange{del: true}
 		s.index.remove[p] = true
@@ -450,7 +463,7 @@ func (r *Repo) stagePath(s *stage, idx *index.Index, baseTree plumbing.Hash, ig 
 		return fmt.Errorf("stat %s: %w", p, err)
 	}
 	if !fi.IsDir() {
-		return r.stageFile(s, idx, baseTree, ig, p)
+		return r.stageFile(req, s, idx, baseTree, ig, p)
 	}
 	// A folder: stage what is in it now, and drop what was tracked under it
 	// and is gone.
@@ -483,7 +496,7 @@ func (r *Repo) stagePath(s *stage, idx *index.Index, baseTree plumbing.Hash, ig 
 			return nil // a FIFO, socket or device is never read: as if absent
 		}
 		onDisk[rel] = true
-		return r.stageFile(s, idx, baseTree, ig, rel)
+		return r.stageFile(req, s, idx, baseTree, ig, rel)
 	})
 	if err != nil {
 		return fmt.Errorf("stage folder %s: %w", p, err)
@@ -519,7 +532,7 @@ func isNestedRepo(dir string) bool {
 
 // stageFile hashes one file (or symlink) and stages it, writing its blob
 // when it is new. An untracked file matched by .gitignore is left out.
-func (r *Repo) stageFile(s *stage, idx *index.Index, baseTree plumbing.Hash, ig *ignorer, p string) error {
+func (r *Repo) stageFile(req request, s *stage, idx *index.Index, baseTree plumbing.Hash, ig *ignorer, p string) error {
 	old := entryFor(idx, p)
 	if old == nil {
 		if _, tracked, err := r.obj.lookup(baseTree, p); err != nil {
@@ -528,7 +541,7 @@ func (r *Repo) stageFile(s *stage, idx *index.Index, baseTree plumbing.Hash, ig 
 			return nil
 		}
 	}
-	content, fi, err := r.readStaged(p)
+	content, fi, err := r.readStaged(req, p)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", p, err)
 	}

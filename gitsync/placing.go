@@ -187,9 +187,8 @@ func (pl *placing) dir() string {
 // commit (its content is already HEAD's): the temporary file is flushed
 // (by the stage's barrier, the caller's or none), renamed, and its
 // folder flushed; the index entry staged for it takes its stat data in
-// place. r.mu is held.
-func (r *Repo) placeUnchanged(s *stage) error {
-	pl := r.placing
+// place; pl nil is none. r.mu is held.
+func (r *Repo) placeUnchanged(pl *placing, s *stage) error {
 	if pl == nil {
 		return nil
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
@@ -40,14 +41,11 @@ type Repo struct {
 	flushFault func(paths []string) error
 
 	// mu guards the main go-git storage and everything derived from it.
-	mu    sync.Mutex
-	st    *filesystem.Storage
-	obj   *objects
-	index *indexFile
-	hist  *history
-	// author is the client a commit being made is authored for (see
-	// WithAuthor); nil for the configured author. Guarded by mu.
-	author *Author
+	mu     sync.Mutex
+	st     *filesystem.Storage
+	obj    *objects
+	index  *indexFile
+	hist   *history
 	histSt *filesystem.Storage // keeps pack files open: history reads many objects
 	// histCache is histSt's object cache, emptied once the history is
 	// warm (warmHistory).
@@ -82,12 +80,11 @@ type Repo struct {
 	clonedTip plumbing.Hash  // the head of a clone Open made, checked out by Open
 	gcRuns    sync.WaitGroup // a background gc
 
-	// written is what RecordWritten's caller holds of the files of the
-	// commit under way (written.go); nil otherwise. Under mu.
-	written Written
-	// placing is the file RecordPlacing's caller has yet to rename into
-	// place (placing.go); nil otherwise. Under mu.
-	placing *placing
+	// onCommit is handed each commit this Repo makes, with its changes
+	// against its parent, just after the branch moved to it; r.mu is
+	// held. Open sets it to the history's hand-off, so that following
+	// the branch reads neither our commits nor their trees back.
+	onCommit func(hash plumbing.Hash, c *object.Commit, changes []fileDiff)
 
 	// mark is this process's unflushed-index mark, open and flocked
 	// once it left an unflushed index (indexmark.go); under mu.
@@ -147,6 +144,7 @@ func Open(ctx context.Context, opts Options) (*Repo, error) {
 	r.histSt = filesystem.NewStorageWithOptions(plainFS{root: r.gitDir}, r.histCache,
 		filesystem.Options{KeepDescriptors: true, MaxOpenDescriptors: 32})
 	r.hist = newHistory(r.histSt, r.gitDir)
+	r.onCommit = r.hist.handCommit
 	r.netSt = filesystem.NewStorageWithOptions(plainFS{root: r.gitDir}, cache.NewObjectLRU(netCacheSize), filesystem.Options{})
 	r.net, err = gogit.Open(r.netSt, nil)
 	if err != nil {

@@ -167,7 +167,7 @@ func (r *Repo) commitExternal() (Result, []string, error) {
 	if len(changed) == 0 {
 		return Result{Hash: short(head), Full: head}, nil, nil
 	}
-	res, err := r.commitLocked(ExternalChangesMessage, changed)
+	res, err := r.commitLocked(request{}, ExternalChangesMessage, changed)
 	return res, changed, err
 }
 
