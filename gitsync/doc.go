@@ -79,11 +79,12 @@
 //     `git pull --rebase`. A rewrite of the remote's history is followed,
 //     never undone: commits it dropped are not pushed again. A merge commit
 //     made with the git CLI replays only its own conflict resolutions.
-//   - A note changed on both sides is merged line by line (merge3); where
-//     the same lines collide, or the texts are too big or unreadable for a
-//     line merge, the remote's version stays at the path and ours is saved
-//     as "name (conflict YYYY-MM-DD HHMM).md", logged and listed in
-//     Status().PendingConflicts until the copy is deleted. Only the files
+//   - A note changed on both sides is merged line by line (package
+//     textmerge); where the same lines collide, or the texts are too big
+//     or unreadable for a line merge, the remote's version stays at the
+//     path and ours is saved as "name (conflict YYYY-MM-DD HHMM).md",
+//     logged and listed in Status().PendingConflicts until the copy is
+//     deleted. Only the files
 //     that differ are written (never through a symbolic link), and
 //     Options.Changed is told about them.
 //

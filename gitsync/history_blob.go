@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"vaultmcp/gitsync/internal/textmerge"
 )
 
 // Blob returns the content git stores under the blob id (a file version
@@ -34,7 +36,7 @@ func (r *Repo) Blob(id string) (data []byte, found bool, err error) {
 // marked Binary with no lines.
 func TextDiff(path string, from, to []byte) FilePatch {
 	fp := FilePatch{Path: path, Kind: Modified}
-	if isBinary(from) || isBinary(to) || len(from) > maxDiffBytes || len(to) > maxDiffBytes {
+	if textmerge.IsBinary(from) || textmerge.IsBinary(to) || len(from) > maxDiffBytes || len(to) > maxDiffBytes {
 		fp.Binary = true
 		return fp
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/diff"
 	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"vaultmcp/gitsync/internal/textmerge"
 )
 
 // Paging of whole-vault diffs.
@@ -242,7 +244,7 @@ func (h *history) filePatch(d fileDiff) FilePatch {
 		fp.Notice = unreadable("diff not shown", err)
 		return fp
 	}
-	if isBinary(old) || isBinary(cur) || len(old) > maxDiffBytes || len(cur) > maxDiffBytes {
+	if textmerge.IsBinary(old) || textmerge.IsBinary(cur) || len(old) > maxDiffBytes || len(cur) > maxDiffBytes {
 		fp.Binary = true
 		return fp
 	}
@@ -273,7 +275,7 @@ const patchCacheLimit = 512
 func unifiedLines(a, b string, context int) (lines []string, added, removed int) {
 	var chunks []diff.Chunk
 	add := func(op diff.Operation, text string) {
-		n := len(splitLines(text))
+		n := len(textmerge.SplitLines(text))
 		switch op {
 		case diff.Add:
 			added += n
@@ -290,7 +292,7 @@ func unifiedLines(a, b string, context int) (lines []string, added, removed int)
 	case b == "":
 		add(diff.Delete, a)
 	default:
-		for _, d := range lineDiff(a, b) {
+		for _, d := range textmerge.LineDiff(a, b) {
 			switch d.Type {
 			case diffmatchpatch.DiffEqual:
 				add(diff.Equal, d.Text)

@@ -70,33 +70,6 @@ func FuzzVersionSpec(f *testing.F) {
 	})
 }
 
-// FuzzRevertMerge checks the three-way merge a revert uses (mergeRegions,
-// also under the sync's merge3): it never panics, and the conflict
-// regions it reports are lines that exist in the current text.
-func FuzzRevertMerge(f *testing.F) {
-	f.Add("a\nb\nc\n", "a\nB\nc\n", "a\nb\nC\n")
-	f.Add("title\nstatus: review\n", "title\nstatus: done\n", "title\nstatus: draft\n")
-	f.Add("x", "y", "z")
-	f.Add("", "new\n", "")
-	f.Fuzz(func(t *testing.T, base, ours, theirs string) {
-		if len(base)+len(ours)+len(theirs) > 1<<14 {
-			return
-		}
-		_, conflicts := mergeRegions(base, ours, theirs)
-		lines := splitLines(ours)
-		for _, c := range conflicts {
-			if c.Line < 1 || c.Line-1+len(c.Now) > len(lines) {
-				t.Fatalf("region at line %d with %d lines, the text has %d", c.Line, len(c.Now), len(lines))
-			}
-			for i, l := range c.Now {
-				if strings.TrimSuffix(strings.TrimSuffix(lines[c.Line-1+i], "\n"), "\r") != l {
-					t.Fatalf("region line %d is %q, the text has %q", c.Line+i, l, lines[c.Line-1+i])
-				}
-			}
-		}
-	})
-}
-
 // FuzzUnifiedLines checks that the rendered hunks, applied to the old
 // text, give the new one.
 func FuzzUnifiedLines(f *testing.F) {

@@ -11,6 +11,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"vaultmcp/gitsync/internal/textmerge"
 )
 
 // ChangeKind is what a commit did to a file.
@@ -501,7 +503,7 @@ func (h *history) fileChange(d fileDiff, lines bool) FileChange {
 		fc.Notice = unreadable("diff not shown", err)
 		return fc
 	}
-	if isBinary(old) || isBinary(cur) || len(old) > maxDiffBytes || len(cur) > maxDiffBytes {
+	if textmerge.IsBinary(old) || textmerge.IsBinary(cur) || len(old) > maxDiffBytes || len(cur) > maxDiffBytes {
 		fc.Binary = true
 		return fc
 	}
@@ -544,7 +546,7 @@ func (h *history) blobStats(a, b plumbing.Hash) (lineCounts, error) {
 		return lineCounts{}, err
 	}
 	var s lineCounts
-	if isBinary(old) || isBinary(cur) || len(old) > maxDiffBytes || len(cur) > maxDiffBytes {
+	if textmerge.IsBinary(old) || textmerge.IsBinary(cur) || len(old) > maxDiffBytes || len(cur) > maxDiffBytes {
 		s.binary = true
 	} else {
 		_, _, s.added, s.removed = diffLines(string(old), string(cur), 0)
@@ -571,7 +573,7 @@ func unreadable(what string, err error) string {
 // the number of lines added and removed.
 func diffLines(a, b string, limit int) (lines []string, cut, added, removed int) {
 	add := func(prefix string, text string) {
-		for _, l := range splitLines(text) {
+		for _, l := range textmerge.SplitLines(text) {
 			if prefix == "+" {
 				added++
 			} else {
@@ -594,7 +596,7 @@ func diffLines(a, b string, limit int) (lines []string, cut, added, removed int)
 		add("-", a)
 		return
 	}
-	for _, d := range lineDiff(a, b) {
+	for _, d := range textmerge.LineDiff(a, b) {
 		switch d.Type {
 		case diffmatchpatch.DiffDelete:
 			add("-", d.Text)

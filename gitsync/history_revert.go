@@ -5,9 +5,10 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"vaultmcp/gitsync/internal/textmerge"
 )
 
 // RevertOptions name the change to undo.
@@ -260,14 +261,18 @@ func (h *history) planFile(plan *RevertPlan, d fileDiff, cur string, current Cur
 		result = before
 	case bytes.Equal(now, before):
 		result = now
-	case isBinary(before) || isBinary(after) || isBinary(now):
+	case textmerge.IsBinary(before) || textmerge.IsBinary(after) || textmerge.IsBinary(now):
 		conflict("a binary file changed again since "+short, nil)
 		return nil
 	case len(before) > maxDiffBytes || len(after) > maxDiffBytes || len(now) > maxDiffBytes:
 		conflict("changed again since "+short+" and too large to merge line by line", nil)
 		return nil
 	default:
-		merged, regions := mergeRegions(string(after), string(now), string(before))
+		merged, merging := textmerge.MergeRegions(string(after), string(now), string(before))
+		regions := make([]ConflictRegion, len(merging))
+		for i, c := range merging {
+			regions[i] = ConflictRegion{Line: c.Line, Commit: c.Base, Now: c.Ours, Before: c.Theirs}
+		}
 		if len(regions) > 0 {
 			conflict("a later change touches the same lines", regions)
 			return nil
@@ -285,28 +290,19 @@ func (h *history) planFile(plan *RevertPlan, d fileDiff, cur string, current Cur
 // changedRegions lists where now differs from base, as conflict regions
 // with nothing to put back.
 func changedRegions(base, now []byte) []ConflictRegion {
-	if isBinary(base) || isBinary(now) || len(base) > maxDiffBytes || len(now) > maxDiffBytes {
+	if textmerge.IsBinary(base) || textmerge.IsBinary(now) || len(base) > maxDiffBytes || len(now) > maxDiffBytes {
 		return nil
 	}
-	b := splitLines(string(base))
+	b := textmerge.SplitLines(string(base))
 	var out []ConflictRegion
 	shift := 0
-	for _, hk := range hunks(string(base), string(now)) {
+	for _, hk := range textmerge.Hunks(string(base), string(now)) {
 		out = append(out, ConflictRegion{
-			Line:   hk.start + shift + 1,
-			Commit: trimLines(b[hk.start:hk.end]),
-			Now:    trimLines(hk.lines),
+			Line:   hk.Start + shift + 1,
+			Commit: textmerge.TrimLines(b[hk.Start:hk.End]),
+			Now:    textmerge.TrimLines(hk.Lines),
 		})
-		shift += len(hk.lines) - (hk.end - hk.start)
-	}
-	return out
-}
-
-// trimLines drops the line ends of lines.
-func trimLines(lines []string) []string {
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
+		shift += len(hk.Lines) - (hk.End - hk.Start)
 	}
 	return out
 }

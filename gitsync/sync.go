@@ -20,6 +20,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"vaultmcp/gitsync/internal/textmerge"
 )
 
 // fetchedRef is where a fetch puts the remote's branch head. The
@@ -38,7 +40,7 @@ func (r *Repo) fetchedRef() plumbing.ReferenceName {
 // write into .git or outside the vault is refused whole, nothing of it is
 // written) and integrated: a fast-forward when we have nothing unpushed,
 // else our commits that the remote never had are replayed on top of its
-// head, merging notes both sides changed (see merge3) and keeping both
+// head, merging notes both sides changed (see textmerge.Merge3) and keeping both
 // versions where the same lines collide. Only the worktree files that
 // change are written, with the vault lock held, and reported to Changed.
 // Without a remote it only commits external changes.
@@ -619,7 +621,7 @@ func (rp *replay) mergeText(base, ours, theirs fileEntry) (merged string, ok boo
 		if len(data) > maxMergeBytes {
 			return "", false, "too big for a line merge"
 		}
-		if isBinary(data) {
+		if textmerge.IsBinary(data) {
 			return "", false, ""
 		}
 		texts[i] = data
@@ -636,7 +638,7 @@ func (rp *replay) mergeText(base, ours, theirs fileEntry) (merged string, ok boo
 			merged, ok, why = "", false, fmt.Sprintf("the line diff failed: %v", p)
 		}
 	}()
-	merged, ok = merge3(string(texts[0]), string(texts[1]), string(texts[2]))
+	merged, ok = textmerge.Merge3(string(texts[0]), string(texts[1]), string(texts[2]))
 	return merged, ok, ""
 }
 

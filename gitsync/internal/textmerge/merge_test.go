@@ -1,4 +1,4 @@
-package gitsync
+package textmerge
 
 import (
 	"fmt"
@@ -35,12 +35,12 @@ func TestMerge3(t *testing.T) {
 			if strings.Contains(tt.ours, "\r") {
 				b = "a\r\nb\r\nc\r\n"
 			}
-			got, ok := merge3(b, tt.ours, tt.theirs)
+			got, ok := Merge3(b, tt.ours, tt.theirs)
 			if ok != tt.ok || (ok && got != tt.want) {
-				t.Errorf("merge3 = %q, %v; want %q, %v", got, ok, tt.want, tt.ok)
+				t.Errorf("Merge3 = %q, %v; want %q, %v", got, ok, tt.want, tt.ok)
 			}
 			// The merge is symmetric.
-			got2, ok2 := merge3(b, tt.theirs, tt.ours)
+			got2, ok2 := Merge3(b, tt.theirs, tt.ours)
 			if ok2 != ok || got2 != got {
 				t.Errorf("swapped sides: %q, %v", got2, ok2)
 			}
@@ -50,10 +50,10 @@ func TestMerge3(t *testing.T) {
 
 func TestMerge3AddAddFromEmptyBase(t *testing.T) {
 	t.Parallel()
-	if got, ok := merge3("", "same\n", "same\n"); !ok || got != "same\n" {
+	if got, ok := Merge3("", "same\n", "same\n"); !ok || got != "same\n" {
 		t.Errorf("identical adds: %q %v", got, ok)
 	}
-	if _, ok := merge3("", "ours\n", "theirs\n"); ok {
+	if _, ok := Merge3("", "ours\n", "theirs\n"); ok {
 		t.Error("different adds merged")
 	}
 }
@@ -61,8 +61,8 @@ func TestMerge3AddAddFromEmptyBase(t *testing.T) {
 func TestSplitLines(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{"", "a", "a\n", "a\nb", "a\n\n", "\n"} {
-		if got := strings.Join(splitLines(s), ""); got != s {
-			t.Errorf("splitLines(%q) joins to %q", s, got)
+		if got := strings.Join(SplitLines(s), ""); got != s {
+			t.Errorf("SplitLines(%q) joins to %q", s, got)
 		}
 	}
 }
@@ -76,17 +76,17 @@ func FuzzMerge3(f *testing.F) {
 	f.Add("same\n", "same\n", "other\n")
 	f.Add("a\r\nb", "a\r\nb\r\n", "A\r\nb")
 	f.Fuzz(func(t *testing.T, base, x, y string) {
-		if got, ok := merge3(base, base, x); !ok || got != x {
-			t.Fatalf("merge3(b, b, x) = %q, %v; want x = %q", got, ok, x)
+		if got, ok := Merge3(base, base, x); !ok || got != x {
+			t.Fatalf("Merge3(b, b, x) = %q, %v; want x = %q", got, ok, x)
 		}
-		if got, ok := merge3(base, x, base); !ok || got != x {
-			t.Fatalf("merge3(b, x, b) = %q, %v; want x = %q", got, ok, x)
+		if got, ok := Merge3(base, x, base); !ok || got != x {
+			t.Fatalf("Merge3(b, x, b) = %q, %v; want x = %q", got, ok, x)
 		}
-		if got, ok := merge3(base, x, x); !ok || got != x {
-			t.Fatalf("merge3(b, x, x) = %q, %v", got, ok)
+		if got, ok := Merge3(base, x, x); !ok || got != x {
+			t.Fatalf("Merge3(b, x, x) = %q, %v", got, ok)
 		}
-		m1, ok1 := merge3(base, x, y)
-		m2, ok2 := merge3(base, y, x)
+		m1, ok1 := Merge3(base, x, y)
+		m2, ok2 := Merge3(base, y, x)
 		if ok1 != ok2 || m1 != m2 {
 			t.Fatalf("not symmetric: %q,%v vs %q,%v", m1, ok1, m2, ok2)
 		}
@@ -129,9 +129,36 @@ func FuzzMerge3Disjoint(f *testing.F) {
 		want = append(want, oursLines[:len(oursLines)-(len(lines)-ti-1)]...)
 		want = append(want, lines[ti+1:bi]...)
 		want = append(want, theirsLines[bi:]...)
-		got, ok := merge3(base, ours, theirs)
+		got, ok := Merge3(base, ours, theirs)
 		if !ok || got != strings.Join(want, "") {
-			t.Fatalf("merge3 of disjoint edits = %q, %v\nwant %q", got, ok, strings.Join(want, ""))
+			t.Fatalf("Merge3 of disjoint edits = %q, %v\nwant %q", got, ok, strings.Join(want, ""))
+		}
+	})
+}
+
+// FuzzMergeRegions checks the three-way merge a revert uses (MergeRegions,
+// also under Merge3): it never panics, and the conflict regions it
+// reports are lines that exist in our text.
+func FuzzMergeRegions(f *testing.F) {
+	f.Add("a\nb\nc\n", "a\nB\nc\n", "a\nb\nC\n")
+	f.Add("title\nstatus: review\n", "title\nstatus: done\n", "title\nstatus: draft\n")
+	f.Add("x", "y", "z")
+	f.Add("", "new\n", "")
+	f.Fuzz(func(t *testing.T, base, ours, theirs string) {
+		if len(base)+len(ours)+len(theirs) > 1<<14 {
+			return
+		}
+		_, conflicts := MergeRegions(base, ours, theirs)
+		lines := SplitLines(ours)
+		for _, c := range conflicts {
+			if c.Line < 1 || c.Line-1+len(c.Ours) > len(lines) {
+				t.Fatalf("region at line %d with %d lines, the text has %d", c.Line, len(c.Ours), len(lines))
+			}
+			for i, l := range c.Ours {
+				if strings.TrimSuffix(strings.TrimSuffix(lines[c.Line-1+i], "\n"), "\r") != l {
+					t.Fatalf("region line %d is %q, the text has %q", c.Line+i, l, lines[c.Line-1+i])
+				}
+			}
 		}
 	})
 }

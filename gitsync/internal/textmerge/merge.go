@@ -1,4 +1,7 @@
-package gitsync
+// Package textmerge merges texts line by line: the line diff, its hunks
+// over the base's lines, and the three-way merge (diff3) that sync uses
+// for notes changed on both sides and a revert uses against later edits.
+package textmerge
 
 import (
 	"strings"
@@ -11,15 +14,15 @@ import (
 // less minimal diff.
 const diffTimeout = 500 * time.Millisecond
 
-// hunk replaces base lines [start, end) by lines.
-type hunk struct {
-	start, end int
-	lines      []string
+// Hunk replaces base lines [Start, End) by Lines.
+type Hunk struct {
+	Start, End int
+	Lines      []string
 }
 
-// splitLines cuts s into lines that keep their "\n" (the last one may have
+// SplitLines cuts s into lines that keep their "\n" (the last one may have
 // none), so that joining them gives s back byte for byte.
-func splitLines(s string) []string {
+func SplitLines(s string) []string {
 	if s == "" {
 		return nil
 	}
@@ -30,44 +33,44 @@ func splitLines(s string) []string {
 	return lines
 }
 
-// lineDiff returns the line-level edit script from a to b (go-diff in line
+// LineDiff returns the line-level edit script from a to b (go-diff in line
 // mode).
-func lineDiff(a, b string) []diffmatchpatch.Diff {
+func LineDiff(a, b string) []diffmatchpatch.Diff {
 	dmp := diffmatchpatch.New()
 	dmp.DiffTimeout = diffTimeout
 	ca, cb, lines := dmp.DiffLinesToChars(a, b)
 	return dmp.DiffCharsToLines(dmp.DiffMain(ca, cb, false), lines)
 }
 
-// hunks turns the diff from base to side into replacement hunks over base
+// Hunks turns the diff from base to side into replacement hunks over base
 // line numbers.
-func hunks(base, side string) []hunk {
-	var out []hunk
+func Hunks(base, side string) []Hunk {
+	var out []Hunk
 	pos := 0
-	var cur *hunk
+	var cur *Hunk
 	flush := func() {
 		if cur != nil {
 			out = append(out, *cur)
 			cur = nil
 		}
 	}
-	for _, d := range lineDiff(base, side) {
-		ls := splitLines(d.Text)
+	for _, d := range LineDiff(base, side) {
+		ls := SplitLines(d.Text)
 		switch d.Type {
 		case diffmatchpatch.DiffEqual:
 			flush()
 			pos += len(ls)
 		case diffmatchpatch.DiffDelete:
 			if cur == nil {
-				cur = &hunk{start: pos, end: pos}
+				cur = &Hunk{Start: pos, End: pos}
 			}
 			pos += len(ls)
-			cur.end = pos
+			cur.End = pos
 		case diffmatchpatch.DiffInsert:
 			if cur == nil {
-				cur = &hunk{start: pos, end: pos}
+				cur = &Hunk{Start: pos, End: pos}
 			}
-			cur.lines = append(cur.lines, ls...)
+			cur.Lines = append(cur.Lines, ls...)
 		}
 	}
 	flush()
@@ -77,57 +80,57 @@ func hunks(base, side string) []hunk {
 // touches reports whether hunk h collides with the base region [s, e): they
 // overlap, or an insertion sits at the region's edge, where the order of the
 // two sides' lines would be a guess.
-func touches(h hunk, s, e int) bool {
-	if h.start == h.end || s == e {
-		return h.start <= e && s <= h.end
+func touches(h Hunk, s, e int) bool {
+	if h.Start == h.End || s == e {
+		return h.Start <= e && s <= h.End
 	}
-	return h.start < e && s < h.end
+	return h.Start < e && s < h.End
 }
 
-// merge3 merges two texts that both derive from base (see mergeRegions);
+// Merge3 merges two texts that both derive from base (see MergeRegions);
 // ok is false when the sides changed the same lines differently (the
 // caller then keeps both versions whole).
-func merge3(base, ours, theirs string) (merged string, ok bool) {
-	merged, conflicts := mergeRegions(base, ours, theirs)
+func Merge3(base, ours, theirs string) (merged string, ok bool) {
+	merged, conflicts := MergeRegions(base, ours, theirs)
 	if len(conflicts) > 0 {
 		return "", false
 	}
 	return merged, true
 }
 
-// mergeRegions merges two texts that both derive from base, line by line
+// MergeRegions merges two texts that both derive from base, line by line
 // (diff3): changes made by one side only are applied, changes both sides
 // made identically are applied once, and where the sides changed the same
 // lines differently ours is kept and the region is returned as a
 // conflict. A revert merges with base the file as the commit left it,
 // ours as it is now and theirs as it was before the commit.
-func mergeRegions(base, ours, theirs string) (string, []ConflictRegion) {
+func MergeRegions(base, ours, theirs string) (string, []Conflict) {
 	switch {
 	case ours == base:
 		return theirs, nil
 	case theirs == base || ours == theirs:
 		return ours, nil
 	}
-	b := splitLines(base)
-	side := [2][]hunk{hunks(base, ours), hunks(base, theirs)}
+	b := SplitLines(base)
+	side := [2][]Hunk{Hunks(base, ours), Hunks(base, theirs)}
 	var out strings.Builder
-	var conflicts []ConflictRegion
+	var conflicts []Conflict
 	pos, oursLine := 0, 0
 	next := [2]int{}
 	for next[0] < len(side[0]) || next[1] < len(side[1]) {
 		first := 0
-		if next[0] >= len(side[0]) || (next[1] < len(side[1]) && side[1][next[1]].start < side[0][next[0]].start) {
+		if next[0] >= len(side[0]) || (next[1] < len(side[1]) && side[1][next[1]].Start < side[0][next[0]].Start) {
 			first = 1
 		}
 		h := side[first][next[first]]
-		s, e := h.start, h.end
+		s, e := h.Start, h.End
 		from := next
 		for grown := true; grown; {
 			grown = false
 			for k := 0; k < 2; k++ {
 				for next[k] < len(side[k]) && touches(side[k][next[k]], s, e) {
 					hk := side[k][next[k]]
-					s, e = min(s, hk.start), max(e, hk.end)
+					s, e = min(s, hk.Start), max(e, hk.End)
 					next[k]++
 					grown = true
 				}
@@ -150,14 +153,14 @@ func mergeRegions(base, ours, theirs string) (string, []ConflictRegion) {
 			out.WriteString(versions[0])
 		default:
 			out.WriteString(versions[0])
-			conflicts = append(conflicts, ConflictRegion{
+			conflicts = append(conflicts, Conflict{
 				Line:   oursLine + 1,
-				Commit: trimLines(b[s:e]),
-				Now:    trimLines(splitLines(versions[0])),
-				Before: trimLines(splitLines(versions[1])),
+				Base:   TrimLines(b[s:e]),
+				Ours:   TrimLines(SplitLines(versions[0])),
+				Theirs: TrimLines(SplitLines(versions[1])),
 			})
 		}
-		oursLine += len(splitLines(versions[0]))
+		oursLine += len(SplitLines(versions[0]))
 		pos = e
 	}
 	for _, l := range b[pos:] {
@@ -166,18 +169,36 @@ func mergeRegions(base, ours, theirs string) (string, []ConflictRegion) {
 	return out.String(), conflicts
 }
 
+// Conflict is a run of lines that both sides changed differently, kept
+// as ours in the merged text.
+type Conflict struct {
+	Line   int      // the run's first line in the merged text, from 1
+	Base   []string // the base's lines, without their line ends
+	Ours   []string // our lines, as the merged text holds them
+	Theirs []string // their lines
+}
+
+// TrimLines drops the line ends of lines.
+func TrimLines(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
+	}
+	return out
+}
+
 // applyHunks returns base region [s, e) with hs (all inside it) applied.
-func applyHunks(b []string, s, e int, hs []hunk) string {
+func applyHunks(b []string, s, e int, hs []Hunk) string {
 	var out strings.Builder
 	p := s
 	for _, h := range hs {
-		for _, l := range b[p:h.start] {
+		for _, l := range b[p:h.Start] {
 			out.WriteString(l)
 		}
-		for _, l := range h.lines {
+		for _, l := range h.Lines {
 			out.WriteString(l)
 		}
-		p = h.end
+		p = h.End
 	}
 	for _, l := range b[p:e] {
 		out.WriteString(l)
@@ -185,9 +206,9 @@ func applyHunks(b []string, s, e int, hs []hunk) string {
 	return out.String()
 }
 
-// isBinary tells text from binary the way git does: a NUL byte in the first
+// IsBinary tells text from binary the way git does: a NUL byte in the first
 // 8000 bytes.
-func isBinary(data []byte) bool {
+func IsBinary(data []byte) bool {
 	n := min(len(data), 8000)
 	for _, c := range data[:n] {
 		if c == 0 {
