@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"vaultmcp/gitsync/internal/store"
 	"vaultmcp/internal/syncfs"
 )
 
@@ -168,7 +169,7 @@ func cleanPath(p string) (string, error) {
 	if q == "." || q == ".." || strings.HasPrefix(q, "../") {
 		return "", fmt.Errorf("invalid path %q", p)
 	}
-	if err := checkPath(q, filemode.Regular); err != nil {
+	if err := store.CheckPath(q, filemode.Regular); err != nil {
 		return "", fmt.Errorf("invalid path %q: %w", p, err)
 	}
 	return q, nil
@@ -192,8 +193,8 @@ type request struct {
 // stage is the staged form of a set of paths: the tree changes and the
 // index changes that go with them.
 type stage struct {
-	tree  map[string]treeChange
-	index *indexUpdate
+	tree  map[string]store.TreeChange
+	index *store.IndexUpdate
 	paths []string // the worktree paths staged, for flushing their folders
 	// bar, when not nil, flushes the commit's files and folders (see
 	// package syncfs); it was opened before any of them was written.
@@ -206,7 +207,7 @@ type stage struct {
 // index. If the ref update fails the lock is dropped; if the index rename
 // fails the ref is put back.
 func (r *Repo) commitLocked(req request, message string, paths []string) (Result, error) {
-	idx, err := r.index.load()
+	idx, err := r.index.Load()
 	if err != nil {
 		return Result{}, err
 	}
@@ -218,24 +219,24 @@ func (r *Repo) commitLocked(req request, message string, paths []string) (Result
 	if err != nil {
 		return Result{}, err
 	}
-	s := stage{tree: map[string]treeChange{}, index: newIndexUpdate()}
+	s := stage{tree: map[string]store.TreeChange{}, index: store.NewIndexUpdate()}
 	if !r.opts.NoFsync {
 		if s.bar = req.placing.barrierFor(r.gitDir); s.bar == nil {
 			s.bar = syncfs.Open(r.gitDir)
 			defer s.bar.Close()
 		}
 	}
-	r.obj.pinTrees() // the trees read and written stay for the history's diff
-	defer r.obj.unpinTrees()
+	r.obj.PinTrees() // the trees read and written stay for the history's diff
+	defer r.obj.UnpinTrees()
 	ig := newIgnorer(r.dir)
-	r.obj.beginBlobs() // many new blobs, their trees and the commit go into one pack (pack.go)
-	defer r.obj.dropBlobs()
+	r.obj.BeginBlobs() // many new blobs, their trees and the commit go into one pack (see store.Objects.BeginBlobs)
+	defer r.obj.DropBlobs()
 	for _, p := range paths {
 		if err := r.stagePath(req, &s, idx, baseTree, ig, p); err != nil {
 			return Result{}, err
 		}
 	}
-	if err := r.obj.keepLargeBatch(); err != nil {
+	if err := r.obj.KeepLargeBatch(); err != nil {
 		return Result{}, err
 	}
 	s.paths = paths
@@ -245,21 +246,21 @@ func (r *Repo) commitLocked(req request, message string, paths []string) (Result
 // commitStage writes the commit for a staged change (or none when the tree
 // is unchanged) and updates ref and index.
 func (r *Repo) commitStage(req request, message string, head, baseTree plumbing.Hash, idx *index.Index, s stage, when time.Time) (Result, error) {
-	newTree, err := r.obj.applyTree(baseTree, s.tree)
+	newTree, err := r.obj.ApplyTree(baseTree, s.tree)
 	if err != nil {
 		return Result{}, err
 	}
 	if newTree.IsZero() {
-		newTree = emptyTree
+		newTree = store.EmptyTree
 	}
-	if newTree == orEmpty(baseTree) {
-		r.obj.takeWritten() // nothing will point at them
+	if newTree == store.OrEmpty(baseTree) {
+		r.obj.TakeWritten() // nothing will point at them
 		if err := r.placeUnchanged(req.placing, &s); err != nil {
 			return Result{}, err
 		}
 		// Nothing new; still refresh the stat data of the index entries so
 		// that `git status` does not have to re-hash the files.
-		if !s.index.empty() {
+		if !s.index.Empty() {
 			mark, err := r.markIndexUnflushed()
 			if err == nil {
 				err = r.flush(mark...)
@@ -267,15 +268,15 @@ func (r *Repo) commitStage(req request, message string, head, baseTree plumbing.
 			if err != nil {
 				return Result{}, err
 			}
-			if _, err := r.index.hold(); err != nil {
+			if _, err := r.index.Hold(); err != nil {
 				return Result{}, err
 			}
 			r.stageIndex(s.index)
 		}
 		return Result{Hash: short(head), Full: head}, nil
 	}
-	if newTree == emptyTree {
-		if _, err := r.obj.writeTree(nil); err != nil {
+	if newTree == store.EmptyTree {
+		if _, err := r.obj.WriteTree(nil); err != nil {
 			return Result{}, err
 		}
 	}
@@ -291,11 +292,11 @@ func (r *Repo) commitStage(req request, message string, head, baseTree plumbing.
 	if !head.IsZero() {
 		c.ParentHashes = []plumbing.Hash{head}
 	}
-	h, err := r.obj.writeCommit(c)
+	h, err := r.obj.WriteCommit(c)
 	if err != nil {
 		return Result{}, err
 	}
-	if err := r.obj.endBlobs(); err != nil { // a large commit's pack
+	if err := r.obj.EndBlobs(); err != nil { // a large commit's pack
 		return Result{}, err
 	}
 	// A *NotFlushedError means the branch moved all the same: the commit
@@ -310,7 +311,7 @@ func (r *Repo) commitStage(req request, message string, head, baseTree plumbing.
 	// ones pinned until this commit is done): the history takes
 	// the commit and its changes from here instead of reading them back.
 	if r.onCommit != nil {
-		if d, err := r.obj.diffTrees(orEmpty(baseTree), newTree); err == nil {
+		if d, err := r.obj.DiffTrees(store.OrEmpty(baseTree), newTree); err == nil {
 			r.onCommit(h, c, d)
 		}
 	}
@@ -326,7 +327,7 @@ func (r *Repo) baseTreeOf(head plumbing.Hash) (plumbing.Hash, error) {
 	if head == r.tip.commit {
 		return r.tip.tree, nil
 	}
-	c, err := r.obj.commit(head)
+	c, err := r.obj.Commit(head)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -346,10 +347,10 @@ func (r *Repo) baseTreeOf(head plumbing.Hash) (plumbing.Hash, error) {
 // it is given back and the index is unchanged. Once the ref has moved,
 // only the last flush can fail: that is a *NotFlushedError, the ref and
 // the index staying as they now are.
-func (r *Repo) moveBranch(pl *placing, bar *syncfs.Barrier, idx *index.Index, upd *indexUpdate, h, old plumbing.Hash, msg string, dirs []string) error {
+func (r *Repo) moveBranch(pl *placing, bar *syncfs.Barrier, idx *index.Index, upd *store.IndexUpdate, h, old plumbing.Hash, msg string, dirs []string) error {
 	// The objects and folders are complete: their flushes run while the
 	// index is locked and the ref written.
-	fl := r.startFlush(bar, append(r.obj.takeWritten(), dirs...)...)
+	fl := r.startFlush(bar, append(r.obj.TakeWritten(), dirs...)...)
 	if err := pl.flushWith(fl, bar); err != nil {
 		fl.wait()
 		return err
@@ -360,14 +361,14 @@ func (r *Repo) moveBranch(pl *placing, bar *syncfs.Barrier, idx *index.Index, up
 		return err
 	}
 	fl.add(mark...)
-	took, err := r.index.hold()
+	took, err := r.index.Hold()
 	if err != nil {
 		fl.wait()
 		return err
 	}
 	giveBack := func() {
 		if took {
-			r.index.release()
+			r.index.Release()
 		}
 	}
 	ref, err := r.lockRef(r.branch, h, old, msg)
@@ -449,14 +450,14 @@ func (r *Repo) refHash(name plumbing.ReferenceName) (plumbing.Hash, error) {
 // stagePath adds the current state of one path to s. Every path that
 // enters a commit passes checkPath here, whoever asked for the commit.
 func (r *Repo) stagePath(req request, s *stage, idx *index.Index, baseTree plumbing.Hash, ig *ignorer, p string) error {
-	if err := checkPath(p, filemode.Regular); err != nil {
+	if err := store.CheckPath(p, filemode.Regular); err != nil {
 		return fmt.Errorf("%s: %w", p, err)
 	}
 	full := filepath.Join(r.dir, filepath.FromSlash(p))
 	fi, err := os.Lstat(req.placing.at(p, full))
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir() && !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0) {
-		s.tree[p] = treeChange{del: true}
-		s.index.remove[p] = true
+		s.tree[p] = store.TreeChange{Del: true}
+		s.index.Remove[p] = true
 		return nil
 	}
 	if err != nil {
@@ -477,7 +478,7 @@ func (r *Repo) stagePath(req request, s *stage, idx *index.Index, baseTree plumb
 		if fp != full && d.IsDir() && d.Name() == ".git" {
 			return filepath.SkipDir
 		}
-		if fp != full && (isTempName(d.Name()) || checkName(d.Name(), modeOfEntry(d)) != nil) {
+		if fp != full && (isTempName(d.Name()) || store.CheckName(d.Name(), modeOfEntry(d)) != nil) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -487,7 +488,7 @@ func (r *Repo) stagePath(req request, s *stage, idx *index.Index, baseTree plumb
 			if d.Name() == ".git" || (fp != full && isNestedRepo(fp)) {
 				return filepath.SkipDir
 			}
-			if fp != full && ig.ignored(rel, true) && !hasEntriesUnder(idx, rel) {
+			if fp != full && ig.ignored(rel, true) && !store.HasEntriesUnder(idx, rel) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -501,18 +502,18 @@ func (r *Repo) stagePath(req request, s *stage, idx *index.Index, baseTree plumb
 	if err != nil {
 		return fmt.Errorf("stage folder %s: %w", p, err)
 	}
-	for _, e := range entriesUnder(idx, p) {
+	for _, e := range store.EntriesUnder(idx, p) {
 		if !onDisk[e.Name] {
-			s.tree[e.Name] = treeChange{del: true}
-			s.index.remove[e.Name] = true
+			s.tree[e.Name] = store.TreeChange{Del: true}
+			s.index.Remove[e.Name] = true
 		}
 	}
-	if te, ok, err := r.obj.lookup(baseTree, p); err != nil {
+	if te, ok, err := r.obj.Lookup(baseTree, p); err != nil {
 		return err
 	} else if ok && te.Mode == filemode.Dir {
-		err := r.obj.walk(te.Hash, p, func(fe fileEntry) {
+		err := r.obj.Walk(te.Hash, p, func(fe store.FileEntry) {
 			if !onDisk[fe.Path] && fe.Mode != filemode.Submodule {
-				s.tree[fe.Path] = treeChange{del: true}
+				s.tree[fe.Path] = store.TreeChange{Del: true}
 			}
 		})
 		if err != nil {
@@ -520,7 +521,7 @@ func (r *Repo) stagePath(req request, s *stage, idx *index.Index, baseTree plumb
 		}
 	} else if ok {
 		// A file became a folder.
-		s.index.remove[p] = true
+		s.index.Remove[p] = true
 	}
 	return nil
 }
@@ -533,9 +534,9 @@ func isNestedRepo(dir string) bool {
 // stageFile hashes one file (or symlink) and stages it, writing its blob
 // when it is new. An untracked file matched by .gitignore is left out.
 func (r *Repo) stageFile(req request, s *stage, idx *index.Index, baseTree plumbing.Hash, ig *ignorer, p string) error {
-	old := entryFor(idx, p)
+	old := store.EntryFor(idx, p)
 	if old == nil {
-		if _, tracked, err := r.obj.lookup(baseTree, p); err != nil {
+		if _, tracked, err := r.obj.Lookup(baseTree, p); err != nil {
 			return err
 		} else if !tracked && ig.ignored(p, false) {
 			return nil
@@ -546,7 +547,7 @@ func (r *Repo) stageFile(req request, s *stage, idx *index.Index, baseTree plumb
 		return fmt.Errorf("read %s: %w", p, err)
 	}
 	if fi.Mode()&os.ModeSymlink != 0 {
-		if err := checkLinkTarget(p, string(content)); err != nil {
+		if err := store.CheckLinkTarget(p, string(content)); err != nil {
 			// Left out, not an error: the rest of the commit goes on, and
 			// a link the remote brought keeps its committed version.
 			r.warnUnsafe(p, err)
@@ -554,28 +555,28 @@ func (r *Repo) stageFile(req request, s *stage, idx *index.Index, baseTree plumb
 		}
 	}
 	h := plumbing.ComputeHash(plumbing.BlobObject, content)
-	if old == nil || old.Hash != h || !r.obj.has(h) {
-		if err := r.obj.writeBlobHashed(h, content); err != nil {
+	if old == nil || old.Hash != h || !r.obj.Has(h) {
+		if err := r.obj.WriteBlobHashed(h, content); err != nil {
 			return err
 		}
 	}
-	mode := modeOf(fi)
+	mode := store.ModeOf(fi)
 	if mode == filemode.Symlink {
-		if err := checkName(path.Base(p), mode); err != nil {
+		if err := store.CheckName(path.Base(p), mode); err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 	}
 	e := &index.Entry{Name: p, Hash: h, Mode: mode}
-	fillStat(e, fi)
+	store.FillStat(e, fi)
 	if old != nil && old.SkipWorktree {
 		e.SkipWorktree = true
 	}
-	s.tree[p] = treeChange{hash: h, mode: mode}
-	if old == nil || old.Hash != h || old.Mode != mode || !statUnchanged(old, fi) {
-		s.index.set[p] = e
+	s.tree[p] = store.TreeChange{Hash: h, Mode: mode}
+	if old == nil || old.Hash != h || old.Mode != mode || !store.StatUnchanged(old, fi) {
+		s.index.Set[p] = e
 	}
-	if i, ok := findEntry(idx.Entries, p); ok && idx.Entries[i].Stage != 0 {
-		s.index.set[p] = e // resolves an unmerged path left by the git CLI
+	if i, ok := store.FindEntry(idx.Entries, p); ok && idx.Entries[i].Stage != 0 {
+		s.index.Set[p] = e // resolves an unmerged path left by the git CLI
 	}
 	return nil
 }
@@ -594,7 +595,7 @@ func hashWorktreeFile(full string) (plumbing.Hash, error) {
 		}
 		return plumbing.ComputeHash(plumbing.BlobObject, []byte(filepath.ToSlash(target))), nil
 	}
-	f, fi, err := openRegular(full)
+	f, fi, err := store.OpenRegular(full)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -624,7 +625,7 @@ func readWorktreeFile(full string) ([]byte, os.FileInfo, error) {
 		}
 		return []byte(filepath.ToSlash(target)), fi, nil
 	}
-	f, fi, err := openRegular(full)
+	f, fi, err := store.OpenRegular(full)
 	if err != nil {
 		return nil, nil, err
 	}

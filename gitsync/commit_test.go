@@ -398,7 +398,7 @@ func TestHandedCommitMatchesStored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := r.obj.commit(res.Full)
+	c, err := r.obj.Commit(res.Full)
 	if err != nil {
 		t.Fatal(err)
 	}

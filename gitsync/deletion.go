@@ -158,7 +158,7 @@ func (r *Repo) ConfirmDeletion(ctx context.Context, files int) (Result, error) {
 // they are held back and the rest returned.
 func (r *Repo) withoutMassDeletion(paths []string) []string {
 	r.mu.Lock()
-	idx, err := r.index.load()
+	idx, err := r.index.Load()
 	tracked := 0
 	if err == nil {
 		tracked = len(idx.Entries)

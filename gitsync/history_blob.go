@@ -18,10 +18,10 @@ func (r *Repo) Blob(id string) (data []byte, found bool, err error) {
 	h := plumbing.NewHash(id)
 	r.hist.mu.Lock()
 	defer r.hist.mu.Unlock()
-	if !r.hist.obj.has(h) {
+	if !r.hist.obj.Has(h) {
 		return nil, false, nil
 	}
-	data, err = r.hist.obj.blob(h)
+	data, err = r.hist.obj.Blob(h)
 	if err != nil {
 		if isMissing(err) {
 			return nil, false, nil

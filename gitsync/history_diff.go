@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/diff"
 	"github.com/sergi/go-diff/diffmatchpatch"
 
+	"vaultmcp/gitsync/internal/store"
 	"vaultmcp/gitsync/internal/textmerge"
 )
 
@@ -120,11 +121,11 @@ func (h *history) noteDiff(l *lineage, qf, qt int32, p string, b *budget, out *D
 	steps := h.follow(l, p, l.top())
 	from, to := nameAt(steps, p, qf), nameAt(steps, p, qt)
 	out.Path, out.FromPath = to, from
-	ef, okf, err := h.obj.lookup(l.order[qf].tree, from)
+	ef, okf, err := h.obj.Lookup(l.order[qf].tree, from)
 	if err != nil {
 		return fmt.Errorf("%s at %s: %s", from, out.From.Hash, unreadable("file list not readable", err))
 	}
-	et, okt, err := h.obj.lookup(l.order[qt].tree, to)
+	et, okt, err := h.obj.Lookup(l.order[qt].tree, to)
 	if err != nil {
 		return fmt.Errorf("%s at %s: %s", to, out.To.Hash, unreadable("file list not readable", err))
 	}
@@ -132,12 +133,12 @@ func (h *history) noteDiff(l *lineage, qf, qt int32, p string, b *budget, out *D
 		return fmt.Errorf("%w: %s existed at neither %s nor %s; get_note_history lists the versions it has",
 			ErrNotInVersion, p, out.From.Hash, out.To.Hash)
 	}
-	d := fileDiff{Path: to}
+	d := store.FileDiff{Path: to}
 	if okf && ef.Mode != filemode.Dir {
-		d.From = fileEntry{Path: from, Hash: ef.Hash, Mode: ef.Mode}
+		d.From = store.FileEntry{Path: from, Hash: ef.Hash, Mode: ef.Mode}
 	}
 	if okt && et.Mode != filemode.Dir {
-		d.To = fileEntry{Path: to, Hash: et.Hash, Mode: et.Mode}
+		d.To = store.FileEntry{Path: to, Hash: et.Hash, Mode: et.Mode}
 	}
 	if !okt {
 		d.Path = from
@@ -166,7 +167,7 @@ func (b *budget) cut(fp *FilePatch) {
 // positions qf and qt, renames detected.
 func (h *history) vaultDiff(l *lineage, qf, qt int32, opts DiffOptions, out *Diff) error {
 	tf, tt := l.order[qf].tree, l.order[qt].tree
-	all, err := h.obj.diffTrees(tf, tt)
+	all, err := h.obj.DiffTrees(tf, tt)
 	if err != nil {
 		return fmt.Errorf("diff %s..%s: %s", out.From.Hash, out.To.Hash, unreadable("changed files not readable", err))
 	}
@@ -207,7 +208,7 @@ func (h *history) vaultDiff(l *lineage, qf, qt int32, opts DiffOptions, out *Dif
 }
 
 // filePatch computes one file's unified diff.
-func (h *history) filePatch(d fileDiff) FilePatch {
+func (h *history) filePatch(d store.FileDiff) FilePatch {
 	fp := FilePatch{Path: d.Path}
 	switch {
 	case d.From.Hash.IsZero():

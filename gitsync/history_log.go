@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/sergi/go-diff/diffmatchpatch"
 
+	"vaultmcp/gitsync/internal/store"
 	"vaultmcp/gitsync/internal/textmerge"
 )
 
@@ -397,7 +398,7 @@ func (h *history) render(m *commitMeta, opts LogOptions, b *budget) (Commit, err
 		c.Notice = unreadable("files not listed", m.changesErr)
 		return c, nil
 	}
-	var files []fileDiff
+	var files []store.FileDiff
 	for _, d := range all {
 		if opts.Path != "" && !touchesPath(d, opts.Path) {
 			continue
@@ -414,7 +415,7 @@ func (h *history) render(m *commitMeta, opts LogOptions, b *budget) (Commit, err
 	if c.Merge {
 		files = h.mergeChanges(m, files)
 	}
-	parentTree := emptyTree
+	parentTree := store.EmptyTree
 	if len(m.parents) > 0 {
 		if pm, err := h.commit(m.parents[0]); err == nil {
 			parentTree = pm.tree
@@ -450,12 +451,12 @@ func (h *history) render(m *commitMeta, opts LogOptions, b *budget) (Commit, err
 
 // mergeRenames folds each rename pair (index of the added file → index of
 // the deleted one) into one change from the old path, sorted by path.
-func mergeRenames(files []fileDiff, pairs map[int]int) []fileDiff {
+func mergeRenames(files []store.FileDiff, pairs map[int]int) []store.FileDiff {
 	gone := map[int]bool{}
 	for _, j := range pairs {
 		gone[j] = true
 	}
-	out := make([]fileDiff, 0, len(files)-len(pairs))
+	out := make([]store.FileDiff, 0, len(files)-len(pairs))
 	for i, d := range files {
 		if gone[i] {
 			continue
@@ -472,7 +473,7 @@ func mergeRenames(files []fileDiff, pairs map[int]int) []fileDiff {
 
 // fileChange computes the kind, line counts and (with lines) the diff of
 // one changed file. An unreadable blob gives a notice instead of a diff.
-func (h *history) fileChange(d fileDiff, lines bool) FileChange {
+func (h *history) fileChange(d store.FileDiff, lines bool) FileChange {
 	fc := FileChange{Path: d.Path}
 	switch {
 	case d.From.Hash.IsZero():
@@ -514,12 +515,12 @@ func (h *history) fileChange(d fileDiff, lines bool) FileChange {
 // blobPair reads the two sides of a change (zero hash: empty).
 func (h *history) blobPair(from, to plumbing.Hash) (old, cur []byte, err error) {
 	if !from.IsZero() {
-		if old, err = h.obj.blob(from); err != nil {
+		if old, err = h.obj.Blob(from); err != nil {
 			return nil, nil, err
 		}
 	}
 	if !to.IsZero() {
-		if cur, err = h.obj.blob(to); err != nil {
+		if cur, err = h.obj.Blob(to); err != nil {
 			return nil, nil, err
 		}
 	}

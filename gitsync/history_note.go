@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"vaultmcp/gitsync/internal/store"
 )
 
 // Paging of NoteHistory.
@@ -60,7 +62,7 @@ type NoteVersion struct {
 // noteStep is one commit of a followed history.
 type noteStep struct {
 	pos     int32
-	d       fileDiff // the change of path in that commit (d.Path == path)
+	d       store.FileDiff // the change of path in that commit (d.Path == path)
 	path    string
 	oldPath string // set when the commit renamed oldPath to path
 	newPath string // set when the commit renamed path to newPath

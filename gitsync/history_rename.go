@@ -7,6 +7,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"vaultmcp/gitsync/internal/store"
 )
 
 // Rename detection follows git's defaults for `git log -M`: a deleted and
@@ -39,14 +41,14 @@ type renameSource struct {
 // their pair; the rest are matched by identical content, then by similar
 // content. When contents cannot be read, only identical ones are paired
 // and the notice says so.
-func (h *history) pairRenames(m *commitMeta, parentTree plumbing.Hash, files []fileDiff) (map[int]int, string) {
+func (h *history) pairRenames(m *commitMeta, parentTree plumbing.Hash, files []store.FileDiff) (map[int]int, string) {
 	return h.pairRenamesIn(m.message, parentTree, m.tree, files)
 }
 
 // pairRenamesIn is pairRenames for the changes from tree parentTree to
 // tree; message is the commit message that made them ("" for a span of
 // several commits).
-func (h *history) pairRenamesIn(message string, parentTree, tree plumbing.Hash, files []fileDiff) (map[int]int, string) {
+func (h *history) pairRenamesIn(message string, parentTree, tree plumbing.Hash, files []store.FileDiff) (map[int]int, string) {
 	var added, deleted []int
 	for i, d := range files {
 		switch {
@@ -100,25 +102,25 @@ func (h *history) pairRenamesIn(message string, parentTree, tree plumbing.Hash, 
 
 // detectRenames runs go-git's rename detection over the deleted (srcs)
 // and added (dsts) files of one commit.
-func (h *history) detectRenames(parentTree, tree plumbing.Hash, files []fileDiff, srcs, dsts []int, exactOnly bool) (map[int]int, error) {
-	from, err := object.GetTree(h.obj.st, orEmpty(parentTree))
+func (h *history) detectRenames(parentTree, tree plumbing.Hash, files []store.FileDiff, srcs, dsts []int, exactOnly bool) (map[int]int, error) {
+	from, err := object.GetTree(h.obj.St, store.OrEmpty(parentTree))
 	if err != nil {
 		return nil, err
 	}
-	to, err := object.GetTree(h.obj.st, orEmpty(tree))
+	to, err := object.GetTree(h.obj.St, store.OrEmpty(tree))
 	if err != nil {
 		return nil, err
 	}
 	byName := map[string]int{}
 	changes := make(object.Changes, 0, len(srcs)+len(dsts))
-	entry := func(t *object.Tree, e fileEntry) object.ChangeEntry {
+	entry := func(t *object.Tree, e store.FileEntry) object.ChangeEntry {
 		return object.ChangeEntry{Name: e.Path, Tree: t, TreeEntry: object.TreeEntry{Name: path.Base(e.Path), Mode: e.Mode, Hash: e.Hash}}
 	}
 	for _, i := range srcs {
 		e := files[i].From
 		e.Path = files[i].Path
 		if !exactOnly && e.Mode == filemode.Regular {
-			h.obj.has(e.Hash) // picks up packs written since the storage was opened
+			h.obj.Has(e.Hash) // picks up packs written since the storage was opened
 		}
 		changes = append(changes, &object.Change{From: entry(from, e)})
 		byName["-"+e.Path] = i
@@ -127,7 +129,7 @@ func (h *history) detectRenames(parentTree, tree plumbing.Hash, files []fileDiff
 		e := files[i].To
 		e.Path = files[i].Path
 		if !exactOnly && e.Mode == filemode.Regular {
-			h.obj.has(e.Hash)
+			h.obj.Has(e.Hash)
 		}
 		changes = append(changes, &object.Change{To: entry(to, e)})
 		byName["+"+e.Path] = i
@@ -161,7 +163,7 @@ func (h *history) renameFrom(m *commitMeta, p string) renameSource {
 		return rs
 	}
 	files := h.changes(m)
-	parentTree := emptyTree
+	parentTree := store.EmptyTree
 	if len(m.parents) > 0 {
 		if pm, err := h.commit(m.parents[0]); err == nil {
 			parentTree = pm.tree
@@ -197,7 +199,7 @@ func (h *history) renameFrom(m *commitMeta, p string) renameSource {
 }
 
 // countAdded counts the files a change list adds.
-func countAdded(files []fileDiff) int {
+func countAdded(files []store.FileDiff) int {
 	n := 0
 	for _, f := range files {
 		if f.From.Hash.IsZero() && !f.To.Hash.IsZero() {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
+	"vaultmcp/gitsync/internal/store"
 	"vaultmcp/gitsync/internal/textmerge"
 )
 
@@ -106,7 +107,7 @@ func (r *Repo) PlanRevert(ctx context.Context, opts RevertOptions, current Curre
 		if m.changesErr != nil {
 			return fmt.Errorf("commit %s: %s", short(m.hash), unreadable("files not readable", m.changesErr))
 		}
-		parentTree := emptyTree
+		parentTree := store.EmptyTree
 		if len(m.parents) > 0 {
 			pm, err := h.commit(m.parents[0])
 			if err != nil {
@@ -117,7 +118,7 @@ func (r *Repo) PlanRevert(ctx context.Context, opts RevertOptions, current Curre
 		pairs, _ := h.pairRenames(m, parentTree, all)
 		changes := mergeRenames(all, pairs)
 		type target struct {
-			d   fileDiff
+			d   store.FileDiff
 			cur string // where the file's current content is
 		}
 		var targets []target
@@ -192,7 +193,7 @@ func (h *history) forward(l *lineage, path string, q int32) string {
 
 // planFile adds the undo of one file change d to plan; cur is where the
 // file is now (d.Path unless it was renamed since).
-func (h *history) planFile(plan *RevertPlan, d fileDiff, cur string, current CurrentFunc) error {
+func (h *history) planFile(plan *RevertPlan, d store.FileDiff, cur string, current CurrentFunc) error {
 	short := plan.Commit.Hash
 	if d.From.Mode == filemode.Symlink || d.To.Mode == filemode.Symlink || d.From.Mode == filemode.Submodule || d.To.Mode == filemode.Submodule {
 		plan.Conflicts = append(plan.Conflicts, RevertConflict{Path: d.Path, Reason: "a symbolic link or submodule; this tool reverts files only"})

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"vaultmcp/gitsync/internal/store"
 )
 
 func TestRecentKindsAndDiffs(t *testing.T) {
@@ -144,7 +146,7 @@ func TestRecentPathFilterMatchesGitLog(t *testing.T) {
 		for _, c := range got {
 			hashes = append(hashes, c.Hash)
 			for _, f := range c.Files {
-				if !touchesPath(fileDiff{Path: f.Path}, p) {
+				if !touchesPath(store.FileDiff{Path: f.Path}, p) {
 					t.Errorf("path %s: commit %s lists %s", p, c.Message, f.Path)
 				}
 			}

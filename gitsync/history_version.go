@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
+	"vaultmcp/gitsync/internal/store"
 	"vaultmcp/internal/when"
 )
 
@@ -294,7 +295,7 @@ func (r *Repo) FileAt(ctx context.Context, spec, path string, maxBytes int64) (F
 			return err
 		}
 		out.Path = name
-		data, err := h.obj.blob(e.Hash)
+		data, err := h.obj.Blob(e.Hash)
 		if err != nil {
 			return fmt.Errorf("%s at %s: %s", name, out.Version.Hash, unreadable("content not readable", err))
 		}
@@ -315,28 +316,28 @@ func (r *Repo) FileAt(ctx context.Context, spec, path string, maxBytes int64) (F
 
 // entryAt finds the file a path names at position q: the path itself, or
 // the name the note had then (following renames from the head).
-func (h *history) entryAt(l *lineage, q int32, p string) (fileEntry, string, error) {
+func (h *history) entryAt(l *lineage, q int32, p string) (store.FileEntry, string, error) {
 	m := l.order[q]
 	name := p
-	e, ok, err := h.obj.lookup(m.tree, p)
+	e, ok, err := h.obj.Lookup(m.tree, p)
 	if err == nil && !ok {
 		name = nameAt(h.follow(l, p, l.top()), p, q)
 		if name != p {
-			e, ok, err = h.obj.lookup(m.tree, name)
+			e, ok, err = h.obj.Lookup(m.tree, name)
 		}
 	}
 	if err != nil {
-		return fileEntry{}, "", fmt.Errorf("%s at %s: %s", p, short(m.hash), unreadable("file list not readable", err))
+		return store.FileEntry{}, "", fmt.Errorf("%s at %s: %s", p, short(m.hash), unreadable("file list not readable", err))
 	}
 	if !ok {
-		return fileEntry{}, "", fmt.Errorf("%w: %s did not exist at version %s (%s); get_note_history lists the versions it has",
+		return store.FileEntry{}, "", fmt.Errorf("%w: %s did not exist at version %s (%s); get_note_history lists the versions it has",
 			ErrNotInVersion, p, short(m.hash), m.author.Format("2006-01-02 15:04:05 -0700"))
 	}
 	if e.Mode == filemode.Dir {
-		return fileEntry{}, "", fmt.Errorf("%s was a folder at version %s, not a file", name, short(m.hash))
+		return store.FileEntry{}, "", fmt.Errorf("%s was a folder at version %s, not a file", name, short(m.hash))
 	}
 	if e.Mode == filemode.Submodule {
-		return fileEntry{}, "", fmt.Errorf("%s was a git submodule at version %s, not a file", name, short(m.hash))
+		return store.FileEntry{}, "", fmt.Errorf("%s was a git submodule at version %s, not a file", name, short(m.hash))
 	}
-	return fileEntry{Path: name, Hash: e.Hash, Mode: e.Mode}, name, nil
+	return store.FileEntry{Path: name, Hash: e.Hash, Mode: e.Mode}, name, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"vaultmcp/gitsync/internal/store"
 	"vaultmcp/internal/syncfs"
 )
 
@@ -158,20 +159,20 @@ func (pl *placing) rename() error {
 // temporary file's would make `git status` and the scan for outside
 // changes hash the note again. A file no longer the one staged keeps the
 // entry as it is (the scan then hashes it, as it should).
-func (pl *placing) restat(upd *indexUpdate) {
+func (pl *placing) restat(upd *store.IndexUpdate) {
 	if pl == nil || !pl.done {
 		return
 	}
-	e, ok := upd.set[pl.rel]
+	e, ok := upd.Set[pl.rel]
 	if !ok {
 		return
 	}
 	fi, err := os.Lstat(pl.full)
 	// The index keeps an inode's low 32 bits, as git does.
-	if err != nil || uint32(inodeOf(fi)) != e.Inode || uint32(fi.Size()) != e.Size {
+	if err != nil || uint32(store.InodeOf(fi)) != e.Inode || uint32(fi.Size()) != e.Size {
 		return
 	}
-	fillStat(e, fi)
+	store.FillStat(e, fi)
 }
 
 // dir returns the folder of the file placed, to flush after its rename;

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"vaultmcp/gitsync/internal/store"
 )
 
 // errRefMoved says a ref changed under us (someone ran git on the vault).
@@ -20,7 +22,7 @@ type refLock struct {
 	r         *Repo
 	name      plumbing.ReferenceName
 	path      string
-	lock      *lockFile
+	lock      *store.LockFile
 	old, next plumbing.Hash
 	msg       string
 }
@@ -35,8 +37,8 @@ func (r *Repo) lockRef(name plumbing.ReferenceName, next, old plumbing.Hash, msg
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("update %s: %w", name, err)
 	}
-	lock, err := takeLock(r.gitDir, path+".lock")
-	if errors.Is(err, errLocked) {
+	lock, err := store.TakeLock(r.gitDir, path+".lock")
+	if errors.Is(err, store.ErrLocked) {
 		return nil, fmt.Errorf("lock %s: %s.lock exists (another git process? if none is running, delete the file)", name, name)
 	}
 	if err != nil {
@@ -47,10 +49,10 @@ func (r *Repo) lockRef(name plumbing.ReferenceName, next, old plumbing.Hash, msg
 		err = errRefMoved
 	}
 	if err == nil {
-		err = lock.write([]byte(next.String()+"\n"), false)
+		err = lock.Write([]byte(next.String()+"\n"), false)
 	}
 	if err != nil {
-		lock.abort()
+		lock.Abort()
 		return nil, fmt.Errorf("update %s: %w", name, err)
 	}
 	return &refLock{r: r, name: name, path: path, lock: lock, old: old, next: next, msg: msg}, nil
@@ -60,7 +62,7 @@ func (r *Repo) lockRef(name plumbing.ReferenceName, next, old plumbing.Hash, msg
 // appends the reflog line. The rename's folder is flushed by the caller
 // (see dir).
 func (l *refLock) commit() error {
-	if err := l.lock.commit(l.path); err != nil {
+	if err := l.lock.Commit(l.path); err != nil {
 		return fmt.Errorf("update %s: %w", l.name, err)
 	}
 	l.r.appendReflog(l.name, l.old, l.next, l.msg)
@@ -68,13 +70,13 @@ func (l *refLock) commit() error {
 }
 
 // abort drops the update.
-func (l *refLock) abort() { l.lock.abort() }
+func (l *refLock) abort() { l.lock.Abort() }
 
 // dir is the folder of the ref file.
 func (l *refLock) dir() string { return filepath.Dir(l.path) }
 
 // lockPath is the lock file holding the new value.
-func (l *refLock) lockPath() string { return l.lock.path }
+func (l *refLock) lockPath() string { return l.lock.Path }
 
 // updateRef moves ref name from old to next in one go (lockRef, commit,
 // flush), appending a reflog line, so `git reflog` can bring back
@@ -110,7 +112,7 @@ func (r *Repo) appendReflog(name plumbing.ReferenceName, old, newHash plumbing.H
 			r.log.Debug("reflog", "err", err)
 			continue
 		}
-		f, err := openFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		f, err := store.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
 			r.log.Debug("reflog", "err", err)
 			continue
@@ -213,7 +215,7 @@ func (r *Repo) looseRef(name plumbing.ReferenceName) (plumbing.Hash, bool) {
 // readSmall reads a file of at most len(buf)-1 bytes into buf; ok is
 // false when it cannot be read or is longer.
 func readSmall(p string, buf []byte) ([]byte, bool) {
-	f, err := openFile(p, os.O_RDONLY, 0)
+	f, err := store.OpenFile(p, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, false
 	}

@@ -22,6 +22,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"vaultmcp/gitsync/internal/store"
 )
 
 // Repo is a vault's git repository. Create it with Open, start the
@@ -43,8 +45,8 @@ type Repo struct {
 	// mu guards the main go-git storage and everything derived from it.
 	mu     sync.Mutex
 	st     *filesystem.Storage
-	obj    *objects
-	index  *indexFile
+	obj    *store.Objects
+	index  *store.IndexFile
 	hist   *history
 	histSt *filesystem.Storage // keeps pack files open: history reads many objects
 	// histCache is histSt's object cache, emptied once the history is
@@ -61,7 +63,7 @@ type Repo struct {
 	netMu sync.Mutex
 	netSt *filesystem.Storage
 	net   *gogit.Repository
-	// packs counts the packs our commits wrote (pack.go); netPacks is
+	// packs counts the packs our commits wrote (see store.Objects.Packed); netPacks is
 	// the count the network storage last saw, under netMu.
 	packs    atomic.Uint64
 	netPacks uint64
@@ -84,7 +86,7 @@ type Repo struct {
 	// against its parent, just after the branch moved to it; r.mu is
 	// held. Open sets it to the history's hand-off, so that following
 	// the branch reads neither our commits nor their trees back.
-	onCommit func(hash plumbing.Hash, c *object.Commit, changes []fileDiff)
+	onCommit func(hash plumbing.Hash, c *object.Commit, changes []store.FileDiff)
 
 	// mark is this process's unflushed-index mark, open and flocked
 	// once it left an unflushed index (indexmark.go); under mu.
@@ -137,15 +139,15 @@ func Open(ctx context.Context, opts Options) (*Repo, error) {
 		return nil, err
 	}
 	r.recoverLocks()
-	r.obj = newObjects(r.st, r.gitDir)
-	r.obj.packed = func() { r.packs.Add(1) }
-	r.index = &indexFile{path: filepath.Join(r.gitDir, "index")}
+	r.obj = store.NewObjects(r.st, r.gitDir)
+	r.obj.Packed = func() { r.packs.Add(1) }
+	r.index = &store.IndexFile{Path: filepath.Join(r.gitDir, "index")}
 	r.histCache = cache.NewObjectLRU(histCacheSize)
-	r.histSt = filesystem.NewStorageWithOptions(plainFS{root: r.gitDir}, r.histCache,
+	r.histSt = filesystem.NewStorageWithOptions(store.NewPlainFS(r.gitDir), r.histCache,
 		filesystem.Options{KeepDescriptors: true, MaxOpenDescriptors: 32})
 	r.hist = newHistory(r.histSt, r.gitDir)
 	r.onCommit = r.hist.handCommit
-	r.netSt = filesystem.NewStorageWithOptions(plainFS{root: r.gitDir}, cache.NewObjectLRU(netCacheSize), filesystem.Options{})
+	r.netSt = filesystem.NewStorageWithOptions(store.NewPlainFS(r.gitDir), cache.NewObjectLRU(netCacheSize), filesystem.Options{})
 	r.net, err = gogit.Open(r.netSt, nil)
 	if err != nil {
 		return nil, fmt.Errorf("gitsync: open repository: %w", err)
@@ -189,7 +191,7 @@ func Open(ctx context.Context, opts Options) (*Repo, error) {
 func (r *Repo) CheckIndex() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, err := r.index.load(); err != nil {
+	if _, err := r.index.Load(); err != nil {
 		if err := r.repairIndex(err); err != nil {
 			return err
 		}
@@ -262,7 +264,7 @@ func findGitDir(dir string) (string, bool) {
 }
 
 func newStorage(gitDir string, cacheSize cache.FileSize) *filesystem.Storage {
-	return filesystem.NewStorageWithOptions(plainFS{root: gitDir}, cache.NewObjectLRU(cacheSize), filesystem.Options{})
+	return filesystem.NewStorageWithOptions(store.NewPlainFS(gitDir), cache.NewObjectLRU(cacheSize), filesystem.Options{})
 }
 
 // initRepo runs the equivalent of `git init`: on the configured branch,

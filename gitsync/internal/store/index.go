@@ -1,4 +1,4 @@
-package gitsync
+package store
 
 import (
 	"bufio"
@@ -18,7 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
-// indexFile keeps the decoded .git/index in memory between commits. Decoding
+// IndexFile keeps the decoded .git/index in memory between commits. Decoding
 // a 10,000-entry index costs milliseconds, so it is done again only when
 // someone else (the git CLI) rewrote the file, which the stamp detects.
 //
@@ -31,16 +31,16 @@ import (
 // is held no git process changes the index, so idx stays the index, and
 // a `git add` or `git commit` run meanwhile fails at once on the lock
 // instead of building a commit from an index without our changes.
-type indexFile struct {
-	path  string
+type IndexFile struct {
+	Path  string
 	idx   *index.Index // entries sorted by name, then stage
 	stamp fileStamp
 	// held is index.lock while idx is newer than the file (or about to
 	// be: taken by a commit in progress).
-	held *lockFile
-	// dirtySince is when idx first differed from the file (zero when it
+	held *LockFile
+	// DirtySince is when idx first differed from the file (zero when it
 	// does not), lastChange when it last changed.
-	dirtySince, lastChange time.Time
+	DirtySince, LastChange time.Time
 	buf                    bytes.Buffer // reused encoding buffer (version 4)
 	// enc is the encoding of encIdx without its checksum (plus room for
 	// it), and offs[i] where entry i starts in it (offs[len] is the end),
@@ -62,21 +62,21 @@ type fileStamp struct {
 }
 
 func stampOf(fi os.FileInfo) fileStamp {
-	return fileStamp{size: fi.Size(), mtime: fi.ModTime(), ino: inodeOf(fi)}
+	return fileStamp{size: fi.Size(), mtime: fi.ModTime(), ino: InodeOf(fi)}
 }
 
 // errIndexLocked says the index is locked by another git process.
 var errIndexLocked = errors.New("git index is locked by another process (.git/index.lock exists; if no git command is running, delete it)")
 
-// load returns the current index, decoding the file again only when it
+// Load returns the current index, decoding the file again only when it
 // changed since we last read or wrote it. The returned index must not be
 // modified (use update), nor kept past the next update, which may
 // replace entries in place.
-func (f *indexFile) load() (*index.Index, error) {
+func (f *IndexFile) Load() (*index.Index, error) {
 	if f.held != nil {
 		return f.idx, nil // ours: nobody else changes it
 	}
-	fi, err := os.Stat(f.path)
+	fi, err := os.Stat(f.Path)
 	if errors.Is(err, os.ErrNotExist) {
 		if f.idx == nil || f.stamp != (fileStamp{}) {
 			f.idx = &index.Index{Version: 2}
@@ -90,7 +90,7 @@ func (f *indexFile) load() (*index.Index, error) {
 	if f.idx != nil && stampOf(fi) == f.stamp {
 		return f.idx, nil
 	}
-	file, err := os.Open(f.path)
+	file, err := os.Open(f.Path)
 	if err != nil {
 		return nil, fmt.Errorf("open git index: %w", err)
 	}
@@ -99,16 +99,16 @@ func (f *indexFile) load() (*index.Index, error) {
 	if err := index.NewDecoder(bufio.NewReaderSize(file, 64<<10)).Decode(idx); err != nil {
 		return nil, fmt.Errorf("read git index: %w", err)
 	}
-	sortEntries(idx.Entries)
+	SortEntries(idx.Entries)
 	// Changes of ours a failed write left only in memory are dropped with
 	// the file someone else wrote: the next sync's scan stages the
 	// worktree against it again.
 	f.idx, f.stamp = idx, stampOf(fi)
-	f.dirtySince, f.lastChange = time.Time{}, time.Time{}
+	f.DirtySince, f.LastChange = time.Time{}, time.Time{}
 	return idx, nil
 }
 
-func sortEntries(es []*index.Entry) {
+func SortEntries(es []*index.Entry) {
 	sort.SliceStable(es, func(i, j int) bool {
 		if es[i].Name != es[j].Name {
 			return es[i].Name < es[j].Name
@@ -119,14 +119,14 @@ func sortEntries(es []*index.Entry) {
 
 // find returns the position of the first entry named name (any stage) and
 // whether one exists.
-func findEntry(es []*index.Entry, name string) (int, bool) {
+func FindEntry(es []*index.Entry, name string) (int, bool) {
 	i := sort.Search(len(es), func(i int) bool { return es[i].Name >= name })
 	return i, i < len(es) && es[i].Name == name
 }
 
 // entry returns the merged (stage 0) entry for name, or nil.
-func entryFor(idx *index.Index, name string) *index.Entry {
-	i, ok := findEntry(idx.Entries, name)
+func EntryFor(idx *index.Index, name string) *index.Entry {
+	i, ok := FindEntry(idx.Entries, name)
 	if !ok {
 		return nil
 	}
@@ -139,14 +139,14 @@ func entryFor(idx *index.Index, name string) *index.Entry {
 }
 
 // hasPrefix reports whether any entry lies under the folder dir.
-func hasEntriesUnder(idx *index.Index, dir string) bool {
+func HasEntriesUnder(idx *index.Index, dir string) bool {
 	p := dir + "/"
 	i := sort.Search(len(idx.Entries), func(i int) bool { return idx.Entries[i].Name >= p })
 	return i < len(idx.Entries) && strings.HasPrefix(idx.Entries[i].Name, p)
 }
 
-// entriesUnder returns the entries under folder dir.
-func entriesUnder(idx *index.Index, dir string) []*index.Entry {
+// EntriesUnder returns the entries under folder dir.
+func EntriesUnder(idx *index.Index, dir string) []*index.Entry {
 	p := dir + "/"
 	i := sort.Search(len(idx.Entries), func(i int) bool { return idx.Entries[i].Name >= p })
 	j := i
@@ -156,30 +156,30 @@ func entriesUnder(idx *index.Index, dir string) []*index.Entry {
 	return idx.Entries[i:j]
 }
 
-// indexUpdate is a set of changes to index entries: set replaces every stage
+// IndexUpdate is a set of changes to index entries: set replaces every stage
 // of a path by one merged entry; remove drops a path and, when it was a
 // folder, everything under it.
-type indexUpdate struct {
-	set    map[string]*index.Entry
-	remove map[string]bool
+type IndexUpdate struct {
+	Set    map[string]*index.Entry
+	Remove map[string]bool
 }
 
-func newIndexUpdate() *indexUpdate {
-	return &indexUpdate{set: map[string]*index.Entry{}, remove: map[string]bool{}}
+func NewIndexUpdate() *IndexUpdate {
+	return &IndexUpdate{Set: map[string]*index.Entry{}, Remove: map[string]bool{}}
 }
 
-func (u *indexUpdate) empty() bool { return len(u.set) == 0 && len(u.remove) == 0 }
+func (u *IndexUpdate) Empty() bool { return len(u.Set) == 0 && len(u.Remove) == 0 }
 
 // removed reports whether name is dropped by u, itself or through a folder.
-func (u *indexUpdate) removed(name string) bool {
-	if len(u.remove) == 0 {
+func (u *IndexUpdate) removed(name string) bool {
+	if len(u.Remove) == 0 {
 		return false
 	}
-	if u.remove[name] {
+	if u.Remove[name] {
 		return true
 	}
 	for i := strings.LastIndexByte(name, '/'); i > 0; i = strings.LastIndexByte(name[:i], '/') {
-		if u.remove[name[:i]] {
+		if u.Remove[name[:i]] {
 			return true
 		}
 	}
@@ -190,15 +190,15 @@ func (u *indexUpdate) removed(name string) bool {
 // (few) changed positions are found by binary search and the untouched runs
 // of entries are copied in bulk, so a commit does not pay a map lookup per
 // entry of a 10,000-entry index.
-func (u *indexUpdate) apply(old *index.Index) *index.Index {
+func (u *IndexUpdate) apply(old *index.Index) *index.Index {
 	es := old.Entries
 	type span struct{ from, to int } // entries es[from:to] are dropped
 	var cuts []span
 	lower := func(name string) int {
 		return sort.Search(len(es), func(i int) bool { return es[i].Name >= name })
 	}
-	adds := make([]*index.Entry, 0, len(u.set))
-	for name, e := range u.set {
+	adds := make([]*index.Entry, 0, len(u.Set))
+	for name, e := range u.Set {
 		adds = append(adds, e)
 		i := lower(name)
 		j := i
@@ -209,7 +209,7 @@ func (u *indexUpdate) apply(old *index.Index) *index.Index {
 			cuts = append(cuts, span{i, j})
 		}
 	}
-	for name := range u.remove {
+	for name := range u.Remove {
 		i := lower(name)
 		j := i
 		for j < len(es) && es[j].Name == name {
@@ -257,23 +257,23 @@ func (u *indexUpdate) apply(old *index.Index) *index.Index {
 	return &index.Index{Version: version, Entries: out}
 }
 
-// dirty reports whether idx is newer than the file.
-func (f *indexFile) dirty() bool { return !f.dirtySince.IsZero() }
+// Dirty reports whether idx is newer than the file.
+func (f *IndexFile) Dirty() bool { return !f.DirtySince.IsZero() }
 
-// hold takes index.lock unless it is held already, the way git locks the
+// Hold takes index.lock unless it is held already, the way git locks the
 // index: no other git process changes the index until it is released.
 // took says this call took it, so that a commit that fails before it
 // changes idx can give it back (release).
-func (f *indexFile) hold() (took bool, err error) { return f.holdAnd(true) }
+func (f *IndexFile) Hold() (took bool, err error) { return f.HoldAnd(true) }
 
-// holdAnd is hold; with reread false it does not read the file, which
+// HoldAnd is hold; with reread false it does not read the file, which
 // is about to be replaced whole (a rebuild).
-func (f *indexFile) holdAnd(reread bool) (took bool, err error) {
+func (f *IndexFile) HoldAnd(reread bool) (took bool, err error) {
 	if f.held != nil {
 		return false, nil
 	}
-	lock, err := takeLock(filepath.Dir(f.path), f.path+".lock")
-	if errors.Is(err, errLocked) {
+	lock, err := TakeLock(filepath.Dir(f.Path), f.Path+".lock")
+	if errors.Is(err, ErrLocked) {
 		return false, errIndexLocked
 	}
 	if err != nil {
@@ -282,8 +282,8 @@ func (f *indexFile) holdAnd(reread bool) (took bool, err error) {
 	// Another git process may have written the index between our last
 	// look and the lock: the commit's changes go on top of what it wrote.
 	if reread {
-		if _, err := f.load(); err != nil {
-			lock.abort()
+		if _, err := f.Load(); err != nil {
+			lock.Abort()
 			return false, err
 		}
 	}
@@ -291,34 +291,34 @@ func (f *indexFile) holdAnd(reread bool) (took bool, err error) {
 	return true, nil
 }
 
-// release gives index.lock back when idx holds nothing the file lacks.
-func (f *indexFile) release() {
-	if f.held != nil && !f.dirty() {
-		f.held.abort()
+// Release gives index.lock back when idx holds nothing the file lacks.
+func (f *IndexFile) Release() {
+	if f.held != nil && !f.Dirty() {
+		f.held.Abort()
 		f.held = nil
 	}
 }
 
-// stage makes idx the index; the lock must be held. The file follows at
+// Stage makes idx the index; the lock must be held. The file follows at
 // the next write.
-func (f *indexFile) stage(idx *index.Index, now time.Time) {
+func (f *IndexFile) Stage(idx *index.Index, now time.Time) {
 	f.idx = idx
 	f.changed(now)
 }
 
 // changed notes that idx changed at now.
-func (f *indexFile) changed(now time.Time) {
-	if !f.dirty() {
-		f.dirtySince = now
+func (f *IndexFile) changed(now time.Time) {
+	if !f.Dirty() {
+		f.DirtySince = now
 	}
-	f.lastChange = now
+	f.LastChange = now
 }
 
-// update applies upd to the index; the lock must be held. A note written
+// Update applies upd to the index; the lock must be held. A note written
 // again only replaces its entry: that is done in place, without a new
 // 10,000-entry slice for every commit (indexes load returned before must
 // not be kept across this call). Anything else goes through apply.
-func (f *indexFile) update(upd *indexUpdate, now time.Time) {
+func (f *IndexFile) Update(upd *IndexUpdate, now time.Time) {
 	if f.idx == nil || !f.replaceInPlace(upd) {
 		f.idx = upd.apply(f.idx)
 	}
@@ -328,19 +328,19 @@ func (f *indexFile) update(upd *indexUpdate, now time.Time) {
 // replaceInPlace replaces the entries upd sets when each of them
 // replaces one merged entry of the same name and upd removes nothing;
 // else it reports false and changes nothing.
-func (f *indexFile) replaceInPlace(upd *indexUpdate) bool {
+func (f *IndexFile) replaceInPlace(upd *IndexUpdate) bool {
 	es := f.idx.Entries
-	if len(upd.remove) > 0 || len(upd.set) == 0 {
-		return len(upd.remove) == 0 && len(upd.set) == 0
+	if len(upd.Remove) > 0 || len(upd.Set) == 0 {
+		return len(upd.Remove) == 0 && len(upd.Set) == 0
 	}
-	for name := range upd.set {
-		i, ok := findEntry(es, name)
+	for name := range upd.Set {
+		i, ok := FindEntry(es, name)
 		if !ok || es[i].Stage != 0 || (i+1 < len(es) && es[i+1].Name == name) {
 			return false
 		}
 	}
-	for name, e := range upd.set {
-		i, _ := findEntry(es, name)
+	for name, e := range upd.Set {
+		i, _ := FindEntry(es, name)
 		es[i] = e
 		if f.encIdx == f.idx {
 			f.touched = append(f.touched, i)
@@ -349,11 +349,11 @@ func (f *indexFile) replaceInPlace(upd *indexUpdate) bool {
 	return true
 }
 
-// write puts idx into the held lock and renames it over the index (with
+// Write puts idx into the held lock and renames it over the index (with
 // sync, flushed to disk first), releasing the lock; nothing to do when
 // the lock is not held. On failure the lock is removed and idx stays
 // newer than the file, for the next write to try again.
-func (f *indexFile) write(sync bool) error {
+func (f *IndexFile) Write(sync bool) error {
 	l := f.held
 	if l == nil {
 		return nil
@@ -361,25 +361,25 @@ func (f *indexFile) write(sync bool) error {
 	f.held = nil
 	// The lock may have been removed by hand meanwhile (and another
 	// process's taken in its place): a rename would then move that one.
-	if fi, err := os.Lstat(l.path); err != nil || !sameAsOpen(l.f, fi) {
+	if fi, err := os.Lstat(l.Path); err != nil || !sameAsOpen(l.f, fi) {
 		l.done = true
 		l.release()
-		return fmt.Errorf("write git index: %s was removed while vaultmcp held it", filepath.Base(l.path))
+		return fmt.Errorf("write git index: %s was removed while vaultmcp held it", filepath.Base(l.Path))
 	}
 	data, err := f.encode(f.idx)
 	if err == nil {
-		err = l.write(data, sync)
+		err = l.Write(data, sync)
 	}
 	if err == nil {
-		err = l.commit(f.path)
+		err = l.Commit(f.Path)
 	} else {
-		l.abort()
+		l.Abort()
 	}
 	if err != nil {
 		return fmt.Errorf("write git index: %w", err)
 	}
-	f.dirtySince, f.lastChange = time.Time{}, time.Time{}
-	if fi, err := os.Stat(f.path); err == nil {
+	f.DirtySince, f.LastChange = time.Time{}, time.Time{}
+	if fi, err := os.Stat(f.Path); err == nil {
 		f.stamp = stampOf(fi)
 	} else {
 		f.idx = nil
@@ -401,7 +401,7 @@ func sameAsOpen(f *os.File, fi os.FileInfo) bool {
 // encoding, so that an index that differs from it only in the content of
 // a few entries (a note written again) costs re-encoding those entries and
 // the checksum. The result is valid until the next call.
-func (f *indexFile) encode(idx *index.Index) ([]byte, error) {
+func (f *IndexFile) encode(idx *index.Index) ([]byte, error) {
 	if idx.Version >= 4 {
 		f.encIdx, f.touched = nil, f.touched[:0]
 		b := &f.buf
@@ -429,7 +429,7 @@ func (f *indexFile) encode(idx *index.Index) ([]byte, error) {
 }
 
 // encodeAll encodes every entry of idx into f.enc.
-func (f *indexFile) encodeAll(idx *index.Index, version uint32) {
+func (f *IndexFile) encodeAll(idx *index.Index, version uint32) {
 	b := f.enc[:0]
 	b = append(b, "DIRC"...)
 	b = binary.BigEndian.AppendUint32(b, version)
@@ -448,7 +448,7 @@ func (f *indexFile) encodeAll(idx *index.Index, version uint32) {
 // differs (entries are compared by pointer: indexUpdate.apply keeps the
 // ones it does not change) encodes to the same length; else it reports
 // false and changes nothing.
-func (f *indexFile) patch(idx *index.Index, version uint32) bool {
+func (f *IndexFile) patch(idx *index.Index, version uint32) bool {
 	prev := f.encIdx
 	if prev == nil || len(prev.Entries) != len(idx.Entries) || len(f.offs) != len(idx.Entries)+1 {
 		return false
@@ -540,8 +540,8 @@ func secs(t time.Time) uint32 {
 	return uint32(t.Unix())
 }
 
-// modeOf maps a file's stat mode to the git mode recorded for it.
-func modeOf(fi os.FileInfo) filemode.FileMode {
+// ModeOf maps a file's stat mode to the git mode recorded for it.
+func ModeOf(fi os.FileInfo) filemode.FileMode {
 	switch {
 	case fi.Mode()&os.ModeSymlink != 0:
 		return filemode.Symlink

@@ -1,4 +1,4 @@
-package gitsync
+package store
 
 import (
 	"errors"
@@ -35,32 +35,32 @@ import (
 // lockWait is how long a commit waits for another process's lock.
 const lockWait = 2 * time.Second
 
-// ownerSuffix ends the name of an owner file in .git.
-const ownerSuffix = ".lock-owner"
+// OwnerSuffix ends the name of an owner file in .git.
+const OwnerSuffix = ".lock-owner"
 
-// errLocked says a lock file exists and is not ours to remove.
-var errLocked = errors.New("locked by another process")
+// ErrLocked says a lock file exists and is not ours to remove.
+var ErrLocked = errors.New("locked by another process")
 
 var lockSeq atomic.Uint64
 
-// lockFile is a held git lock: path is F.lock, f the open owner file (the
+// LockFile is a held git lock: path is F.lock, f the open owner file (the
 // same inode, so writes through f are the lock's content).
-type lockFile struct {
-	path  string
+type LockFile struct {
+	Path  string
 	owner string // "" when the lock was created without an owner mark
 	f     *os.File
 	done  bool
 }
 
-// takeLock creates path (an F.lock) exclusively, waiting up to lockWait
+// TakeLock creates path (an F.lock) exclusively, waiting up to lockWait
 // for a lock another process holds.
-func takeLock(gitDir, path string) (*lockFile, error) {
-	owner := filepath.Join(gitDir, fmt.Sprintf("vaultmcp-%d-%d%s", os.Getpid(), lockSeq.Add(1), ownerSuffix))
-	f, err := openFile(owner, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+func TakeLock(gitDir, path string) (*LockFile, error) {
+	owner := filepath.Join(gitDir, fmt.Sprintf("vaultmcp-%d-%d%s", os.Getpid(), lockSeq.Add(1), OwnerSuffix))
+	f, err := OpenFile(owner, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", filepath.Base(path), err)
 	}
-	if err := flock(f); err != nil && !errors.Is(err, errNoFlock) {
+	if err := Flock(f); err != nil && !errors.Is(err, ErrNoFlock) {
 		f.Close()
 		os.Remove(owner)
 		return nil, fmt.Errorf("lock %s: %w", filepath.Base(path), err)
@@ -69,7 +69,7 @@ func takeLock(gitDir, path string) (*lockFile, error) {
 	for {
 		err := os.Link(owner, path)
 		if err == nil {
-			return &lockFile{path: path, owner: owner, f: f}, nil
+			return &LockFile{Path: path, owner: owner, f: f}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			f.Close()
@@ -83,30 +83,30 @@ func takeLock(gitDir, path string) (*lockFile, error) {
 		if time.Now().After(deadline) {
 			f.Close()
 			os.Remove(owner)
-			return nil, fmt.Errorf("%s: %w", filepath.Base(path), errLocked)
+			return nil, fmt.Errorf("%s: %w", filepath.Base(path), ErrLocked)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-func takePlainLock(path string, deadline time.Time) (*lockFile, error) {
+func takePlainLock(path string, deadline time.Time) (*LockFile, error) {
 	for {
-		f, err := openFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 		if err == nil {
-			return &lockFile{path: path, f: f}, nil
+			return &LockFile{Path: path, f: f}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("lock %s: %w", filepath.Base(path), err)
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%s: %w", filepath.Base(path), errLocked)
+			return nil, fmt.Errorf("%s: %w", filepath.Base(path), ErrLocked)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-// write sets the lock's content; with sync it is flushed to disk.
-func (l *lockFile) write(data []byte, sync bool) error {
+// Write sets the lock's content; with sync it is flushed to disk.
+func (l *LockFile) Write(data []byte, sync bool) error {
 	if _, err := l.f.Write(data); err != nil {
 		return err
 	}
@@ -116,44 +116,44 @@ func (l *lockFile) write(data []byte, sync bool) error {
 	return nil
 }
 
-// commit renames the lock over target and releases it.
-func (l *lockFile) commit(target string) error {
+// Commit renames the lock over target and releases it.
+func (l *LockFile) Commit(target string) error {
 	if l.done {
 		return errors.New("lock already released")
 	}
 	l.done = true
-	err := renameFile(l.path, target)
+	err := renameFile(l.Path, target)
 	if err != nil {
-		os.Remove(l.path)
+		os.Remove(l.Path)
 	}
 	l.release()
 	return err
 }
 
-// abort removes the lock, leaving the target as it was.
-func (l *lockFile) abort() {
+// Abort removes the lock, leaving the target as it was.
+func (l *LockFile) Abort() {
 	if l.done {
 		return
 	}
 	l.done = true
-	os.Remove(l.path)
+	os.Remove(l.Path)
 	l.release()
 }
 
-// release drops the owner mark after the lock file is gone (renamed or
+// Release drops the owner mark after the lock file is gone (renamed or
 // removed), so a crash in between leaves an owner without its lock, which
 // recovery simply deletes.
-func (l *lockFile) release() {
+func (l *LockFile) release() {
 	if l.owner != "" {
 		os.Remove(l.owner)
 	}
 	l.f.Close()
 }
 
-// recoverLocks removes the lock files among candidates that a vaultmcp
+// RecoverLocks removes the lock files among candidates that a vaultmcp
 // process left when it died, and the owner files of dead processes. It
 // returns the locks it removed and those held by someone else.
-func recoverLocks(gitDir string, candidates []string) (removed, foreign []string, err error) {
+func RecoverLocks(gitDir string, candidates []string) (removed, foreign []string, err error) {
 	entries, err := os.ReadDir(gitDir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", gitDir, err)
@@ -161,7 +161,7 @@ func recoverLocks(gitDir string, candidates []string) (removed, foreign []string
 	live := map[string]bool{} // lock paths a live process holds
 	for _, e := range entries {
 		name := e.Name()
-		if !strings.HasPrefix(name, "vaultmcp-") || !strings.HasSuffix(name, ownerSuffix) {
+		if !strings.HasPrefix(name, "vaultmcp-") || !strings.HasSuffix(name, OwnerSuffix) {
 			continue
 		}
 		owner := filepath.Join(gitDir, name)
@@ -170,7 +170,7 @@ func recoverLocks(gitDir string, candidates []string) (removed, foreign []string
 			continue
 		}
 		fi, statErr := f.Stat()
-		if !ownerDead(f, name) || statErr != nil {
+		if !OwnerDead(f, name) || statErr != nil {
 			for _, c := range candidates {
 				if ci, err := os.Lstat(c); err == nil && statErr == nil && os.SameFile(ci, fi) {
 					live[c] = true
@@ -206,15 +206,15 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// ownerDead reports whether the process that made the owner file f (named
+// OwnerDead reports whether the process that made the owner file f (named
 // name) is gone: nobody holds its flock, or, where flock is not supported,
 // the pid in its name is not running.
-func ownerDead(f *os.File, name string) bool {
+func OwnerDead(f *os.File, name string) bool {
 	err := tryFlock(f)
 	if err == nil {
 		return true
 	}
-	if !errors.Is(err, errNoFlock) {
+	if !errors.Is(err, ErrNoFlock) {
 		return false // held: a live process
 	}
 	pidText, _, _ := strings.Cut(strings.TrimPrefix(name, "vaultmcp-"), "-")
@@ -222,5 +222,5 @@ func ownerDead(f *os.File, name string) bool {
 	if perr != nil {
 		return false
 	}
-	return pid == os.Getpid() || !processAlive(pid)
+	return pid == os.Getpid() || !ProcessAlive(pid)
 }

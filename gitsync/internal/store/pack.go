@@ -1,4 +1,4 @@
-package gitsync
+package store
 
 import (
 	"bufio"
@@ -38,9 +38,9 @@ import (
 // default level takes about twice as long, for entries 3 % smaller, and a
 // gc recompresses them anyway. Every zlib level reads back the same.
 
-// packMinBlobs is the number of new blobs from which a commit writes them,
+// PackMinBlobs is the number of new blobs from which a commit writes them,
 // with its trees and itself, as one pack.
-const packMinBlobs = 32
+const PackMinBlobs = 32
 
 // objectBatch holds the new objects of one commit until endBlobs writes
 // them.
@@ -66,16 +66,16 @@ func (b *objectBatch) add(t plumbing.ObjectType, h plumbing.Hash, content []byte
 	}
 }
 
-// beginBlobs makes writeBlob collect blobs instead of writing them, until
-// endBlobs or dropBlobs.
-func (o *objects) beginBlobs() {
+// BeginBlobs makes writeBlob collect blobs instead of writing them, until
+// EndBlobs or DropBlobs.
+func (o *Objects) BeginBlobs() {
 	o.batch = &objectBatch{data: map[plumbing.Hash][]byte{}, types: map[plumbing.Hash]plumbing.ObjectType{}}
 }
 
-// dropBlobs forgets the objects collected and not written (a commit that
+// DropBlobs forgets the objects collected and not written (a commit that
 // failed, or that found nothing to commit). The trees among them leave
 // the tree cache too: a later commit must not take one for written.
-func (o *objects) dropBlobs() {
+func (o *Objects) DropBlobs() {
 	b := o.batch
 	o.batch = nil
 	if b == nil {
@@ -89,17 +89,17 @@ func (o *objects) dropBlobs() {
 	}
 }
 
-// keepLargeBatch ends the batch when it holds fewer than packMinBlobs
+// KeepLargeBatch ends the batch when it holds fewer than packMinBlobs
 // blobs, writing them as loose objects; a larger one stays open, so the
 // commit's trees and the commit itself go into its pack (see
-// objects.batchObject), and the commit writes it with endBlobs before its
+// Objects.batchObject), and the commit writes it with endBlobs before its
 // ref may point at it.
-func (o *objects) keepLargeBatch() error {
+func (o *Objects) KeepLargeBatch() error {
 	if o.batch == nil {
 		return nil
 	}
-	if o.batch.blobs < packMinBlobs {
-		return o.endBlobs()
+	if o.batch.blobs < PackMinBlobs {
+		return o.EndBlobs()
 	}
 	o.batch.open = true
 	return nil
@@ -107,7 +107,7 @@ func (o *objects) keepLargeBatch() error {
 
 // batchBlob collects content when a batch is open and reports whether it
 // did.
-func (o *objects) batchBlob(content []byte) (plumbing.Hash, bool) {
+func (o *Objects) batchBlob(content []byte) (plumbing.Hash, bool) {
 	if o.batch == nil {
 		return plumbing.ZeroHash, false
 	}
@@ -118,7 +118,7 @@ func (o *objects) batchBlob(content []byte) (plumbing.Hash, bool) {
 
 // batchObject collects a tree or a commit, already hashed as h, when a
 // large batch is open (see keepLargeBatch), and reports whether it did.
-func (o *objects) batchObject(t plumbing.ObjectType, h plumbing.Hash, content []byte) bool {
+func (o *Objects) batchObject(t plumbing.ObjectType, h plumbing.Hash, content []byte) bool {
 	if o.batch == nil || !o.batch.open {
 		return false
 	}
@@ -126,30 +126,30 @@ func (o *objects) batchObject(t plumbing.ObjectType, h plumbing.Hash, content []
 	return true
 }
 
-// writeBlobHashed is writeBlob for content whose hash h the caller
+// WriteBlobHashed is writeBlob for content whose hash h the caller
 // already worked out: a batch takes it without hashing it again.
-func (o *objects) writeBlobHashed(h plumbing.Hash, content []byte) error {
+func (o *Objects) WriteBlobHashed(h plumbing.Hash, content []byte) error {
 	if o.batch == nil {
-		_, err := o.writeBlob(content)
+		_, err := o.WriteBlob(content)
 		return err
 	}
 	o.batch.add(plumbing.BlobObject, h, content)
 	return nil
 }
 
-// endBlobs writes the objects collected since beginBlobs: as one pack when
+// EndBlobs writes the objects collected since beginBlobs: as one pack when
 // there are at least packMinBlobs blobs among them, else as loose objects.
 // Either way the files written are listed for the commit's flush
 // (takeWritten).
-func (o *objects) endBlobs() error {
+func (o *Objects) EndBlobs() error {
 	b := o.batch
 	o.batch = nil
 	if b == nil || len(b.order) == 0 {
 		return nil
 	}
-	if b.blobs < packMinBlobs {
+	if b.blobs < PackMinBlobs {
 		for _, h := range b.order {
-			if _, err := o.writeLoose(b.types[h], b.data[h]); err != nil {
+			if _, err := o.WriteLoose(b.types[h], b.data[h]); err != nil {
 				return fmt.Errorf("write %s: %w", b.types[h], err)
 			}
 		}
@@ -157,23 +157,23 @@ func (o *objects) endBlobs() error {
 	}
 	if err := o.writeObjects(b.order, b.data, b.types); err != nil {
 		o.batch = b
-		o.dropBlobs()
+		o.DropBlobs()
 		return fmt.Errorf("write a pack of %d objects: %w", len(b.order), err)
 	}
 	return nil
 }
 
-// writePack writes the blobs in order as one pack; see writeObjects.
-func (o *objects) writePack(order []plumbing.Hash, data map[plumbing.Hash][]byte) error {
+// WritePack writes the blobs in order as one pack; see writeObjects.
+func (o *Objects) WritePack(order []plumbing.Hash, data map[plumbing.Hash][]byte) error {
 	return o.writeObjects(order, data, nil)
 }
 
 // writeObjects writes the objects in order as one pack (version 2, no
 // deltas) with its index (version 2), and makes the storage see it. types
 // gives each object's type; an object it does not name is a blob.
-func (o *objects) writeObjects(order []plumbing.Hash, data map[plumbing.Hash][]byte, types map[plumbing.Hash]plumbing.ObjectType) (err error) {
-	if o.writeFault != nil {
-		return o.writeFault
+func (o *Objects) writeObjects(order []plumbing.Hash, data map[plumbing.Hash][]byte, types map[plumbing.Hash]plumbing.ObjectType) (err error) {
+	if o.WriteFault != nil {
+		return o.WriteFault
 	}
 	dir := filepath.Join(o.dir, "pack")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -237,10 +237,10 @@ func (o *objects) writeObjects(order []plumbing.Hash, data map[plumbing.Hash][]b
 			return err
 		}
 	}
-	o.written = append(o.written, dir)
-	o.st.ObjectStorage.Reindex()
-	if o.packed != nil {
-		o.packed()
+	o.Written = append(o.Written, dir)
+	o.St.ObjectStorage.Reindex()
+	if o.Packed != nil {
+		o.Packed()
 	}
 	return nil
 }
@@ -261,7 +261,7 @@ func syncFiles(files ...*os.File) error {
 }
 
 // encodePack writes the pack to w and returns its checksum and index.
-func (o *objects) encodePack(w *os.File, order []plumbing.Hash, data map[plumbing.Hash][]byte, types map[plumbing.Hash]plumbing.ObjectType) (plumbing.Hash, *idxfile.MemoryIndex, error) {
+func (o *Objects) encodePack(w *os.File, order []plumbing.Hash, data map[plumbing.Hash][]byte, types map[plumbing.Hash]plumbing.ObjectType) (plumbing.Hash, *idxfile.MemoryIndex, error) {
 	sha := sha1.New()
 	bw := bufio.NewWriterSize(w, 64<<10)
 	out := func(b []byte) error {

@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd
 
-package gitsync
+package store
 
 import (
 	"os"
@@ -10,9 +10,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
-// fillStat copies the stat data git compares ("is this file still what the
+// FillStat copies the stat data git compares ("is this file still what the
 // index says") into e, so `git status` finds the entry clean without hashing.
-func fillStat(e *index.Entry, fi os.FileInfo) {
+func FillStat(e *index.Entry, fi os.FileInfo) {
 	e.ModifiedAt = fi.ModTime()
 	e.CreatedAt = fi.ModTime()
 	e.Size = uint32(fi.Size())
@@ -27,18 +27,18 @@ func fillStat(e *index.Entry, fi os.FileInfo) {
 	e.GID = st.Gid
 }
 
-// inodeOf returns the file's inode number, 0 when unknown.
-func inodeOf(fi os.FileInfo) uint64 {
+// InodeOf returns the file's inode number, 0 when unknown.
+func InodeOf(fi os.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return uint64(st.Ino)
 	}
 	return 0
 }
 
-// statUnchanged reports whether fi still matches the stat data recorded in
+// StatUnchanged reports whether fi still matches the stat data recorded in
 // e, the way git decides an entry needs no re-hashing (mtime, ctime, inode,
 // size; not the device number).
-func statUnchanged(e *index.Entry, fi os.FileInfo) bool {
+func StatUnchanged(e *index.Entry, fi os.FileInfo) bool {
 	if e.Size != uint32(fi.Size()) || !sameTime(e.ModifiedAt, fi.ModTime()) {
 		return false
 	}

@@ -1,15 +1,15 @@
-package gitsync
+package store
 
 import (
 	"fmt"
 	"os"
 )
 
-// openRegular opens a worktree file for reading if it is a regular file.
+// OpenRegular opens a worktree file for reading if it is a regular file.
 // The open does not block (openFlags), so a FIFO in the vault — even one
 // that replaced a file after a scan saw it — is refused instead of
 // hanging a commit; devices and sockets are refused the same way.
-func openRegular(full string) (*os.File, os.FileInfo, error) {
+func OpenRegular(full string) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(full, openFlags, 0)
 	if err != nil {
 		return nil, nil, err

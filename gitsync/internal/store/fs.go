@@ -1,4 +1,4 @@
-package gitsync
+package store
 
 import (
 	"bytes"
@@ -14,16 +14,19 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 )
 
-// plainFS is the .git folder as go-git sees it: plain os calls below root.
+// PlainFS is the .git folder as go-git sees it: plain os calls below root.
 // go-billy's osfs.New resolves every path component for symlinks on each
 // call (an Lstat per component), which doubles the cost of reading or
 // writing a loose object; the repository folder is our own, so the plain
 // view is enough.
-type plainFS struct{ root string }
+type PlainFS struct{ root string }
 
-var _ billy.Filesystem = plainFS{}
+// NewPlainFS returns the file system rooted at the folder root.
+func NewPlainFS(root string) PlainFS { return PlainFS{root: root} }
 
-func (p plainFS) abs(name string) string { return filepath.Join(p.root, name) }
+var _ billy.Filesystem = PlainFS{}
+
+func (p PlainFS) abs(name string) string { return filepath.Join(p.root, name) }
 
 // relFile reports its name relative to the filesystem root, as go-git
 // expects (it renames temp files by that name).
@@ -40,7 +43,7 @@ func (f relFile) Name() string { return f.name }
 // rewritten left a valid pack with a truncated index ("wrong index v2
 // file size"). A pack index is written under a temporary name and renamed
 // into place when it is closed, as git does.
-func (p plainFS) Create(name string) (billy.File, error) {
+func (p PlainFS) Create(name string) (billy.File, error) {
 	if strings.HasSuffix(name, ".idx") {
 		return p.createAtomic(name)
 	}
@@ -56,7 +59,7 @@ type atomicFile struct {
 	final string
 }
 
-func (p plainFS) createAtomic(name string) (billy.File, error) {
+func (p PlainFS) createAtomic(name string) (billy.File, error) {
 	final := p.abs(name)
 	f, err := os.CreateTemp(filepath.Dir(final), "tmp_idx_")
 	if err != nil {
@@ -89,7 +92,7 @@ func (f *atomicFile) Unlock() error { return nil }
 // decodes it with a few small reads for each of the 256 fan-out buckets,
 // about a thousand system calls for each index, and it decodes every index
 // again after each pack is added (a large rename's commit writes one).
-func (p plainFS) Open(name string) (billy.File, error) {
+func (p PlainFS) Open(name string) (billy.File, error) {
 	if strings.HasSuffix(name, ".idx") {
 		return p.openWhole(name)
 	}
@@ -105,7 +108,7 @@ type wholeFile struct {
 
 var _ billy.File = (*wholeFile)(nil)
 
-func (p plainFS) openWhole(name string) (billy.File, error) {
+func (p PlainFS) openWhole(name string) (billy.File, error) {
 	f, err := os.Open(p.abs(name))
 	if err != nil {
 		return nil, err
@@ -132,7 +135,7 @@ func (f *wholeFile) Unlock() error              { return nil }
 func (f *wholeFile) Write([]byte) (int, error) { return 0, os.ErrPermission }
 func (f *wholeFile) Truncate(int64) error      { return os.ErrPermission }
 
-func (p plainFS) OpenFile(name string, flag int, perm os.FileMode) (billy.File, error) {
+func (p PlainFS) OpenFile(name string, flag int, perm os.FileMode) (billy.File, error) {
 	f, err := osfs.Default.OpenFile(p.abs(name), flag, perm)
 	if err != nil {
 		return nil, err
@@ -140,9 +143,9 @@ func (p plainFS) OpenFile(name string, flag int, perm os.FileMode) (billy.File, 
 	return relFile{f, name}, nil
 }
 
-func (p plainFS) Stat(name string) (os.FileInfo, error) { return os.Stat(p.abs(name)) }
+func (p PlainFS) Stat(name string) (os.FileInfo, error) { return os.Stat(p.abs(name)) }
 
-func (p plainFS) Rename(from, to string) error {
+func (p PlainFS) Rename(from, to string) error {
 	err := os.Rename(p.abs(from), p.abs(to))
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(p.abs(to)), 0o755); err != nil {
@@ -153,11 +156,11 @@ func (p plainFS) Rename(from, to string) error {
 	return err
 }
 
-func (p plainFS) Remove(name string) error { return os.Remove(p.abs(name)) }
+func (p PlainFS) Remove(name string) error { return os.Remove(p.abs(name)) }
 
-func (p plainFS) Join(elem ...string) string { return filepath.Join(elem...) }
+func (p PlainFS) Join(elem ...string) string { return filepath.Join(elem...) }
 
-func (p plainFS) TempFile(dir, prefix string) (billy.File, error) {
+func (p PlainFS) TempFile(dir, prefix string) (billy.File, error) {
 	full := p.abs(dir)
 	if err := os.MkdirAll(full, 0o755); err != nil {
 		return nil, err
@@ -169,28 +172,28 @@ func (p plainFS) TempFile(dir, prefix string) (billy.File, error) {
 	return relFile{f, filepath.Join(dir, filepath.Base(f.Name()))}, nil
 }
 
-func (p plainFS) ReadDir(name string) ([]os.FileInfo, error) {
+func (p PlainFS) ReadDir(name string) ([]os.FileInfo, error) {
 	return osfs.Default.ReadDir(p.abs(name))
 }
 
-func (p plainFS) MkdirAll(name string, perm os.FileMode) error {
+func (p PlainFS) MkdirAll(name string, perm os.FileMode) error {
 	return os.MkdirAll(p.abs(name), perm)
 }
 
-func (p plainFS) Lstat(name string) (os.FileInfo, error) { return os.Lstat(p.abs(name)) }
+func (p PlainFS) Lstat(name string) (os.FileInfo, error) { return os.Lstat(p.abs(name)) }
 
-func (p plainFS) Symlink(target, link string) error { return os.Symlink(target, p.abs(link)) }
+func (p PlainFS) Symlink(target, link string) error { return os.Symlink(target, p.abs(link)) }
 
-func (p plainFS) Readlink(link string) (string, error) { return os.Readlink(p.abs(link)) }
+func (p PlainFS) Readlink(link string) (string, error) { return os.Readlink(p.abs(link)) }
 
-func (p plainFS) Chroot(name string) (billy.Filesystem, error) {
-	return plainFS{root: p.abs(name)}, nil
+func (p PlainFS) Chroot(name string) (billy.Filesystem, error) {
+	return PlainFS{root: p.abs(name)}, nil
 }
 
-func (p plainFS) Root() string { return p.root }
+func (p PlainFS) Root() string { return p.root }
 
 // Capabilities are those of the OS.
-func (p plainFS) Capabilities() billy.Capability { return billy.Capabilities(osfs.Default) }
+func (p PlainFS) Capabilities() billy.Capability { return billy.Capabilities(osfs.Default) }
 
 // Chmod lets go-git make loose objects read-only, as git does.
-func (p plainFS) Chmod(name string, mode os.FileMode) error { return os.Chmod(p.abs(name), mode) }
+func (p PlainFS) Chmod(name string, mode os.FileMode) error { return os.Chmod(p.abs(name), mode) }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package gitsync
+package store
 
 import (
 	"syscall"

@@ -1,11 +1,11 @@
 //go:build !unix
 
-package gitsync
+package store
 
 import "os"
 
-// openFile is os.OpenFile (see open_unix.go for why unix differs).
-func openFile(name string, flag int, perm os.FileMode) (*os.File, error) {
+// OpenFile is os.OpenFile (see open_unix.go for why unix differs).
+func OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
 	return os.OpenFile(name, flag, perm)
 }
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package gitsync
+package store
 
 import "syscall"
 

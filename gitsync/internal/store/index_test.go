@@ -1,4 +1,4 @@
-package gitsync
+package store
 
 import (
 	"bytes"
@@ -14,15 +14,15 @@ import (
 )
 
 // naiveApply is the obvious version of indexUpdate.apply.
-func naiveApply(u *indexUpdate, old *index.Index) []string {
+func naiveApply(u *IndexUpdate, old *index.Index) []string {
 	var out []string
 	for _, e := range old.Entries {
-		if _, ok := u.set[e.Name]; ok || u.removed(e.Name) {
+		if _, ok := u.Set[e.Name]; ok || u.removed(e.Name) {
 			continue
 		}
 		out = append(out, e.Name)
 	}
-	for name := range u.set {
+	for name := range u.Set {
 		out = append(out, name)
 	}
 	sort.Strings(out)
@@ -40,21 +40,21 @@ func TestIndexUpdateApply(t *testing.T) {
 				old.Entries = append(old.Entries, &index.Entry{Name: n})
 			}
 		}
-		sortEntries(old.Entries)
-		u := newIndexUpdate()
+		SortEntries(old.Entries)
+		u := NewIndexUpdate()
 		for i := rng.IntN(4); i > 0; i-- {
 			n := names[rng.IntN(len(names))]
 			if rng.IntN(2) == 0 {
-				u.set[n] = &index.Entry{Name: n}
+				u.Set[n] = &index.Entry{Name: n}
 			} else {
-				u.remove[n] = true
+				u.Remove[n] = true
 			}
 		}
-		for n := range u.set {
-			delete(u.remove, n)
-			for r := range u.remove {
+		for n := range u.Set {
+			delete(u.Remove, n)
+			for r := range u.Remove {
 				if strings.HasPrefix(n, r+"/") {
-					delete(u.remove, r)
+					delete(u.Remove, r)
 				}
 			}
 		}
@@ -63,7 +63,7 @@ func TestIndexUpdateApply(t *testing.T) {
 			got = append(got, e.Name)
 		}
 		if want := naiveApply(u, old); !slices.Equal(got, want) {
-			t.Fatalf("apply(set %v, remove %v) on %v = %v, want %v", keys(u.set), u.remove, names, got, want)
+			t.Fatalf("apply(set %v, remove %v) on %v = %v, want %v", keys(u.Set), u.Remove, names, got, want)
 		}
 	}
 }
@@ -92,30 +92,30 @@ func TestIndexEncodeReusesTheLastEncoding(t *testing.T) {
 		e.SkipWorktree = rng.IntN(20) == 0
 		return e
 	}
-	var f indexFile
+	var f IndexFile
 	cur := &index.Index{Version: 2}
 	for _, n := range names[:4] {
 		cur.Entries = append(cur.Entries, entry(n))
 	}
 	for round := 0; round < 500; round++ {
-		u := newIndexUpdate()
+		u := NewIndexUpdate()
 		for i := 1 + rng.IntN(2); i > 0; i-- {
 			n := names[rng.IntN(len(names))]
 			if rng.IntN(5) == 0 {
-				u.remove[n] = true
+				u.Remove[n] = true
 			} else {
-				u.set[n] = entry(n)
+				u.Set[n] = entry(n)
 			}
 		}
-		for n := range u.set {
-			delete(u.remove, n)
+		for n := range u.Set {
+			delete(u.Remove, n)
 		}
 		next := u.apply(cur)
 		got, err := f.encode(next)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var fresh indexFile
+		var fresh IndexFile
 		want, _ := fresh.encode(next)
 		if !bytes.Equal(got, want) {
 			t.Fatalf("round %d: the patched encoding differs from a fresh one", round)
@@ -156,25 +156,25 @@ func TestIndexEncodeAfterUpdates(t *testing.T) {
 		e.Hash[0], e.Hash[19] = byte(rng.IntN(256)), byte(rng.IntN(256))
 		return e
 	}
-	f := indexFile{idx: &index.Index{Version: 2}}
+	f := IndexFile{idx: &index.Index{Version: 2}}
 	for _, n := range names[:4] {
 		f.idx.Entries = append(f.idx.Entries, entry(n))
 	}
-	sortEntries(f.idx.Entries)
+	SortEntries(f.idx.Entries)
 	for round := 0; round < 2000; round++ {
-		u := newIndexUpdate()
+		u := NewIndexUpdate()
 		for i := 1 + rng.IntN(2); i > 0; i-- {
 			n := names[rng.IntN(len(names))]
 			if rng.IntN(4) == 0 {
-				u.remove[n] = true
+				u.Remove[n] = true
 			} else {
-				u.set[n] = entry(n)
+				u.Set[n] = entry(n)
 			}
 		}
-		for n := range u.set {
-			delete(u.remove, n)
+		for n := range u.Set {
+			delete(u.Remove, n)
 		}
-		f.update(u, time.Now())
+		f.Update(u, time.Now())
 		if rng.IntN(3) != 0 {
 			continue // commits in a burst: the file is written later
 		}
@@ -182,7 +182,7 @@ func TestIndexEncodeAfterUpdates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var fresh indexFile
+		var fresh IndexFile
 		want, _ := fresh.encode(f.idx)
 		if !bytes.Equal(got, want) {
 			t.Fatalf("round %d: the patched encoding differs from a fresh one", round)

@@ -1,13 +1,13 @@
 //go:build unix
 
-package gitsync
+package store
 
 import (
 	"os"
 	"syscall"
 )
 
-// openFile is os.OpenFile for the small files a commit writes, locks and
+// OpenFile is os.OpenFile for the small files a commit writes, locks and
 // flushes (loose objects, lock files, reflogs, and the files and folders
 // it fsyncs). os.OpenFile offers every file it opens to the runtime's
 // poller: on Linux four fcntl calls and an epoll_ctl that fails for a
@@ -15,7 +15,7 @@ import (
 // commit (about 20 opens) and costs more than the open itself on a
 // virtual machine. A file made by os.NewFile from a blocking descriptor
 // skips the poller; reads, writes, Sync and Close work as usual.
-func openFile(name string, flag int, perm os.FileMode) (*os.File, error) {
+func OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
 	for {
 		fd, err := syscall.Open(name, flag|syscall.O_CLOEXEC, uint32(perm.Perm()))
 		if err == syscall.EINTR {

@@ -1,4 +1,4 @@
-package gitsync
+package store
 
 import (
 	"bytes"
@@ -20,21 +20,21 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
-// emptyTree is the hash of git's empty tree object.
-var emptyTree = plumbing.NewHash("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
+// EmptyTree is the hash of git's empty tree object.
+var EmptyTree = plumbing.NewHash("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
 
-// objects reads and writes git objects of one go-git storage. It keeps the
+// Objects reads and writes git objects of one go-git storage. It keeps the
 // entries of recently used trees decoded, because every commit rewrites the
 // trees along its paths and the next commit reads them again.
-type objects struct {
-	st    *filesystem.Storage
+type Objects struct {
+	St    *filesystem.Storage
 	dir   string // the objects folder, for writing loose objects
 	trees map[plumbing.Hash][]object.TreeEntry
 	order []plumbing.Hash // FIFO eviction for trees; may name trees gone
 	// cached is the number of entries in trees (see treeCacheEntries).
 	cached int
-	// maxCached bounds cached; 0 means treeCacheEntries.
-	maxCached int
+	// MaxCached bounds cached; 0 means treeCacheEntries.
+	MaxCached int
 	zw        *zlib.Writer // reused: a new one allocates up to ~1 MB
 	// zwStored writes trees (see zlibFor).
 	zwStored *zlib.Writer
@@ -43,22 +43,22 @@ type objects struct {
 	treeBuf  []byte // writeTree's encoding, reused
 	// verified holds trees verifyTree found safe.
 	verified map[plumbing.Hash]struct{}
-	// written lists the object files (and their folders) written since
+	// Written lists the object files (and their folders) written since
 	// the last takeWritten, for flushing them before a ref points at them.
-	written []string
+	Written []string
 	// batch, while a commit stages many files, collects its new blobs
 	// (and, once it is large, its trees and commit) to be written
 	// together (see pack.go).
 	batch *objectBatch
-	// packed, when set, is told of each pack written, so the other
+	// Packed, when set, is told of each pack written, so the other
 	// storages on the folder can re-read their pack lists.
-	packed func()
-	// writeFault, when set (by tests), fails every object write with
+	Packed func()
+	// WriteFault, when set (by tests), fails every object write with
 	// its error, as a full disk would.
-	writeFault error
-	// beforeCreate, when set (by tests), runs before each attempt to
+	WriteFault error
+	// BeforeCreate, when set (by tests), runs before each attempt to
 	// create an object's temporary file, with the object's folder.
-	beforeCreate func(dir string)
+	BeforeCreate func(dir string)
 	// pinned, during a commit (see pinTrees), holds every tree read or
 	// written, beyond the cache's bound.
 	pinned map[plumbing.Hash][]object.TreeEntry
@@ -76,23 +76,16 @@ type objects struct {
 // notes, which brings on a collection of the whole heap sooner).
 const treeCacheEntries = 1 << 17
 
-// historyTreeCacheEntries bounds the history's own tree cache. Its
-// warm-up diffs every commit and forgets no old version of a folder, so
-// on a long history it fills to its bound whatever the vault's size: at
-// treeCacheEntries that is 9 MB of the 120 MB a 10,000-note server may
-// use; this bound keeps it near 2 MB.
-const historyTreeCacheEntries = 1 << 15
-
-func newObjects(st *filesystem.Storage, gitDir string) *objects {
-	return &objects{st: st, dir: filepath.Join(gitDir, "objects"), trees: make(map[plumbing.Hash][]object.TreeEntry),
+func NewObjects(st *filesystem.Storage, gitDir string) *Objects {
+	return &Objects{St: st, dir: filepath.Join(gitDir, "objects"), trees: make(map[plumbing.Hash][]object.TreeEntry),
 		verified: map[plumbing.Hash]struct{}{}}
 }
 
-// writeLoose stores an object as a loose object file, the way git does: a
+// WriteLoose stores an object as a loose object file, the way git does: a
 // read-only temp file in the object's folder, renamed into place. It is a
 // few system calls shorter than go-git's writer, which matters when every
 // commit writes five objects.
-func (o *objects) writeLoose(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
+func (o *Objects) WriteLoose(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
 	h := plumbing.ComputeHash(t, data)
 	hex := h.String()
 	dir := filepath.Join(o.dir, hex[:2])
@@ -105,18 +98,18 @@ func (o *objects) writeLoose(t plumbing.ObjectType, data []byte) (plumbing.Hash,
 		// was never flushed: write it again rather than point at it.
 		os.Remove(final)
 	}
-	if o.writeFault != nil {
-		return plumbing.ZeroHash, o.writeFault
+	if o.WriteFault != nil {
+		return plumbing.ZeroHash, o.WriteFault
 	}
 	o.tmp++
 	tmp := filepath.Join(dir, fmt.Sprintf("tmp_obj_%s_%d_%d", hex[2:10], os.Getpid(), o.tmp))
-	f, made, err := createInDir(dir, tmp, o.beforeCreate)
+	f, made, err := createInDir(dir, tmp, o.BeforeCreate)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
 	if made {
 		// The new folder's own entry must reach the disk too.
-		o.written = append(o.written, o.dir)
+		o.Written = append(o.Written, o.dir)
 	}
 	o.buf.Reset()
 	zw := o.zlibFor(t)
@@ -136,7 +129,7 @@ func (o *objects) writeLoose(t plumbing.ObjectType, data []byte) (plumbing.Hash,
 		os.Remove(tmp)
 		return plumbing.ZeroHash, err
 	}
-	o.written = append(o.written, final, dir)
+	o.Written = append(o.Written, final, dir)
 	return h, nil
 }
 
@@ -149,7 +142,7 @@ func (o *objects) writeLoose(t plumbing.ObjectType, data []byte) (plumbing.Hash,
 // and 80 µs for one of 140 (level 0: 0.4 and 4 µs), some 0.1-0.2 ms of
 // every commit's trees. They come out up to two thirds larger on disk
 // until a gc packs them.
-func (o *objects) zlibFor(t plumbing.ObjectType) *zlib.Writer {
+func (o *Objects) zlibFor(t plumbing.ObjectType) *zlib.Writer {
 	zw, level := &o.zw, zlib.BestSpeed
 	if t == plumbing.TreeObject {
 		zw, level = &o.zwStored, zlib.NoCompression
@@ -179,7 +172,7 @@ func createInDir(dir, file string, before func(dir string)) (f *os.File, made bo
 		if before != nil {
 			before(dir)
 		}
-		f, err := openFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+		f, err := OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 		if !errors.Is(err, fs.ErrNotExist) || attempt == createAttempts {
 			return f, made, err
 		}
@@ -190,22 +183,22 @@ func createInDir(dir, file string, before func(dir string)) (f *os.File, made bo
 	}
 }
 
-// takeWritten returns the object files and folders written since the last
+// TakeWritten returns the object files and folders written since the last
 // call, for flushing.
-func (o *objects) takeWritten() []string {
-	w := o.written
-	o.written = nil
+func (o *Objects) TakeWritten() []string {
+	w := o.Written
+	o.Written = nil
 	return w
 }
 
 // encoded returns a raw object. Packs written by another process (a fetch
 // through the network storage, git gc) are picked up by re-reading the pack
 // indexes once when an object is missing.
-func (o *objects) encoded(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	obj, err := o.st.EncodedObject(t, h)
+func (o *Objects) encoded(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	obj, err := o.St.EncodedObject(t, h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		o.st.ObjectStorage.Reindex()
-		obj, err = o.st.EncodedObject(t, h)
+		o.St.ObjectStorage.Reindex()
+		obj, err = o.St.EncodedObject(t, h)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s %s: %w", t, h, err)
@@ -213,8 +206,8 @@ func (o *objects) encoded(t plumbing.ObjectType, h plumbing.Hash) (plumbing.Enco
 	return obj, nil
 }
 
-// commit reads a commit.
-func (o *objects) commit(h plumbing.Hash) (*object.Commit, error) {
+// Commit reads a commit.
+func (o *Objects) Commit(h plumbing.Hash) (*object.Commit, error) {
 	obj, err := o.encoded(plumbing.CommitObject, h)
 	if err != nil {
 		return nil, err
@@ -226,10 +219,10 @@ func (o *objects) commit(h plumbing.Hash) (*object.Commit, error) {
 	return c, nil
 }
 
-// tree returns the entries of a tree; the zero hash and the empty tree have
+// Tree returns the entries of a tree; the zero hash and the empty tree have
 // none. The slice is shared: copy before changing it.
-func (o *objects) tree(h plumbing.Hash) ([]object.TreeEntry, error) {
-	if h.IsZero() || h == emptyTree {
+func (o *Objects) Tree(h plumbing.Hash) ([]object.TreeEntry, error) {
+	if h.IsZero() || h == EmptyTree {
 		return nil, nil
 	}
 	if es, ok := o.trees[h]; ok {
@@ -250,14 +243,14 @@ func (o *objects) tree(h plumbing.Hash) ([]object.TreeEntry, error) {
 	return t.Entries, nil
 }
 
-func (o *objects) remember(h plumbing.Hash, es []object.TreeEntry) {
+func (o *Objects) remember(h plumbing.Hash, es []object.TreeEntry) {
 	if o.pinned != nil {
 		o.pinned[h] = es
 	}
 	if _, ok := o.trees[h]; ok {
 		return
 	}
-	bound := o.maxCached
+	bound := o.MaxCached
 	if bound == 0 {
 		bound = treeCacheEntries
 	}
@@ -288,27 +281,27 @@ func (o *objects) remember(h plumbing.Hash, es []object.TreeEntry) {
 }
 
 // forget drops tree h from the cache (not from a commit's pinned trees).
-func (o *objects) forget(h plumbing.Hash) {
+func (o *Objects) forget(h plumbing.Hash) {
 	if es, ok := o.trees[h]; ok {
 		delete(o.trees, h)
 		o.cached -= len(es)
 	}
 }
 
-// pinTrees keeps every tree read or written from now until unpinTrees,
+// PinTrees keeps every tree read or written from now until unpinTrees,
 // whatever the cache's bound. A commit reads the trees its paths change
 // and writes their new versions, then diffs the two for the history: a
 // rename relinking 1,800 notes spread over a few hundred folders changes
 // more trees than the cache holds, and the diff decoded the evicted ones
 // again (a quarter of a second at 100,000 notes). Pinned trees are
 // dropped with the commit.
-func (o *objects) pinTrees() { o.pinned = map[plumbing.Hash][]object.TreeEntry{} }
+func (o *Objects) PinTrees() { o.pinned = map[plumbing.Hash][]object.TreeEntry{} }
 
-// unpinTrees ends pinTrees.
-func (o *objects) unpinTrees() { o.pinned = nil }
+// UnpinTrees ends pinTrees.
+func (o *Objects) UnpinTrees() { o.pinned = nil }
 
-// blob returns a blob's content.
-func (o *objects) blob(h plumbing.Hash) ([]byte, error) {
+// Blob returns a blob's content.
+func (o *Objects) Blob(h plumbing.Hash) ([]byte, error) {
 	obj, err := o.encoded(plumbing.BlobObject, h)
 	if err != nil {
 		return nil, err
@@ -325,31 +318,31 @@ func (o *objects) blob(h plumbing.Hash) ([]byte, error) {
 	return data, nil
 }
 
-// has reports whether the object exists.
-func (o *objects) has(h plumbing.Hash) bool {
-	if o.st.HasEncodedObject(h) == nil {
+// Has reports whether the object exists.
+func (o *Objects) Has(h plumbing.Hash) bool {
+	if o.St.HasEncodedObject(h) == nil {
 		return true
 	}
-	o.st.ObjectStorage.Reindex()
-	return o.st.HasEncodedObject(h) == nil
+	o.St.ObjectStorage.Reindex()
+	return o.St.HasEncodedObject(h) == nil
 }
 
-// writeBlob stores content as a blob (a loose object, or later in a pack
+// WriteBlob stores content as a blob (a loose object, or later in a pack
 // while a batch is open: see beginBlobs) and returns its hash.
-func (o *objects) writeBlob(content []byte) (plumbing.Hash, error) {
+func (o *Objects) WriteBlob(content []byte) (plumbing.Hash, error) {
 	if h, ok := o.batchBlob(content); ok {
 		return h, nil
 	}
-	h, err := o.writeLoose(plumbing.BlobObject, content)
+	h, err := o.WriteLoose(plumbing.BlobObject, content)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write blob: %w", err)
 	}
 	return h, nil
 }
 
-// writeTree stores a tree whose entries are already sorted (in the
+// WriteTree stores a tree whose entries are already sorted (in the
 // commit's pack when it writes one: see keepLargeBatch).
-func (o *objects) writeTree(es []object.TreeEntry) (plumbing.Hash, error) {
+func (o *Objects) WriteTree(es []object.TreeEntry) (plumbing.Hash, error) {
 	n := 0
 	for _, e := range es {
 		n += 8 + len(e.Name) + len(e.Hash)
@@ -371,7 +364,7 @@ func (o *objects) writeTree(es []object.TreeEntry) (plumbing.Hash, error) {
 	if _, ok := o.trees[h]; !ok {
 		if o.batch != nil && o.batch.open {
 			o.batchObject(plumbing.TreeObject, h, bytes.Clone(buf))
-		} else if _, err := o.writeLoose(plumbing.TreeObject, buf); err != nil {
+		} else if _, err := o.WriteLoose(plumbing.TreeObject, buf); err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("write tree: %w", err)
 		}
 	}
@@ -379,9 +372,9 @@ func (o *objects) writeTree(es []object.TreeEntry) (plumbing.Hash, error) {
 	return h, nil
 }
 
-// writeCommit stores a commit (in the commit's pack when it writes one:
+// WriteCommit stores a commit (in the commit's pack when it writes one:
 // see keepLargeBatch).
-func (o *objects) writeCommit(c *object.Commit) (plumbing.Hash, error) {
+func (o *Objects) WriteCommit(c *object.Commit) (plumbing.Hash, error) {
 	obj := &plumbing.MemoryObject{}
 	if err := c.Encode(obj); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
@@ -397,46 +390,46 @@ func (o *objects) writeCommit(c *object.Commit) (plumbing.Hash, error) {
 	if h := plumbing.ComputeHash(plumbing.CommitObject, data); o.batchObject(plumbing.CommitObject, h, data) {
 		return h, nil
 	}
-	h, err := o.writeLoose(plumbing.CommitObject, data)
+	h, err := o.WriteLoose(plumbing.CommitObject, data)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("write commit: %w", err)
 	}
 	return h, nil
 }
 
-// treeChange is the new state of one path: a blob with a mode, or gone.
-type treeChange struct {
-	hash plumbing.Hash
-	mode filemode.FileMode
-	del  bool
+// TreeChange is the new state of one path: a blob with a mode, or gone.
+type TreeChange struct {
+	Hash plumbing.Hash
+	Mode filemode.FileMode
+	Del  bool
 }
 
-// applyTree returns the hash of tree h with changes applied; the keys of
+// ApplyTree returns the hash of tree h with changes applied; the keys of
 // changes are '/'-separated paths relative to that tree. Only the trees
 // along the changed paths are read and written, so a commit costs the depth
 // of its paths, not the size of the vault; within one tree the untouched
 // entries are merged with the changed ones in a single pass. An empty
 // result is the zero hash (the caller writes git's empty tree at the root).
-func (o *objects) applyTree(h plumbing.Hash, changes map[string]treeChange) (plumbing.Hash, error) {
-	old, err := o.tree(h)
+func (o *Objects) ApplyTree(h plumbing.Hash, changes map[string]TreeChange) (plumbing.Hash, error) {
+	old, err := o.Tree(h)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
 	// upd maps a name of this tree to its new entry (nil: removed).
 	upd := map[string]*object.TreeEntry{}
-	sub := map[string]map[string]treeChange{}
+	sub := map[string]map[string]TreeChange{}
 	for p, c := range changes {
 		if dir, rest, ok := strings.Cut(p, "/"); ok {
 			if sub[dir] == nil {
-				sub[dir] = map[string]treeChange{}
+				sub[dir] = map[string]TreeChange{}
 			}
 			sub[dir][rest] = c
 			continue
 		}
-		if c.del {
+		if c.Del {
 			upd[p] = nil
 		} else {
-			upd[p] = &object.TreeEntry{Name: p, Mode: c.mode, Hash: c.hash}
+			upd[p] = &object.TreeEntry{Name: p, Mode: c.Mode, Hash: c.Hash}
 		}
 	}
 	for dir, cs := range sub {
@@ -452,7 +445,7 @@ func (o *objects) applyTree(h plumbing.Hash, changes map[string]treeChange) (plu
 				base = e.Hash
 			}
 		}
-		nh, err := o.applyTree(base, cs)
+		nh, err := o.ApplyTree(base, cs)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
@@ -488,7 +481,7 @@ func (o *objects) applyTree(h plumbing.Hash, changes map[string]treeChange) (plu
 	if !h.IsZero() && treeEntriesEqual(es, old) {
 		return h, nil
 	}
-	nh, err := o.writeTree(es)
+	nh, err := o.WriteTree(es)
 	if err == nil && !h.IsZero() {
 		// The folder's old version is done with once this commit has
 		// diffed it: it would otherwise push the folder's current tree
@@ -516,10 +509,10 @@ func treeEntriesEqual(a, b []object.TreeEntry) bool {
 	return true
 }
 
-// lookup returns the entry at path p in tree h.
-func (o *objects) lookup(h plumbing.Hash, p string) (object.TreeEntry, bool, error) {
+// Lookup returns the entry at path p in tree h.
+func (o *Objects) Lookup(h plumbing.Hash, p string) (object.TreeEntry, bool, error) {
 	for {
-		es, err := o.tree(h)
+		es, err := o.Tree(h)
 		if err != nil {
 			return object.TreeEntry{}, false, err
 		}
@@ -544,10 +537,10 @@ func (o *objects) lookup(h plumbing.Hash, p string) (object.TreeEntry, bool, err
 	}
 }
 
-// samePath reports whether path p holds the same thing (or nothing) in
+// SamePath reports whether path p holds the same thing (or nothing) in
 // trees a and b. It descends both trees along p only and stops as soon as
 // the subtrees on the path have the same hash: no full tree diff.
-func (o *objects) samePath(a, b plumbing.Hash, p string) (bool, error) {
+func (o *Objects) SamePath(a, b plumbing.Hash, p string) (bool, error) {
 	for {
 		if a == b {
 			return true, nil
@@ -574,8 +567,8 @@ func (o *objects) samePath(a, b plumbing.Hash, p string) (bool, error) {
 }
 
 // child returns the entry name of tree h.
-func (o *objects) child(h plumbing.Hash, name string) (object.TreeEntry, bool, error) {
-	es, err := o.tree(h)
+func (o *Objects) child(h plumbing.Hash, name string) (object.TreeEntry, bool, error) {
+	es, err := o.Tree(h)
 	if err != nil {
 		return object.TreeEntry{}, false, err
 	}
@@ -606,37 +599,37 @@ func treeOrderKey(e object.TreeEntry) string {
 	return e.Name
 }
 
-// fileEntry is a blob (or symlink, or submodule) at a path in a tree.
-type fileEntry struct {
+// FileEntry is a blob (or symlink, or submodule) at a path in a tree.
+type FileEntry struct {
 	Path string
 	Hash plumbing.Hash
 	Mode filemode.FileMode
 }
 
-// walk calls fn for every non-tree entry under tree h, with paths prefixed
+// Walk calls fn for every non-tree entry under tree h, with paths prefixed
 // by prefix.
-func (o *objects) walk(h plumbing.Hash, prefix string, fn func(fileEntry)) error {
-	es, err := o.tree(h)
+func (o *Objects) Walk(h plumbing.Hash, prefix string, fn func(FileEntry)) error {
+	es, err := o.Tree(h)
 	if err != nil {
 		return err
 	}
 	for _, e := range es {
 		p := joinPath(prefix, e.Name)
 		if e.Mode == filemode.Dir {
-			if err := o.walk(e.Hash, p, fn); err != nil {
+			if err := o.Walk(e.Hash, p, fn); err != nil {
 				return err
 			}
 			continue
 		}
-		fn(fileEntry{Path: p, Hash: e.Hash, Mode: e.Mode})
+		fn(FileEntry{Path: p, Hash: e.Hash, Mode: e.Mode})
 	}
 	return nil
 }
 
-// flatten returns every file under tree h by path.
-func (o *objects) flatten(h plumbing.Hash) (map[string]fileEntry, error) {
-	out := map[string]fileEntry{}
-	err := o.walk(h, "", func(e fileEntry) { out[e.Path] = e })
+// Flatten returns every file under tree h by path.
+func (o *Objects) Flatten(h plumbing.Hash) (map[string]FileEntry, error) {
+	out := map[string]FileEntry{}
+	err := o.Walk(h, "", func(e FileEntry) { out[e.Path] = e })
 	return out, err
 }
 
@@ -647,31 +640,31 @@ func joinPath(dir, name string) string {
 	return dir + "/" + name
 }
 
-// fileDiff is one path whose entry differs between two trees. A missing side
+// FileDiff is one path whose entry differs between two trees. A missing side
 // has the zero hash.
-type fileDiff struct {
+type FileDiff struct {
 	Path     string
-	From, To fileEntry
+	From, To FileEntry
 }
 
-// diffTrees lists the files that differ between trees a and b, skipping
+// DiffTrees lists the files that differ between trees a and b, skipping
 // every subtree whose hash is the same on both sides.
-func (o *objects) diffTrees(a, b plumbing.Hash) ([]fileDiff, error) {
-	var out []fileDiff
+func (o *Objects) DiffTrees(a, b plumbing.Hash) ([]FileDiff, error) {
+	var out []FileDiff
 	err := o.diffInto(a, b, "", &out)
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, err
 }
 
-func (o *objects) diffInto(a, b plumbing.Hash, prefix string, out *[]fileDiff) error {
+func (o *Objects) diffInto(a, b plumbing.Hash, prefix string, out *[]FileDiff) error {
 	if a == b {
 		return nil
 	}
-	ea, err := o.tree(a)
+	ea, err := o.Tree(a)
 	if err != nil {
 		return err
 	}
-	eb, err := o.tree(b)
+	eb, err := o.Tree(b)
 	if err != nil {
 		return err
 	}
@@ -718,7 +711,7 @@ func (o *objects) diffInto(a, b plumbing.Hash, prefix string, out *[]fileDiff) e
 
 // diffUnsorted is diffInto for trees whose entries are out of git's order
 // (written by a faulty tool): it pairs the entries by name.
-func (o *objects) diffUnsorted(ea, eb []object.TreeEntry, prefix string, out *[]fileDiff) error {
+func (o *Objects) diffUnsorted(ea, eb []object.TreeEntry, prefix string, out *[]FileDiff) error {
 	byName := make(map[string]object.TreeEntry, len(eb))
 	for _, e := range eb {
 		byName[e.Name] = e
@@ -795,35 +788,35 @@ func optEntry(e object.TreeEntry, ok bool) *object.TreeEntry {
 
 // diffEntry compares one name in two trees; either side may be missing, a
 // file or a folder.
-func (o *objects) diffEntry(p string, x, y *object.TreeEntry, out *[]fileDiff) error {
+func (o *Objects) diffEntry(p string, x, y *object.TreeEntry, out *[]FileDiff) error {
 	var xdir, ydir plumbing.Hash
-	var xf, yf fileEntry
+	var xf, yf FileEntry
 	if x != nil {
 		if x.Mode == filemode.Dir {
 			xdir = x.Hash
 		} else {
-			xf = fileEntry{Path: p, Hash: x.Hash, Mode: x.Mode}
+			xf = FileEntry{Path: p, Hash: x.Hash, Mode: x.Mode}
 		}
 	}
 	if y != nil {
 		if y.Mode == filemode.Dir {
 			ydir = y.Hash
 		} else {
-			yf = fileEntry{Path: p, Hash: y.Hash, Mode: y.Mode}
+			yf = FileEntry{Path: p, Hash: y.Hash, Mode: y.Mode}
 		}
 	}
 	if !xf.Hash.IsZero() || !yf.Hash.IsZero() {
-		*out = append(*out, fileDiff{Path: p, From: xf, To: yf})
+		*out = append(*out, FileDiff{Path: p, From: xf, To: yf})
 	}
 	if !xdir.IsZero() || !ydir.IsZero() {
-		return o.diffInto(orEmpty(xdir), orEmpty(ydir), p, out)
+		return o.diffInto(OrEmpty(xdir), OrEmpty(ydir), p, out)
 	}
 	return nil
 }
 
-func orEmpty(h plumbing.Hash) plumbing.Hash {
+func OrEmpty(h plumbing.Hash) plumbing.Hash {
 	if h.IsZero() {
-		return emptyTree
+		return EmptyTree
 	}
 	return h
 }

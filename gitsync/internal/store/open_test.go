@@ -1,4 +1,4 @@
-package gitsync
+package store
 
 import (
 	"errors"
@@ -8,13 +8,13 @@ import (
 	"testing"
 )
 
-// openFile and renameFile stand in for os.OpenFile and os.Rename on the
+// OpenFile and renameFile stand in for os.OpenFile and os.Rename on the
 // commit path: their errors must read the same to the callers' checks.
 func TestOpenFileErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f")
-	f, err := openFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	f, err := OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestOpenFileErrors(t *testing.T) {
 		{"missing file", filepath.Join(dir, "g"), os.O_RDONLY, fs.ErrNotExist},
 	}
 	for _, tt := range tests {
-		_, err := openFile(tt.path, tt.flag, 0o644)
+		_, err := OpenFile(tt.path, tt.flag, 0o644)
 		var pe *fs.PathError
 		if !errors.Is(err, tt.want) || !errors.As(err, &pe) || pe.Path != tt.path {
 			t.Errorf("%s: %v, want a path error that is %v", tt.name, err, tt.want)

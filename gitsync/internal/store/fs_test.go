@@ -1,4 +1,4 @@
-package gitsync
+package store
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ func TestPlainFSOpensIndexWhole(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, name), want, 0o444); err != nil {
 		t.Fatal(err)
 	}
-	f, err := plainFS{root: root}.Open(name)
+	f, err := PlainFS{root: root}.Open(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestPlainFSOpensIndexWhole(t *testing.T) {
 	if _, err := f.Write([]byte("x")); err == nil {
 		t.Error("Write succeeded on a file opened for reading")
 	}
-	if _, err := (plainFS{root: root}).Open("objects/pack/missing.idx"); !os.IsNotExist(err) {
+	if _, err := (PlainFS{root: root}).Open("objects/pack/missing.idx"); !os.IsNotExist(err) {
 		t.Errorf("missing index: %v, want not-exist (go-git maps it to ErrPackfileNotFound)", err)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || netbsd || openbsd
 
-package gitsync
+package store
 
 import (
 	"syscall"

@@ -1,4 +1,4 @@
-package gitsync
+package store
 
 import (
 	"errors"
@@ -17,7 +17,7 @@ import (
 // entries, checked out, would write into .git (a hook runs code at the
 // user's next git command, .git/config holds the token) or outside the
 // vault. Every tree entry that reaches the worktree or a commit passes
-// checkName: trees pulled from the remote before anything of them is
+// CheckName: trees pulled from the remote before anything of them is
 // written (verifyTree), and paths of our own commits (cleanPath), whichever
 // code path makes the commit.
 
@@ -42,7 +42,7 @@ func (e *UnsafeTreeError) Error() string {
 
 func (e *UnsafeTreeError) Unwrap() error { return ErrUnsafePath }
 
-// checkName tells whether one path component may exist in the worktree. It
+// CheckName tells whether one path component may exist in the worktree. It
 // follows git's own verify_path and fsck rules (is_hfs_dotgit,
 // is_ntfs_dotgit, verify_dotfile) and is stricter where git's are about one
 // file system only:
@@ -61,7 +61,7 @@ func (e *UnsafeTreeError) Unwrap() error { return ErrUnsafePath }
 //     which git reads through the link;
 //   - valid UTF-8 is not required (git does not require it) but the
 //     folding above only applies to valid text.
-func checkName(name string, mode filemode.FileMode) error {
+func CheckName(name string, mode filemode.FileMode) error {
 	switch {
 	case name == "":
 		return fmt.Errorf("%w: has an empty name", ErrUnsafePath)
@@ -198,15 +198,15 @@ func checkMode(m filemode.FileMode) error {
 	return fmt.Errorf("%w: has an unknown file mode %o", ErrUnsafePath, uint32(m))
 }
 
-// checkPath runs checkName on every component of a '/'-separated path.
-func checkPath(p string, mode filemode.FileMode) error {
+// CheckPath runs checkName on every component of a '/'-separated path.
+func CheckPath(p string, mode filemode.FileMode) error {
 	parts := strings.Split(p, "/")
 	for i, part := range parts {
 		m := filemode.Dir
 		if i == len(parts)-1 {
 			m = mode
 		}
-		if err := checkName(part, m); err != nil {
+		if err := CheckName(part, m); err != nil {
 			return err
 		}
 	}
@@ -217,22 +217,22 @@ func checkPath(p string, mode filemode.FileMode) error {
 // full (trees are content-addressed, so forgetting only costs a re-check).
 const maxVerified = 200000
 
-// verifyTree checks every entry under tree h with checkName and checkMode,
+// VerifyTree checks every entry under tree h with checkName and checkMode,
 // and that each tree is sorted without duplicates (git fsck's rules): a
 // tree that breaks any of them is refused whole. Trees already checked are
 // remembered by hash, so a pull costs the folders it changed.
-func (o *objects) verifyTree(h plumbing.Hash) error {
+func (o *Objects) VerifyTree(h plumbing.Hash) error {
 	return o.verifyTreeAt(h, "")
 }
 
-func (o *objects) verifyTreeAt(h plumbing.Hash, prefix string) error {
-	if h.IsZero() || h == emptyTree {
+func (o *Objects) verifyTreeAt(h plumbing.Hash, prefix string) error {
+	if h.IsZero() || h == EmptyTree {
 		return nil
 	}
 	if _, ok := o.verified[h]; ok {
 		return nil
 	}
-	es, err := o.tree(h)
+	es, err := o.Tree(h)
 	if err != nil {
 		return err
 	}
@@ -241,7 +241,7 @@ func (o *objects) verifyTreeAt(h plumbing.Hash, prefix string) error {
 		p := joinPath(prefix, e.Name)
 		err := checkMode(e.Mode)
 		if err == nil {
-			err = checkName(e.Name, e.Mode)
+			err = CheckName(e.Name, e.Mode)
 		}
 		if err != nil {
 			return &UnsafeTreeError{Path: p, Reason: strings.TrimPrefix(err.Error(), ErrUnsafePath.Error()+": ")}
@@ -268,14 +268,14 @@ func (o *objects) verifyTreeAt(h plumbing.Hash, prefix string) error {
 	return nil
 }
 
-// checkLinkTarget tells whether a symbolic link at rel may enter a commit.
+// CheckLinkTarget tells whether a symbolic link at rel may enter a commit.
 // A link whose target is absolute, or climbs out of the vault, or goes
 // into .git, is left out: checked out on another device it would point
 // at whatever that path holds there (and it would publish this machine's
 // folder names). The target is resolved lexically from the link's folder,
 // as the link itself would be read; a link to a link is judged on its
 // own when that one is committed.
-func checkLinkTarget(rel, target string) error {
+func CheckLinkTarget(rel, target string) error {
 	t := strings.ReplaceAll(target, `\`, "/")
 	if t == "" {
 		return fmt.Errorf("%w: a symbolic link with an empty target", ErrUnsafePath)

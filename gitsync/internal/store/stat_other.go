@@ -1,6 +1,6 @@
 //go:build !(linux || darwin || freebsd || netbsd || openbsd)
 
-package gitsync
+package store
 
 import (
 	"os"
@@ -9,18 +9,18 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
-// fillStat copies the stat data this platform offers into e.
-func fillStat(e *index.Entry, fi os.FileInfo) {
+// FillStat copies the stat data this platform offers into e.
+func FillStat(e *index.Entry, fi os.FileInfo) {
 	e.ModifiedAt = fi.ModTime()
 	e.CreatedAt = fi.ModTime()
 	e.Size = uint32(fi.Size())
 }
 
-// inodeOf returns 0: this platform has no inode numbers in os.FileInfo.
-func inodeOf(os.FileInfo) uint64 { return 0 }
+// InodeOf returns 0: this platform has no inode numbers in os.FileInfo.
+func InodeOf(os.FileInfo) uint64 { return 0 }
 
-// statUnchanged compares size and mtime only.
-func statUnchanged(e *index.Entry, fi os.FileInfo) bool {
+// StatUnchanged compares size and mtime only.
+func StatUnchanged(e *index.Entry, fi os.FileInfo) bool {
 	return e.Size == uint32(fi.Size()) && sameTime(e.ModifiedAt, fi.ModTime())
 }
 
