@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"vaultmcp/gitsync/history"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -174,7 +175,7 @@ func BenchmarkRecent10(b *testing.B) {
 			var ds durations
 			for b.Loop() {
 				if fresh {
-					r.hist = newHistory(newStorage(r.gitDir, histCacheSize), r.gitDir)
+					r.hist = history.New(r.gitDir, historySource{r}, r.log)
 				}
 				start := time.Now()
 				got, err := r.Recent(context.Background(), 10, path)

@@ -132,7 +132,7 @@ func (r *Repo) commitPaths(ctx context.Context, message string, paths []string, 
 	}
 	clean := make([]string, 0, len(paths))
 	for _, p := range paths {
-		c, err := cleanPath(p)
+		c, err := store.CleanPath(p)
 		if err != nil {
 			return Result{}, err
 		}
@@ -157,22 +157,6 @@ func (r *Repo) commitPaths(ctx context.Context, message string, paths []string, 
 		return res, &NotFlushedError{Hash: nf.Hash, Full: nf.Full, Err: r.scrub(nf.Err)}
 	}
 	return res, nil
-}
-
-// cleanPath checks a vault-relative path and puts it in canonical form.
-func cleanPath(p string) (string, error) {
-	q := strings.ReplaceAll(p, "\\", "/")
-	if q == "" || strings.ContainsRune(q, 0) || strings.HasPrefix(q, "/") || filepath.IsAbs(p) {
-		return "", fmt.Errorf("invalid path %q", p)
-	}
-	q = path.Clean(q)
-	if q == "." || q == ".." || strings.HasPrefix(q, "../") {
-		return "", fmt.Errorf("invalid path %q", p)
-	}
-	if err := store.CheckPath(q, filemode.Regular); err != nil {
-		return "", fmt.Errorf("invalid path %q: %w", p, err)
-	}
-	return q, nil
 }
 
 // request is what one commit request brings beyond its message and

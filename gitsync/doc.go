@@ -130,17 +130,10 @@
 //
 // # History
 //
-// Log, NoteHistory, ResolveVersion, FileAt, Diff and PlanRevert read the
-// branch's history through a cache of commit metadata and changed paths
-// and, on top of it, the lineage of the current head: its commits in git
-// log order (oldest first, so new commits append) with an index from each
-// path to the commits that changed it. A head that only added commits
-// (ours, a fast-forward) is appended; any other move (a replay, a rewritten
-// remote) rebuilds the lineage from the cache. Renames are followed as
-// `git log --follow` does: our "rename a -> b" messages first, then git's
-// similarity (go-git's port). PlanRevert only plans: the caller applies the
-// plan through the vault's write path. Objects that cannot be read cost
-// only what needs them, with a notice.
+// Log, NoteHistory, ResolveVersion, FileAt, Diff and PlanRevert are
+// package history's, answered through the Repo: each commit made here is
+// handed to the history with its changes (the onCommit option), and the
+// history reads the branch head and its objects, never the Repo itself.
 //
 // # Concurrency
 //

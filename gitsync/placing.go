@@ -60,7 +60,7 @@ type placing struct {
 // change. On any other error, place may or may not have been called: the
 // caller undoes the change either way.
 func (r *Repo) RecordPlacing(ctx context.Context, summary string, paths []string, known Written, rel, tmp string, bar *syncfs.Barrier, place func() error) (string, error) {
-	c, err := cleanPath(rel)
+	c, err := store.CleanPath(rel)
 	if err != nil {
 		return "", err
 	}

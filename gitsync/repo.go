@@ -23,6 +23,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"vaultmcp/gitsync/history"
 	"vaultmcp/gitsync/internal/store"
 )
 
@@ -43,15 +44,10 @@ type Repo struct {
 	flushFault func(paths []string) error
 
 	// mu guards the main go-git storage and everything derived from it.
-	mu     sync.Mutex
-	st     *filesystem.Storage
-	obj    *store.Objects
-	index  *store.IndexFile
-	hist   *history
-	histSt *filesystem.Storage // keeps pack files open: history reads many objects
-	// histCache is histSt's object cache, emptied once the history is
-	// warm (warmHistory).
-	histCache cache.Object
+	mu    sync.Mutex
+	st    *filesystem.Storage
+	obj   *store.Objects
+	index *store.IndexFile
 	// tip is the last commit this Repo made and its tree, under mu: the
 	// next commit on top of it takes its base tree from here instead of
 	// reading the commit back (a commit's tree never changes, so a tip
@@ -82,6 +78,8 @@ type Repo struct {
 	clonedTip plumbing.Hash  // the head of a clone Open made, checked out by Open
 	gcRuns    sync.WaitGroup // a background gc
 
+	// hist reviews the history, with its own storage and lock.
+	hist *history.History
 	// onCommit is handed each commit this Repo makes, with its changes
 	// against its parent, just after the branch moved to it; r.mu is
 	// held. Open sets it to the history's hand-off, so that following
@@ -106,7 +104,6 @@ type Repo struct {
 const (
 	mainCacheSize = 16 * cache.MiByte
 	netCacheSize  = 8 * cache.MiByte
-	histCacheSize = 16 * cache.MiByte
 )
 
 // Open opens the vault's repository at opts.Dir. A folder that is not a
@@ -142,11 +139,8 @@ func Open(ctx context.Context, opts Options) (*Repo, error) {
 	r.obj = store.NewObjects(r.st, r.gitDir)
 	r.obj.Packed = func() { r.packs.Add(1) }
 	r.index = &store.IndexFile{Path: filepath.Join(r.gitDir, "index")}
-	r.histCache = cache.NewObjectLRU(histCacheSize)
-	r.histSt = filesystem.NewStorageWithOptions(store.NewPlainFS(r.gitDir), r.histCache,
-		filesystem.Options{KeepDescriptors: true, MaxOpenDescriptors: 32})
-	r.hist = newHistory(r.histSt, r.gitDir)
-	r.onCommit = r.hist.handCommit
+	r.hist = history.New(r.gitDir, historySource{r}, r.log)
+	r.onCommit = r.hist.HandCommit
 	r.netSt = filesystem.NewStorageWithOptions(store.NewPlainFS(r.gitDir), cache.NewObjectLRU(netCacheSize), filesystem.Options{})
 	r.net, err = gogit.Open(r.netSt, nil)
 	if err != nil {
@@ -566,9 +560,7 @@ func (r *Repo) Close() error {
 		}
 	}
 	r.dropIndexMark()
-	r.hist.mu.Lock()
-	defer r.hist.mu.Unlock()
-	return r.histSt.Close()
+	return r.hist.Close()
 }
 
 // closePushTimeout bounds the final push in Close.

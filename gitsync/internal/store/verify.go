@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -293,4 +294,20 @@ func CheckLinkTarget(rel, target string) error {
 		}
 	}
 	return nil
+}
+
+// CleanPath checks a vault-relative path and puts it in canonical form.
+func CleanPath(p string) (string, error) {
+	q := strings.ReplaceAll(p, "\\", "/")
+	if q == "" || strings.ContainsRune(q, 0) || strings.HasPrefix(q, "/") || filepath.IsAbs(p) {
+		return "", fmt.Errorf("invalid path %q", p)
+	}
+	q = path.Clean(q)
+	if q == "." || q == ".." || strings.HasPrefix(q, "../") {
+		return "", fmt.Errorf("invalid path %q", p)
+	}
+	if err := CheckPath(q, filemode.Regular); err != nil {
+		return "", fmt.Errorf("invalid path %q: %w", p, err)
+	}
+	return q, nil
 }

@@ -1,4 +1,4 @@
-package gitsync
+package history
 
 import (
 	"context"
@@ -47,7 +47,7 @@ const versionHelp = "a commit hash or its first 4+ hex digits, HEAD, HEAD~N (N c
 // start of that day, as in since filters (ParseTime): the vault as it was
 // before any change of that day, so a diff from a date shows that day's
 // changes and on. A time without a zone is in the server's time zone.
-func (r *Repo) ResolveVersion(ctx context.Context, spec string) (Version, error) {
+func (r *History) ResolveVersion(ctx context.Context, spec string) (Version, error) {
 	var v Version
 	err := r.withLineage(ctx, func(h *history, l *lineage) error {
 		q, err := h.resolve(l, spec)
@@ -278,8 +278,8 @@ type FileVersion struct {
 // FileAt returns the file at path as it was at version spec (see
 // ResolveVersion), at most maxBytes of it (maxBytes <= 0: all). A note
 // renamed since is found under the name it had then.
-func (r *Repo) FileAt(ctx context.Context, spec, path string, maxBytes int64) (FileVersion, error) {
-	p, err := cleanPath(path)
+func (r *History) FileAt(ctx context.Context, spec, path string, maxBytes int64) (FileVersion, error) {
+	p, err := store.CleanPath(path)
 	if err != nil {
 		return FileVersion{}, err
 	}

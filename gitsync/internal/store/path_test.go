@@ -1,4 +1,4 @@
-package gitsync
+package store
 
 import (
 	"path"
@@ -28,9 +28,9 @@ func TestCleanPath(t *testing.T) {
 		{"nul\x00.md", "", false},
 	}
 	for _, tt := range tests {
-		got, err := cleanPath(tt.in)
+		got, err := CleanPath(tt.in)
 		if (err == nil) != tt.ok || got != tt.want {
-			t.Errorf("cleanPath(%q) = %q, %v; want %q, ok=%v", tt.in, got, err, tt.want, tt.ok)
+			t.Errorf("CleanPath(%q) = %q, %v; want %q, ok=%v", tt.in, got, err, tt.want, tt.ok)
 		}
 	}
 }
@@ -42,16 +42,16 @@ func FuzzCleanPath(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		got, err := cleanPath(in)
+		got, err := CleanPath(in)
 		if err != nil {
 			return
 		}
 		if got == "" || got == "." || strings.HasPrefix(got, "/") || strings.ContainsRune(got, 0) || path.Clean(got) != got {
-			t.Fatalf("cleanPath(%q) = %q", in, got)
+			t.Fatalf("CleanPath(%q) = %q", in, got)
 		}
 		for _, part := range strings.Split(got, "/") {
 			if part == ".." || strings.EqualFold(part, ".git") {
-				t.Fatalf("cleanPath(%q) = %q", in, got)
+				t.Fatalf("CleanPath(%q) = %q", in, got)
 			}
 		}
 	})

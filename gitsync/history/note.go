@@ -1,4 +1,4 @@
-package gitsync
+package history
 
 import (
 	"context"
@@ -129,8 +129,8 @@ func nameAt(steps []noteStep, path string, q int32) string {
 // first, following renames, each with its line counts. It answers from
 // the path index of the history cache: a walk over the note's own
 // commits, not over the whole history.
-func (r *Repo) NoteHistory(ctx context.Context, opts NoteHistoryOptions) (NoteHistory, error) {
-	p, err := cleanPath(opts.Path)
+func (r *History) NoteHistory(ctx context.Context, opts NoteHistoryOptions) (NoteHistory, error) {
+	p, err := store.CleanPath(opts.Path)
 	if err != nil {
 		return NoteHistory{}, err
 	}
@@ -234,8 +234,8 @@ type Rename struct {
 // commit that touched path moved it elsewhere (renames after that are
 // followed). It is meant for not-found errors and stays cheap there: a
 // lookup in the history cache, nothing at all before the cache is built.
-func (r *Repo) RenamedTo(ctx context.Context, path string) (Rename, bool) {
-	p, err := cleanPath(path)
+func (r *History) RenamedTo(ctx context.Context, path string) (Rename, bool) {
+	p, err := store.CleanPath(path)
 	if err != nil || p == "" {
 		return Rename{}, false
 	}
@@ -272,8 +272,8 @@ func (r *Repo) RenamedTo(ctx context.Context, path string) (Rename, bool) {
 
 // InHistory reports whether some commit of the branch changed a file at
 // path (file) or a file under the folder path (dir).
-func (r *Repo) InHistory(ctx context.Context, path string) (file, dir bool, err error) {
-	p, err := cleanPath(path)
+func (r *History) InHistory(ctx context.Context, path string) (file, dir bool, err error) {
+	p, err := store.CleanPath(path)
 	if err != nil {
 		return false, false, err
 	}
@@ -289,7 +289,7 @@ func (r *Repo) InHistory(ctx context.Context, path string) (file, dir bool, err 
 // returns false: what a caller needs to match a mistyped path against
 // notes that exist only in the history. It holds the history lock
 // throughout, so fn must be quick.
-func (r *Repo) HistoryPaths(ctx context.Context, fn func(path string, dir bool) bool) error {
+func (r *History) HistoryPaths(ctx context.Context, fn func(path string, dir bool) bool) error {
 	return r.withLineage(ctx, func(h *history, l *lineage) error {
 		for p := range l.byPath {
 			if !fn(p, false) {

@@ -1,4 +1,4 @@
-package gitsync
+package history
 
 import (
 	"context"
@@ -81,10 +81,10 @@ type FilePatch struct {
 // Diff returns the unified diff between two versions of one note
 // (following renames as NoteHistory does) or of the whole vault, with at
 // most MaxDiffLines lines per file.
-func (r *Repo) Diff(ctx context.Context, opts DiffOptions) (Diff, error) {
+func (r *History) Diff(ctx context.Context, opts DiffOptions) (Diff, error) {
 	opts.Hide = hideUnder(hidingScope(ctx), opts.Hide)
 	if opts.Path != "" {
-		p, err := cleanPath(opts.Path)
+		p, err := store.CleanPath(opts.Path)
 		if err != nil {
 			return Diff{}, err
 		}

@@ -1,4 +1,4 @@
-package gitsync
+package history
 
 import (
 	"context"
@@ -140,7 +140,7 @@ type Log struct {
 // newest first, with their file changes and line diffs. A non-empty path
 // keeps only the commits that touched that file (or anything under that
 // folder) and only those files in each commit, like `git log -p -- path`.
-func (r *Repo) Recent(ctx context.Context, n int, path string) ([]Commit, error) {
+func (r *History) Recent(ctx context.Context, n int, path string) ([]Commit, error) {
 	l, err := r.Log(ctx, LogOptions{Count: n, Path: path})
 	return l.Commits, err
 }
@@ -150,14 +150,14 @@ func (r *Repo) Recent(ctx context.Context, n int, path string) ([]Commit, error)
 // exact or ≥ 50% similar pair of a deleted and an added file); an object
 // that cannot be read costs that file's diff (with a notice), never the
 // whole answer. It answers under ctx's access scope (see scope.go).
-func (r *Repo) Log(ctx context.Context, opts LogOptions) (Log, error) {
+func (r *History) Log(ctx context.Context, opts LogOptions) (Log, error) {
 	n := opts.Count
 	if n <= 0 {
 		n = DefaultRecent
 	}
 	n = min(n, maxRecent)
 	if opts.Path != "" {
-		p, err := cleanPath(opts.Path)
+		p, err := store.CleanPath(opts.Path)
 		if err != nil {
 			return Log{}, err
 		}

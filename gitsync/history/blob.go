@@ -1,4 +1,4 @@
-package gitsync
+package history
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // Blob returns the content git stores under the blob id (a file version
 // as vault.Version computes it); found is false when git does not hold
 // it, as for a version that was never committed.
-func (r *Repo) Blob(id string) (data []byte, found bool, err error) {
+func (r *History) Blob(id string) (data []byte, found bool, err error) {
 	if len(id) != 40 || !isHex(id) {
 		return nil, false, nil
 	}

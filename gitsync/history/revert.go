@@ -1,4 +1,4 @@
-package gitsync
+package history
 
 import (
 	"bytes"
@@ -82,11 +82,11 @@ type ConflictRegion struct {
 // file as ours and the version before the commit as theirs, so later
 // changes elsewhere in the file stay. A later change to the same lines is
 // a conflict. Merge commits are refused.
-func (r *Repo) PlanRevert(ctx context.Context, opts RevertOptions, current CurrentFunc) (RevertPlan, error) {
+func (r *History) PlanRevert(ctx context.Context, opts RevertOptions, current CurrentFunc) (RevertPlan, error) {
 	var plan RevertPlan
 	onlyPath := ""
 	if opts.Path != "" {
-		p, err := cleanPath(opts.Path)
+		p, err := store.CleanPath(opts.Path)
 		if err != nil {
 			return RevertPlan{}, err
 		}
