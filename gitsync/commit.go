@@ -361,9 +361,9 @@ func (r *Repo) moveBranch(pl *placing, bar *syncfs.Barrier, idx *index.Index, up
 		giveBack()
 		return err
 	}
-	fl.add(ref.lockPath())
+	fl.add(ref.LockPath())
 	if err := fl.wait(); err != nil {
-		ref.abort()
+		ref.Abort()
 		giveBack()
 		return err
 	}
@@ -372,7 +372,7 @@ func (r *Repo) moveBranch(pl *placing, bar *syncfs.Barrier, idx *index.Index, up
 	// commits as an outside change, rather than a commit the worktree
 	// does not hold.
 	if err := pl.rename(); err != nil {
-		ref.abort()
+		ref.Abort()
 		giveBack()
 		return err
 	}
@@ -382,7 +382,7 @@ func (r *Repo) moveBranch(pl *placing, bar *syncfs.Barrier, idx *index.Index, up
 	}
 	pl.restat(upd)
 	r.stageIndex(upd)
-	if err := r.flush(ref.dir(), pl.dir()); err != nil {
+	if err := r.flush(ref.Dir(), pl.dir()); err != nil {
 		return &NotFlushedError{Hash: short(h), Full: h, Err: err}
 	}
 	return nil

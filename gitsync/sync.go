@@ -295,7 +295,7 @@ func (r *Repo) setTrackingLocked(h plumbing.Hash) error {
 		return err
 	}
 	err = r.updateRef(r.trackingRef(), h, old, "sync with "+r.opts.RemoteName)
-	if errors.Is(err, errRefMoved) {
+	if errors.Is(err, store.ErrRefMoved) {
 		return nil
 	}
 	return err
