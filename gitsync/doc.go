@@ -140,7 +140,19 @@
 // go-git is not safe for concurrent use, so a Repo keeps three go-git
 // storages on the same .git folder, each behind its own mutex: one for
 // commits and sync, one for network transfers (a slow push never delays a
-// commit) and one for history reads. Lock order: the vault lock, then the
-// repository lock; the network lock is never held while waiting for either
-// of the others except for the brief ref reads of a push.
+// commit) and one for history reads (package history's, behind its own
+// lock). Lock order: the vault lock, then the repository lock; the
+// network lock is never held while waiting for either of the others
+// except for the brief ref reads of a push. The history's lock is taken
+// alone: a query reads the head (under the repository lock) before it,
+// and a commit hands its commit over, under the repository lock, through
+// a lock of the history's that queries hold only briefly.
+//
+// # Packages
+//
+// gitsync keeps the Repo: its lifecycle, the commit path, sync, push and
+// gc. Package history reviews the history; gitsync/internal/store reads
+// and writes the repository's files (objects, packs, the index codec,
+// refs, lock files, tree checks); gitsync/internal/textmerge merges texts
+// line by line.
 package gitsync
