@@ -10,9 +10,10 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"vaultmcp/gitsync/history"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"vaultmcp/gitsync/history"
 )
 
 // makeVault writes files notes of about 2 KB in folders of 100 and commits
