@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"vaultmcp/gitsync/history"
 )
 
 // makeVault writes files notes of about 2 KB in folders of 100 and commits
@@ -174,7 +176,7 @@ func BenchmarkRecent10(b *testing.B) {
 			var ds durations
 			for b.Loop() {
 				if fresh {
-					r.hist = newHistory(newStorage(r.gitDir, histCacheSize), r.gitDir)
+					r.hist = history.New(r.gitDir, historySource{r}, r.log)
 				}
 				start := time.Now()
 				got, err := r.Recent(context.Background(), 10, path)
@@ -251,7 +253,7 @@ func BenchmarkExternalScan(b *testing.B) {
 // blob, three trees along its path and the commit: five objects of about
 // the same bytes) as loose objects, each a file in its folder, against
 // one small pack with its index, both flushed as a commit flushes them
-// (the pack as pack.go writes it for a rename's many blobs).
+// (the pack as package store writes it for a rename's many blobs).
 func BenchmarkCommitObjects(b *testing.B) {
 	dir := b.TempDir()
 	makeVault(b, dir, 1000)
@@ -275,11 +277,11 @@ func BenchmarkCommitObjects(b *testing.B) {
 		for b.Loop() {
 			start := time.Now()
 			for _, o := range objectsOf() {
-				if _, err := r.obj.writeLoose(plumbing.BlobObject, o); err != nil {
+				if _, err := r.obj.WriteLoose(plumbing.BlobObject, o); err != nil {
 					b.Fatal(err)
 				}
 			}
-			if err := r.flush(r.obj.takeWritten()...); err != nil {
+			if err := r.flush(r.obj.TakeWritten()...); err != nil {
 				b.Fatal(err)
 			}
 			ds = append(ds, time.Since(start))
@@ -297,10 +299,10 @@ func BenchmarkCommitObjects(b *testing.B) {
 				data[h] = o
 				order = append(order, h)
 			}
-			if err := r.obj.writePack(order, data); err != nil {
+			if err := r.obj.WritePack(order, data); err != nil {
 				b.Fatal(err)
 			}
-			if err := r.flush(r.obj.takeWritten()...); err != nil {
+			if err := r.flush(r.obj.TakeWritten()...); err != nil {
 				b.Fatal(err)
 			}
 			ds = append(ds, time.Since(start))
@@ -327,7 +329,7 @@ func BenchmarkLookupWithPacks(b *testing.B) {
 			for n := 1; n < packs; n++ {
 				o := []byte(fmt.Sprintf("pack %d", n))
 				h := plumbing.ComputeHash(plumbing.BlobObject, o)
-				if err := r.obj.writePack([]plumbing.Hash{h}, map[plumbing.Hash][]byte{h: o}); err != nil {
+				if err := r.obj.WritePack([]plumbing.Hash{h}, map[plumbing.Hash][]byte{h: o}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"vaultmcp/gitsync/internal/store"
 	"vaultmcp/internal/syncfs"
 )
 
@@ -131,23 +132,19 @@ func (r *Repo) commitPaths(ctx context.Context, message string, paths []string, 
 	}
 	clean := make([]string, 0, len(paths))
 	for _, p := range paths {
-		c, err := cleanPath(p)
+		c, err := store.CleanPath(p)
 		if err != nil {
 			return Result{}, err
 		}
 		clean = append(clean, c)
 	}
-	author, byClient := AuthorFrom(ctx)
-	if byClient {
+	req := request{written: known, placing: pl}
+	if author, byClient := AuthorFrom(ctx); byClient {
 		message = author.withTrailers(message)
+		req.author = &author
 	}
 	r.mu.Lock()
-	r.written, r.placing = known, pl
-	if byClient {
-		r.author = &author
-	}
-	res, err := r.commitLocked(message, clean)
-	r.written, r.placing, r.author = nil, nil, nil
+	res, err := r.commitLocked(req, message, clean)
 	r.mu.Unlock()
 	var nf *NotFlushedError
 	if err != nil && !errors.As(err, &nf) {
@@ -162,27 +159,26 @@ func (r *Repo) commitPaths(ctx context.Context, message string, paths []string, 
 	return res, nil
 }
 
-// cleanPath checks a vault-relative path and puts it in canonical form.
-func cleanPath(p string) (string, error) {
-	q := strings.ReplaceAll(p, "\\", "/")
-	if q == "" || strings.ContainsRune(q, 0) || strings.HasPrefix(q, "/") || filepath.IsAbs(p) {
-		return "", fmt.Errorf("invalid path %q", p)
-	}
-	q = path.Clean(q)
-	if q == "." || q == ".." || strings.HasPrefix(q, "../") {
-		return "", fmt.Errorf("invalid path %q", p)
-	}
-	if err := checkPath(q, filemode.Regular); err != nil {
-		return "", fmt.Errorf("invalid path %q: %w", p, err)
-	}
-	return q, nil
+// request is what one commit request brings beyond its message and
+// paths, carried down the commit path. Its zero value is a plain commit of
+// the worktree as it is, by the configured author.
+type request struct {
+	// written holds what the caller wrote (see RecordWritten); nil for
+	// none: every file is read.
+	written Written
+	// placing is the file the caller has yet to rename into place (see
+	// RecordPlacing); nil for none.
+	placing *placing
+	// author is the client the commit is authored for (see WithAuthor);
+	// nil for the configured author.
+	author *Author
 }
 
 // stage is the staged form of a set of paths: the tree changes and the
 // index changes that go with them.
 type stage struct {
-	tree  map[string]treeChange
-	index *indexUpdate
+	tree  map[string]store.TreeChange
+	index *store.IndexUpdate
 	paths []string // the worktree paths staged, for flushing their folders
 	// bar, when not nil, flushes the commit's files and folders (see
 	// package syncfs); it was opened before any of them was written.
@@ -194,8 +190,8 @@ type stage struct {
 // objects are just garbage), then index.lock, then the branch ref, then the
 // index. If the ref update fails the lock is dropped; if the index rename
 // fails the ref is put back.
-func (r *Repo) commitLocked(message string, paths []string) (Result, error) {
-	idx, err := r.index.load()
+func (r *Repo) commitLocked(req request, message string, paths []string) (Result, error) {
+	idx, err := r.index.Load()
 	if err != nil {
 		return Result{}, err
 	}
@@ -207,48 +203,48 @@ func (r *Repo) commitLocked(message string, paths []string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	s := stage{tree: map[string]treeChange{}, index: newIndexUpdate()}
+	s := stage{tree: map[string]store.TreeChange{}, index: store.NewIndexUpdate()}
 	if !r.opts.NoFsync {
-		if s.bar = r.placing.barrierFor(r.gitDir); s.bar == nil {
+		if s.bar = req.placing.barrierFor(r.gitDir); s.bar == nil {
 			s.bar = syncfs.Open(r.gitDir)
 			defer s.bar.Close()
 		}
 	}
-	r.obj.pinTrees() // the trees read and written stay for the history's diff
-	defer r.obj.unpinTrees()
+	r.obj.PinTrees() // the trees read and written stay for the history's diff
+	defer r.obj.UnpinTrees()
 	ig := newIgnorer(r.dir)
-	r.obj.beginBlobs() // many new blobs, their trees and the commit go into one pack (pack.go)
-	defer r.obj.dropBlobs()
+	r.obj.BeginBlobs() // many new blobs, their trees and the commit go into one pack (see store.Objects.BeginBlobs)
+	defer r.obj.DropBlobs()
 	for _, p := range paths {
-		if err := r.stagePath(&s, idx, baseTree, ig, p); err != nil {
+		if err := r.stagePath(req, &s, idx, baseTree, ig, p); err != nil {
 			return Result{}, err
 		}
 	}
-	if err := r.obj.keepLargeBatch(); err != nil {
+	if err := r.obj.KeepLargeBatch(); err != nil {
 		return Result{}, err
 	}
 	s.paths = paths
-	return r.commitStage(message, head, baseTree, idx, s, r.opts.Now())
+	return r.commitStage(req, message, head, baseTree, idx, s, r.opts.Now())
 }
 
 // commitStage writes the commit for a staged change (or none when the tree
 // is unchanged) and updates ref and index.
-func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *index.Index, s stage, when time.Time) (Result, error) {
-	newTree, err := r.obj.applyTree(baseTree, s.tree)
+func (r *Repo) commitStage(req request, message string, head, baseTree plumbing.Hash, idx *index.Index, s stage, when time.Time) (Result, error) {
+	newTree, err := r.obj.ApplyTree(baseTree, s.tree)
 	if err != nil {
 		return Result{}, err
 	}
 	if newTree.IsZero() {
-		newTree = emptyTree
+		newTree = store.EmptyTree
 	}
-	if newTree == orEmpty(baseTree) {
-		r.obj.takeWritten() // nothing will point at them
-		if err := r.placeUnchanged(&s); err != nil {
+	if newTree == store.OrEmpty(baseTree) {
+		r.obj.TakeWritten() // nothing will point at them
+		if err := r.placeUnchanged(req.placing, &s); err != nil {
 			return Result{}, err
 		}
 		// Nothing new; still refresh the stat data of the index entries so
 		// that `git status` does not have to re-hash the files.
-		if !s.index.empty() {
+		if !s.index.Empty() {
 			mark, err := r.markIndexUnflushed()
 			if err == nil {
 				err = r.flush(mark...)
@@ -256,21 +252,21 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 			if err != nil {
 				return Result{}, err
 			}
-			if _, err := r.index.hold(); err != nil {
+			if _, err := r.index.Hold(); err != nil {
 				return Result{}, err
 			}
 			r.stageIndex(s.index)
 		}
 		return Result{Hash: short(head), Full: head}, nil
 	}
-	if newTree == emptyTree {
-		if _, err := r.obj.writeTree(nil); err != nil {
+	if newTree == store.EmptyTree {
+		if _, err := r.obj.WriteTree(nil); err != nil {
 			return Result{}, err
 		}
 	}
 	sig := object.Signature{Name: r.opts.AuthorName, Email: r.opts.AuthorEmail, When: when}
 	author := sig
-	if a := r.author; a != nil {
+	if a := req.author; a != nil {
 		author.Name, author.Email = signatureText(a.Name), signatureText(a.Email)
 		if author.Email == "" {
 			author.Email = DisplayEmail(author.Name)
@@ -280,16 +276,16 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 	if !head.IsZero() {
 		c.ParentHashes = []plumbing.Hash{head}
 	}
-	h, err := r.obj.writeCommit(c)
+	h, err := r.obj.WriteCommit(c)
 	if err != nil {
 		return Result{}, err
 	}
-	if err := r.obj.endBlobs(); err != nil { // a large commit's pack
+	if err := r.obj.EndBlobs(); err != nil { // a large commit's pack
 		return Result{}, err
 	}
 	// A *NotFlushedError means the branch moved all the same: the commit
 	// is recorded as made, and returned with the error.
-	moved := r.moveBranch(s.bar, idx, s.index, h, head, "commit: "+firstLine(message), r.worktreeDirs(r.placing.others(s.paths)))
+	moved := r.moveBranch(req.placing, s.bar, idx, s.index, h, head, "commit: "+firstLine(message), r.worktreeDirs(req.placing.others(s.paths)))
 	var nf *NotFlushedError
 	if moved != nil && !errors.As(moved, &nf) {
 		return Result{}, moved
@@ -298,8 +294,10 @@ func (r *Repo) commitStage(message string, head, baseTree plumbing.Hash, idx *in
 	// The trees on both sides are at hand (the new ones cached, the old
 	// ones pinned until this commit is done): the history takes
 	// the commit and its changes from here instead of reading them back.
-	if d, err := r.obj.diffTrees(orEmpty(baseTree), newTree); err == nil {
-		r.hist.handCommit(h, c, d)
+	if r.onCommit != nil {
+		if d, err := r.obj.DiffTrees(store.OrEmpty(baseTree), newTree); err == nil {
+			r.onCommit(h, c, d)
+		}
 	}
 	return Result{Hash: short(h), Full: h, Created: true}, moved
 }
@@ -313,7 +311,7 @@ func (r *Repo) baseTreeOf(head plumbing.Hash) (plumbing.Hash, error) {
 	if head == r.tip.commit {
 		return r.tip.tree, nil
 	}
-	c, err := r.obj.commit(head)
+	c, err := r.obj.Commit(head)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -333,11 +331,11 @@ func (r *Repo) baseTreeOf(head plumbing.Hash) (plumbing.Hash, error) {
 // it is given back and the index is unchanged. Once the ref has moved,
 // only the last flush can fail: that is a *NotFlushedError, the ref and
 // the index staying as they now are.
-func (r *Repo) moveBranch(bar *syncfs.Barrier, idx *index.Index, upd *indexUpdate, h, old plumbing.Hash, msg string, dirs []string) error {
+func (r *Repo) moveBranch(pl *placing, bar *syncfs.Barrier, idx *index.Index, upd *store.IndexUpdate, h, old plumbing.Hash, msg string, dirs []string) error {
 	// The objects and folders are complete: their flushes run while the
 	// index is locked and the ref written.
-	fl := r.startFlush(bar, append(r.obj.takeWritten(), dirs...)...)
-	if err := r.placing.flushWith(fl, bar); err != nil {
+	fl := r.startFlush(bar, append(r.obj.TakeWritten(), dirs...)...)
+	if err := pl.flushWith(fl, bar); err != nil {
 		fl.wait()
 		return err
 	}
@@ -347,14 +345,14 @@ func (r *Repo) moveBranch(bar *syncfs.Barrier, idx *index.Index, upd *indexUpdat
 		return err
 	}
 	fl.add(mark...)
-	took, err := r.index.hold()
+	took, err := r.index.Hold()
 	if err != nil {
 		fl.wait()
 		return err
 	}
 	giveBack := func() {
 		if took {
-			r.index.release()
+			r.index.Release()
 		}
 	}
 	ref, err := r.lockRef(r.branch, h, old, msg)
@@ -363,9 +361,9 @@ func (r *Repo) moveBranch(bar *syncfs.Barrier, idx *index.Index, upd *indexUpdat
 		giveBack()
 		return err
 	}
-	fl.add(ref.lockPath())
+	fl.add(ref.LockPath())
 	if err := fl.wait(); err != nil {
-		ref.abort()
+		ref.Abort()
 		giveBack()
 		return err
 	}
@@ -373,8 +371,8 @@ func (r *Repo) moveBranch(bar *syncfs.Barrier, idx *index.Index, upd *indexUpdat
 	// leaves the new note with the old commit, which the next start
 	// commits as an outside change, rather than a commit the worktree
 	// does not hold.
-	if err := r.placing.rename(); err != nil {
-		ref.abort()
+	if err := pl.rename(); err != nil {
+		ref.Abort()
 		giveBack()
 		return err
 	}
@@ -382,9 +380,9 @@ func (r *Repo) moveBranch(bar *syncfs.Barrier, idx *index.Index, upd *indexUpdat
 		giveBack()
 		return err
 	}
-	r.placing.restat(upd)
+	pl.restat(upd)
 	r.stageIndex(upd)
-	if err := r.flush(ref.dir(), r.placing.dir()); err != nil {
+	if err := r.flush(ref.Dir(), pl.dir()); err != nil {
 		return &NotFlushedError{Hash: short(h), Full: h, Err: err}
 	}
 	return nil
@@ -435,22 +433,22 @@ func (r *Repo) refHash(name plumbing.ReferenceName) (plumbing.Hash, error) {
 
 // stagePath adds the current state of one path to s. Every path that
 // enters a commit passes checkPath here, whoever asked for the commit.
-func (r *Repo) stagePath(s *stage, idx *index.Index, baseTree plumbing.Hash, ig *ignorer, p string) error {
-	if err := checkPath(p, filemode.Regular); err != nil {
+func (r *Repo) stagePath(req request, s *stage, idx *index.Index, baseTree plumbing.Hash, ig *ignorer, p string) error {
+	if err := store.CheckPath(p, filemode.Regular); err != nil {
 		return fmt.Errorf("%s: %w", p, err)
 	}
 	full := filepath.Join(r.dir, filepath.FromSlash(p))
-	fi, err := os.Lstat(r.placing.at(p, full))
+	fi, err := os.Lstat(req.placing.at(p, full))
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir() && !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0) {
-		s.tree[p] = treeChange{del: true}
-		s.index.remove[p] = true
+		s.tree[p] = store.TreeChange{Del: true}
+		s.index.Remove[p] = true
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("stat %s: %w", p, err)
 	}
 	if !fi.IsDir() {
-		return r.stageFile(s, idx, baseTree, ig, p)
+		return r.stageFile(req, s, idx, baseTree, ig, p)
 	}
 	// A folder: stage what is in it now, and drop what was tracked under it
 	// and is gone.
@@ -464,7 +462,7 @@ func (r *Repo) stagePath(s *stage, idx *index.Index, baseTree plumbing.Hash, ig 
 		if fp != full && d.IsDir() && d.Name() == ".git" {
 			return filepath.SkipDir
 		}
-		if fp != full && (isTempName(d.Name()) || checkName(d.Name(), modeOfEntry(d)) != nil) {
+		if fp != full && (isTempName(d.Name()) || store.CheckName(d.Name(), modeOfEntry(d)) != nil) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -474,7 +472,7 @@ func (r *Repo) stagePath(s *stage, idx *index.Index, baseTree plumbing.Hash, ig 
 			if d.Name() == ".git" || (fp != full && isNestedRepo(fp)) {
 				return filepath.SkipDir
 			}
-			if fp != full && ig.ignored(rel, true) && !hasEntriesUnder(idx, rel) {
+			if fp != full && ig.ignored(rel, true) && !store.HasEntriesUnder(idx, rel) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -483,23 +481,23 @@ func (r *Repo) stagePath(s *stage, idx *index.Index, baseTree plumbing.Hash, ig 
 			return nil // a FIFO, socket or device is never read: as if absent
 		}
 		onDisk[rel] = true
-		return r.stageFile(s, idx, baseTree, ig, rel)
+		return r.stageFile(req, s, idx, baseTree, ig, rel)
 	})
 	if err != nil {
 		return fmt.Errorf("stage folder %s: %w", p, err)
 	}
-	for _, e := range entriesUnder(idx, p) {
+	for _, e := range store.EntriesUnder(idx, p) {
 		if !onDisk[e.Name] {
-			s.tree[e.Name] = treeChange{del: true}
-			s.index.remove[e.Name] = true
+			s.tree[e.Name] = store.TreeChange{Del: true}
+			s.index.Remove[e.Name] = true
 		}
 	}
-	if te, ok, err := r.obj.lookup(baseTree, p); err != nil {
+	if te, ok, err := r.obj.Lookup(baseTree, p); err != nil {
 		return err
 	} else if ok && te.Mode == filemode.Dir {
-		err := r.obj.walk(te.Hash, p, func(fe fileEntry) {
+		err := r.obj.Walk(te.Hash, p, func(fe store.FileEntry) {
 			if !onDisk[fe.Path] && fe.Mode != filemode.Submodule {
-				s.tree[fe.Path] = treeChange{del: true}
+				s.tree[fe.Path] = store.TreeChange{Del: true}
 			}
 		})
 		if err != nil {
@@ -507,7 +505,7 @@ func (r *Repo) stagePath(s *stage, idx *index.Index, baseTree plumbing.Hash, ig 
 		}
 	} else if ok {
 		// A file became a folder.
-		s.index.remove[p] = true
+		s.index.Remove[p] = true
 	}
 	return nil
 }
@@ -519,21 +517,21 @@ func isNestedRepo(dir string) bool {
 
 // stageFile hashes one file (or symlink) and stages it, writing its blob
 // when it is new. An untracked file matched by .gitignore is left out.
-func (r *Repo) stageFile(s *stage, idx *index.Index, baseTree plumbing.Hash, ig *ignorer, p string) error {
-	old := entryFor(idx, p)
+func (r *Repo) stageFile(req request, s *stage, idx *index.Index, baseTree plumbing.Hash, ig *ignorer, p string) error {
+	old := store.EntryFor(idx, p)
 	if old == nil {
-		if _, tracked, err := r.obj.lookup(baseTree, p); err != nil {
+		if _, tracked, err := r.obj.Lookup(baseTree, p); err != nil {
 			return err
 		} else if !tracked && ig.ignored(p, false) {
 			return nil
 		}
 	}
-	content, fi, err := r.readStaged(p)
+	content, fi, err := r.readStaged(req, p)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", p, err)
 	}
 	if fi.Mode()&os.ModeSymlink != 0 {
-		if err := checkLinkTarget(p, string(content)); err != nil {
+		if err := store.CheckLinkTarget(p, string(content)); err != nil {
 			// Left out, not an error: the rest of the commit goes on, and
 			// a link the remote brought keeps its committed version.
 			r.warnUnsafe(p, err)
@@ -541,28 +539,28 @@ func (r *Repo) stageFile(s *stage, idx *index.Index, baseTree plumbing.Hash, ig 
 		}
 	}
 	h := plumbing.ComputeHash(plumbing.BlobObject, content)
-	if old == nil || old.Hash != h || !r.obj.has(h) {
-		if err := r.obj.writeBlobHashed(h, content); err != nil {
+	if old == nil || old.Hash != h || !r.obj.Has(h) {
+		if err := r.obj.WriteBlobHashed(h, content); err != nil {
 			return err
 		}
 	}
-	mode := modeOf(fi)
+	mode := store.ModeOf(fi)
 	if mode == filemode.Symlink {
-		if err := checkName(path.Base(p), mode); err != nil {
+		if err := store.CheckName(path.Base(p), mode); err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 	}
 	e := &index.Entry{Name: p, Hash: h, Mode: mode}
-	fillStat(e, fi)
+	store.FillStat(e, fi)
 	if old != nil && old.SkipWorktree {
 		e.SkipWorktree = true
 	}
-	s.tree[p] = treeChange{hash: h, mode: mode}
-	if old == nil || old.Hash != h || old.Mode != mode || !statUnchanged(old, fi) {
-		s.index.set[p] = e
+	s.tree[p] = store.TreeChange{Hash: h, Mode: mode}
+	if old == nil || old.Hash != h || old.Mode != mode || !store.StatUnchanged(old, fi) {
+		s.index.Set[p] = e
 	}
-	if i, ok := findEntry(idx.Entries, p); ok && idx.Entries[i].Stage != 0 {
-		s.index.set[p] = e // resolves an unmerged path left by the git CLI
+	if i, ok := store.FindEntry(idx.Entries, p); ok && idx.Entries[i].Stage != 0 {
+		s.index.Set[p] = e // resolves an unmerged path left by the git CLI
 	}
 	return nil
 }
@@ -581,7 +579,7 @@ func hashWorktreeFile(full string) (plumbing.Hash, error) {
 		}
 		return plumbing.ComputeHash(plumbing.BlobObject, []byte(filepath.ToSlash(target))), nil
 	}
-	f, fi, err := openRegular(full)
+	f, fi, err := store.OpenRegular(full)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -611,7 +609,7 @@ func readWorktreeFile(full string) ([]byte, os.FileInfo, error) {
 		}
 		return []byte(filepath.ToSlash(target)), fi, nil
 	}
-	f, fi, err := openRegular(full)
+	f, fi, err := store.OpenRegular(full)
 	if err != nil {
 		return nil, nil, err
 	}

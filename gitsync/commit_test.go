@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 func TestOpenInitialisesRepository(t *testing.T) {
@@ -379,41 +377,6 @@ func TestCommitAfterHeadMovedElsewhere(t *testing.T) {
 	}
 	if got := git(t, dir, "rev-parse", "HEAD~1"); got != first.Full.String() {
 		t.Errorf("parent = %s, want %s", got, first.Full)
-	}
-}
-
-// The history takes our own commits as the commit hands them; what it
-// takes must be what reading the commit back gives, to the second and in
-// the zone as written.
-func TestHandedCommitMatchesStored(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	zone := time.FixedZone("", 5*3600+30*60)
-	r := openRepo(t, Options{Dir: dir, Now: func() time.Time { return time.Date(2026, 3, 1, 9, 30, 15, 123456789, zone) }})
-	record(t, r, "write a.md", "a.md", "a\n")
-	res := record(t, r, "edit a.md\n\nwith a body", "a.md", "a2\n")
-	r.hist.mu.Lock()
-	got, err := r.hist.commit(res.Full)
-	r.hist.mu.Unlock()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := r.obj.commit(res.Full)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := metaOf(res.Full, c)
-	if got.hash != want.hash || got.tree != want.tree || !slices.Equal(got.parents, want.parents) ||
-		got.name != want.name || got.email != want.email || got.message != want.message {
-		t.Errorf("handed %+v, stored %+v", got, want)
-	}
-	for _, tm := range [][2]time.Time{{got.when, want.when}, {got.author, want.author}} {
-		if f := time.RFC3339Nano + " MST"; tm[0].Format(f) != tm[1].Format(f) {
-			t.Errorf("handed time %s, stored %s", tm[0].Format(f), tm[1].Format(f))
-		}
-	}
-	if !got.diffed || len(got.changes) != 1 || got.changes[0].Path != "a.md" {
-		t.Errorf("handed changes %+v, want a.md", got.changes)
 	}
 }
 

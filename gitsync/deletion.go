@@ -128,7 +128,7 @@ func (r *Repo) ConfirmDeletion(ctx context.Context, files int) (Result, error) {
 			}
 		}
 		var err error
-		res, err = r.commitLocked(fmt.Sprintf("%s (confirmed deletion of %d files)", ExternalChangesMessage, len(gone)), gone)
+		res, err = r.commitLocked(request{}, fmt.Sprintf("%s (confirmed deletion of %d files)", ExternalChangesMessage, len(gone)), gone)
 		var nf *NotFlushedError
 		if err != nil && !errors.As(err, &nf) {
 			return err
@@ -158,7 +158,7 @@ func (r *Repo) ConfirmDeletion(ctx context.Context, files int) (Result, error) {
 // they are held back and the rest returned.
 func (r *Repo) withoutMassDeletion(paths []string) []string {
 	r.mu.Lock()
-	idx, err := r.index.load()
+	idx, err := r.index.Load()
 	tracked := 0
 	if err == nil {
 		tracked = len(idx.Entries)

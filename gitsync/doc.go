@@ -79,11 +79,12 @@
 //     `git pull --rebase`. A rewrite of the remote's history is followed,
 //     never undone: commits it dropped are not pushed again. A merge commit
 //     made with the git CLI replays only its own conflict resolutions.
-//   - A note changed on both sides is merged line by line (merge3); where
-//     the same lines collide, or the texts are too big or unreadable for a
-//     line merge, the remote's version stays at the path and ours is saved
-//     as "name (conflict YYYY-MM-DD HHMM).md", logged and listed in
-//     Status().PendingConflicts until the copy is deleted. Only the files
+//   - A note changed on both sides is merged line by line (package
+//     textmerge); where the same lines collide, or the texts are too big
+//     or unreadable for a line merge, the remote's version stays at the
+//     path and ours is saved as "name (conflict YYYY-MM-DD HHMM).md",
+//     logged and listed in Status().PendingConflicts until the copy is
+//     deleted. Only the files
 //     that differ are written (never through a symbolic link), and
 //     Options.Changed is told about them.
 //
@@ -129,24 +130,29 @@
 //
 // # History
 //
-// Log, NoteHistory, ResolveVersion, FileAt, Diff and PlanRevert read the
-// branch's history through a cache of commit metadata and changed paths
-// and, on top of it, the lineage of the current head: its commits in git
-// log order (oldest first, so new commits append) with an index from each
-// path to the commits that changed it. A head that only added commits
-// (ours, a fast-forward) is appended; any other move (a replay, a rewritten
-// remote) rebuilds the lineage from the cache. Renames are followed as
-// `git log --follow` does: our "rename a -> b" messages first, then git's
-// similarity (go-git's port). PlanRevert only plans: the caller applies the
-// plan through the vault's write path. Objects that cannot be read cost
-// only what needs them, with a notice.
+// Log, NoteHistory, ResolveVersion, FileAt, Diff and PlanRevert are
+// package history's, answered through the Repo: each commit made here is
+// handed to the history with its changes (the onCommit option), and the
+// history reads the branch head and its objects, never the Repo itself.
 //
 // # Concurrency
 //
 // go-git is not safe for concurrent use, so a Repo keeps three go-git
 // storages on the same .git folder, each behind its own mutex: one for
 // commits and sync, one for network transfers (a slow push never delays a
-// commit) and one for history reads. Lock order: the vault lock, then the
-// repository lock; the network lock is never held while waiting for either
-// of the others except for the brief ref reads of a push.
+// commit) and one for history reads (package history's, behind its own
+// lock). Lock order: the vault lock, then the repository lock; the
+// network lock is never held while waiting for either of the others
+// except for the brief ref reads of a push. The history's lock is taken
+// alone: a query reads the head (under the repository lock) before it,
+// and a commit hands its commit over, under the repository lock, through
+// a lock of the history's that queries hold only briefly.
+//
+// # Packages
+//
+// gitsync keeps the Repo: its lifecycle, the commit path, sync, push and
+// gc. Package history reviews the history; gitsync/internal/store reads
+// and writes the repository's files (objects, packs, the index codec,
+// refs, lock files, tree checks); gitsync/internal/textmerge merges texts
+// line by line.
 package gitsync

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 
+	"vaultmcp/gitsync/internal/store"
 	"vaultmcp/internal/syncfs"
 )
 
@@ -184,7 +185,7 @@ func barrierCovers(bar *syncfs.Barrier, p string) (covered, gone bool) {
 }
 
 func fsyncPath(p string) error {
-	f, err := openFile(p, os.O_RDONLY, 0)
+	f, err := store.OpenFile(p, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil
 	}

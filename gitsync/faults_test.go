@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"vaultmcp/gitsync/internal/store"
 )
 
 // TestMergeTooBigKeepsBothVersions: texts past the line merge's limits
@@ -30,23 +32,23 @@ func TestMergeTooBigKeepsBothVersions(t *testing.T) {
 		fmt.Fprintf(&b, "line %d\n", i)
 	}
 	big := b.String()
-	blob := func(s string) fileEntry {
-		h, err := r.obj.writeBlob([]byte(s))
+	blob := func(s string) store.FileEntry {
+		h, err := r.obj.WriteBlob([]byte(s))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return fileEntry{Hash: h, Mode: 0o100644}
+		return store.FileEntry{Hash: h, Mode: 0o100644}
 	}
 	base, ours, theirs := blob(big), blob(big+"ours\n"), blob("theirs\n"+big)
-	rp := &replay{r: r, tree: emptyTree, copies: map[string]string{}}
+	rp := &replay{r: r, tree: store.EmptyTree, copies: map[string]string{}}
 	if _, ok, why := rp.mergeText(base, ours, theirs); ok || !strings.Contains(why, "too many lines") {
 		t.Errorf("mergeText on %d lines: ok=%v why=%q", 3*maxMergeLines/3, ok, why)
 	}
-	changes := map[string]treeChange{}
+	changes := map[string]store.TreeChange{}
 	if err := rp.merge("big.md", base, ours, theirs, changes); err != nil {
 		t.Fatal(err)
 	}
-	if len(rp.conflicts) != 1 || changes[rp.conflicts[0][1]].hash != ours.Hash {
+	if len(rp.conflicts) != 1 || changes[rp.conflicts[0][1]].Hash != ours.Hash {
 		t.Errorf("conflicts %q, changes %v: want ours kept in a conflict copy", rp.conflicts, changes)
 	}
 	// Small texts still merge.
@@ -163,7 +165,7 @@ func TestGCPacksLooseObjects(t *testing.T) {
 			// Commits of fewer files than make a pack, so the objects
 			// are loose.
 			for len(paths) > 0 {
-				chunk := paths[:min(len(paths), packMinBlobs-1)]
+				chunk := paths[:min(len(paths), store.PackMinBlobs-1)]
 				paths = paths[len(chunk):]
 				if _, err := r.Commit(context.Background(), "write n", chunk); err != nil {
 					t.Fatal(err)
@@ -222,7 +224,7 @@ func TestDiskFullLosesNothing(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, Options{})
 	head := git(t, w.vault, "rev-parse", "HEAD")
-	w.r.obj.writeFault = &os.PathError{Op: "write", Path: "object", Err: syscall.ENOSPC}
+	w.r.obj.WriteFault = &os.PathError{Op: "write", Path: "object", Err: syscall.ENOSPC}
 	writeFile(t, w.vault, "a.md", "a\n")
 	w.lock.Lock()
 	_, err := w.r.Commit(context.Background(), "write a.md", []string{"a.md"})
@@ -237,7 +239,7 @@ func TestDiskFullLosesNothing(t *testing.T) {
 		t.Errorf("Sync = %v, want the disk-full error", err)
 	}
 	assertNoLocks(t, w.vault)
-	w.r.obj.writeFault = nil
+	w.r.obj.WriteFault = nil
 	if err := w.r.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +321,7 @@ func TestDiskFullOnTmpfs(t *testing.T) {
 func assertNoLocks(t *testing.T, dir string) {
 	t.Helper()
 	filepath.WalkDir(filepath.Join(dir, ".git"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && (strings.HasSuffix(p, ".lock") || strings.HasSuffix(p, ownerSuffix)) {
+		if err == nil && (strings.HasSuffix(p, ".lock") || strings.HasSuffix(p, store.OwnerSuffix)) {
 			t.Errorf("left behind: %s", p)
 		}
 		return nil
@@ -411,7 +413,7 @@ func TestVaultFolderGoneOrReplaced(t *testing.T) {
 func TestPackIndexIsWrittenWhole(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	fsys := plainFS{root: dir}
+	fsys := store.NewPlainFS(dir)
 	if err := os.MkdirAll(filepath.Join(dir, "objects", "pack"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -458,7 +460,7 @@ func TestObjectFolderRemovedByGC(t *testing.T) {
 	r := openRepo(t, Options{Dir: dir})
 	record(t, r, "write a.md", "a.md", "a\n")
 	removed, perFolder := 0, map[string]int{}
-	r.obj.beforeCreate = func(d string) {
+	r.obj.BeforeCreate = func(d string) {
 		// As gc would: an empty folder goes, up to three times in a row.
 		if entries, err := os.ReadDir(d); err == nil && len(entries) == 0 && perFolder[d] < 3 {
 			if os.Remove(d) == nil {
@@ -470,7 +472,7 @@ func TestObjectFolderRemovedByGC(t *testing.T) {
 	for i := range 5 {
 		record(t, r, "write b.md", "notes/deep/b.md", "b "+itoa(i)+"\n")
 	}
-	r.obj.beforeCreate = nil
+	r.obj.BeforeCreate = nil
 	if removed == 0 {
 		t.Fatal("no object folder was removed: the test proves nothing")
 	}

@@ -110,9 +110,7 @@ func (r *Repo) reindex() {
 	r.netMu.Lock()
 	r.netSt.ObjectStorage.Reindex()
 	r.netMu.Unlock()
-	r.hist.mu.Lock()
-	r.histSt.ObjectStorage.Reindex()
-	r.hist.mu.Unlock()
+	r.hist.Reindex()
 }
 
 // looseEstimate counts the loose objects in one of the 256 object folders

@@ -102,7 +102,7 @@ func (r *Repo) paint(local plumbing.Hash, upstream []plumbing.Hash, limit int) (
 			}
 			return nil
 		}
-		c, err := r.obj.commit(h)
+		c, err := r.obj.Commit(h)
 		if err != nil {
 			if upstream {
 				return nil // a pruned old remote head: nothing to exclude

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"vaultmcp/gitsync/internal/store"
 )
 
 // gitEnv isolates the git CLI from the machine's configuration.
@@ -194,7 +196,7 @@ var openRepos sync.Map
 // ownLock reports whether the lock file fi in gitDir is the same file as
 // one of the owner files there: a vaultmcp process's lock.
 func ownLock(gitDir string, fi os.FileInfo) bool {
-	owners, _ := filepath.Glob(filepath.Join(gitDir, "vaultmcp-*"+ownerSuffix))
+	owners, _ := filepath.Glob(filepath.Join(gitDir, "vaultmcp-*"+store.OwnerSuffix))
 	for _, o := range owners {
 		if ofi, err := os.Lstat(o); err == nil && os.SameFile(ofi, fi) {
 			return true

@@ -1,492 +1,148 @@
 package gitsync
 
 import (
-	"container/heap"
 	"context"
-	"errors"
-	"fmt"
-	"sort"
-	"strings"
-	"sync"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"vaultmcp/gitsync/history"
 )
 
-// history caches what walks of the commit graph learn: each commit's
-// parents, times and changed paths never change, so they are computed once
-// and later queries cost map lookups. On top of that cache it keeps the
-// lineage of the branch head: its commits in `git log` order with an index
-// from each path to the commits that changed it, so a note's history on
-// 10,000+ commits is a slice walk, not a graph walk. It has its own go-git
-// storage and lock, so reading history never waits for a commit nor
-// delays one.
-type history struct {
-	mu   sync.Mutex
-	obj  *objects
-	meta map[plumbing.Hash]*commitMeta
-	lin  *lineage
-	// stats memoises the lines added and removed between two blobs.
-	stats map[[2]plumbing.Hash]lineCounts
-	// renames memoises rename sources found for an added path.
-	renames map[renameKey]renameSource
-	// patches memoises rendered diffs between two blobs.
-	patches map[[2]plumbing.Hash]patchBody
+// The history review is package history's; Repo answers for it, so
+// callers need only the Repo. The names below are history's, kept here.
 
-	// handed holds our own new commits, with their changes worked out
-	// by the commit from the trees it had just written (handCommit), so
-	// that following the branch reads neither those commits nor their
-	// trees back. handMu guards it, not mu: a commit never waits for a
-	// history query.
-	handMu sync.Mutex
-	handed map[plumbing.Hash]*commitMeta
+type (
+	// ChangeKind is what a commit did to a file (history.ChangeKind).
+	ChangeKind = history.ChangeKind
+	// Commit is one commit of the history (history.Commit).
+	Commit = history.Commit
+	// FileChange is one file a commit changed (history.FileChange).
+	FileChange = history.FileChange
+	// LogOptions select commits for Log (history.LogOptions).
+	LogOptions = history.LogOptions
+	// Log is a page of the history (history.Log).
+	Log = history.Log
+	// DiffOptions name what Diff compares (history.DiffOptions).
+	DiffOptions = history.DiffOptions
+	// Diff is what changed between two versions (history.Diff).
+	Diff = history.Diff
+	// FilePatch is one file's diff (history.FilePatch).
+	FilePatch = history.FilePatch
+	// NoteHistoryOptions select a note's versions (history.NoteHistoryOptions).
+	NoteHistoryOptions = history.NoteHistoryOptions
+	// NoteHistory is a page of a note's versions (history.NoteHistory).
+	NoteHistory = history.NoteHistory
+	// NoteVersion is one version of a note (history.NoteVersion).
+	NoteVersion = history.NoteVersion
+	// Rename is where a path went (history.Rename).
+	Rename = history.Rename
+	// RevertOptions name the change to undo (history.RevertOptions).
+	RevertOptions = history.RevertOptions
+	// CurrentFunc reads a file as it is now (history.CurrentFunc).
+	CurrentFunc = history.CurrentFunc
+	// RevertPlan is what undoing a change writes (history.RevertPlan).
+	RevertPlan = history.RevertPlan
+	// RevertFile is one file of a RevertPlan (history.RevertFile).
+	RevertFile = history.RevertFile
+	// RevertConflict is a file a revert cannot undo (history.RevertConflict).
+	RevertConflict = history.RevertConflict
+	// ConflictRegion is lines a later change touched (history.ConflictRegion).
+	ConflictRegion = history.ConflictRegion
+	// Version is a resolved version spec (history.Version).
+	Version = history.Version
+	// FileVersion is a file as a version holds it (history.FileVersion).
+	FileVersion = history.FileVersion
+)
+
+// The kinds of file change (history.Added and the others).
+const (
+	Added    = history.Added
+	Modified = history.Modified
+	Deleted  = history.Deleted
+	Renamed  = history.Renamed
+)
+
+// Limits of the history queries (see package history).
+const (
+	MaxDiffLines        = history.MaxDiffLines
+	DefaultRecent       = history.DefaultRecent
+	MaxLineBytes        = history.MaxLineBytes
+	DefaultDiffFiles    = history.DefaultDiffFiles
+	MaxDiffFiles        = history.MaxDiffFiles
+	DefaultHistoryLimit = history.DefaultHistoryLimit
+	MaxHistoryLimit     = history.MaxHistoryLimit
+)
+
+// Errors of ResolveVersion and FileAt (see package history).
+var (
+	ErrNoVersion    = history.ErrNoVersion
+	ErrNotInVersion = history.ErrNotInVersion
+)
+
+// TextDiff is history.TextDiff: the diff of two texts, as Diff renders it.
+func TextDiff(path string, from, to []byte) FilePatch { return history.TextDiff(path, from, to) }
+
+// historySource is what the history reads of the Repo: the branch head,
+// and the scrubbing of errors.
+type historySource struct{ r *Repo }
+
+// Head returns the branch head, under the repository lock.
+func (s historySource) Head() (plumbing.Hash, error) {
+	s.r.mu.Lock()
+	defer s.r.mu.Unlock()
+	return s.r.refHash(s.r.branch)
 }
 
-// handLimit bounds history.handed (a history nobody reads).
-const handLimit = 1024
+// Scrub takes the remote's secrets out of err.
+func (s historySource) Scrub(err error) error { return s.r.scrub(err) }
 
-// handCommit records commit c, just written as hash, and its changes d
-// against its first parent, for commit and changes to take instead of
-// reading the commit and diffing the trees. The commit goes through its
-// encoding, so what is recorded is exactly what reading it back gives
-// (times to the second, in the zone as written).
-func (h *history) handCommit(hash plumbing.Hash, c *object.Commit, d []fileDiff) {
-	obj := &plumbing.MemoryObject{}
-	read := &object.Commit{}
-	if c.Encode(obj) != nil || read.Decode(obj) != nil || obj.Hash() != hash {
-		return
-	}
-	m := metaOf(hash, read)
-	m.changes, m.diffed = d, true
-	h.handMu.Lock()
-	defer h.handMu.Unlock()
-	if h.handed == nil || len(h.handed) >= handLimit {
-		h.handed = map[plumbing.Hash]*commitMeta{}
-	}
-	h.handed[hash] = m
+// Recent is history.History.Recent.
+func (r *Repo) Recent(ctx context.Context, n int, path string) ([]Commit, error) {
+	return r.hist.Recent(ctx, n, path)
 }
 
-// takeHanded returns and forgets the commit handed as c.
-func (h *history) takeHanded(c plumbing.Hash) (*commitMeta, bool) {
-	h.handMu.Lock()
-	defer h.handMu.Unlock()
-	m, ok := h.handed[c]
-	delete(h.handed, c)
-	return m, ok
+// Log is history.History.Log.
+func (r *Repo) Log(ctx context.Context, opts LogOptions) (Log, error) { return r.hist.Log(ctx, opts) }
+
+// Diff is history.History.Diff.
+func (r *Repo) Diff(ctx context.Context, opts DiffOptions) (Diff, error) {
+	return r.hist.Diff(ctx, opts)
 }
 
-// historyCacheLimit bounds the number of cached commits (about 300 bytes
-// each plus their changed paths).
-const historyCacheLimit = 200000
-
-// statsCacheLimit bounds history.stats and history.renames.
-const statsCacheLimit = 8192
-
-// commitMeta is the cached part of a commit.
-type commitMeta struct {
-	hash    plumbing.Hash
-	parents []plumbing.Hash
-	tree    plumbing.Hash
-	when    time.Time // committer time: the walk order, since and "as of"
-	author  time.Time // in the author's time zone
-	name    string
-	email   string
-	message string
-	changes []fileDiff // vs the first parent, sorted by path; nil until computed
-	diffed  bool
-	// changesErr says why changes could not be computed (an unreadable
-	// tree); the commit is then listed without its files.
-	changesErr error
+// NoteHistory is history.History.NoteHistory.
+func (r *Repo) NoteHistory(ctx context.Context, opts NoteHistoryOptions) (NoteHistory, error) {
+	return r.hist.NoteHistory(ctx, opts)
 }
 
-func newHistory(st *filesystem.Storage, gitDir string) *history {
-	obj := newObjects(st, gitDir)
-	obj.maxCached = historyTreeCacheEntries
-	return &history{
-		obj:     obj,
-		meta:    map[plumbing.Hash]*commitMeta{},
-		stats:   map[[2]plumbing.Hash]lineCounts{},
-		renames: map[renameKey]renameSource{},
-		patches: map[[2]plumbing.Hash]patchBody{},
-	}
+// RenamedTo is history.History.RenamedTo.
+func (r *Repo) RenamedTo(ctx context.Context, path string) (Rename, bool) {
+	return r.hist.RenamedTo(ctx, path)
 }
 
-// commit returns the cached metadata of a commit.
-func (h *history) commit(hash plumbing.Hash) (*commitMeta, error) {
-	if m, ok := h.meta[hash]; ok {
-		return m, nil
-	}
-	m, ok := h.takeHanded(hash)
-	if !ok {
-		c, err := h.obj.commit(hash)
-		if err != nil {
-			return nil, err
-		}
-		m = metaOf(hash, c)
-	}
-	if len(h.meta) >= historyCacheLimit {
-		// The lineage keeps what it holds; only the lookup map starts over.
-		h.meta = map[plumbing.Hash]*commitMeta{}
-	}
-	h.meta[hash] = m
-	return m, nil
+// InHistory is history.History.InHistory.
+func (r *Repo) InHistory(ctx context.Context, path string) (file, dir bool, err error) {
+	return r.hist.InHistory(ctx, path)
 }
 
-// metaOf is the cached part of commit c, stored as hash.
-func metaOf(hash plumbing.Hash, c *object.Commit) *commitMeta {
-	return &commitMeta{
-		hash: hash, parents: c.ParentHashes, tree: c.TreeHash, when: c.Committer.When,
-		author: c.Author.When, name: c.Author.Name, email: c.Author.Email,
-		message: strings.TrimRight(c.Message, "\n"),
-	}
+// HistoryPaths is history.History.HistoryPaths.
+func (r *Repo) HistoryPaths(ctx context.Context, fn func(path string, dir bool) bool) error {
+	return r.hist.HistoryPaths(ctx, fn)
 }
 
-// changes returns the files a commit changed against its first parent. An
-// unreadable tree (a partial clone, a lost object) is remembered in
-// changesErr and gives no files rather than failing the caller.
-func (h *history) changes(m *commitMeta) []fileDiff {
-	if m.diffed {
-		return m.changes
-	}
-	if hm, ok := h.takeHanded(m.hash); ok {
-		m.changes, m.diffed = hm.changes, true
-		return hm.changes
-	}
-	parentTree := emptyTree
-	if len(m.parents) > 0 {
-		p, err := h.commit(m.parents[0])
-		if err != nil {
-			m.changesErr, m.diffed = err, true
-			return nil
-		}
-		parentTree = p.tree
-	}
-	d, err := h.obj.diffTrees(parentTree, m.tree)
-	if err != nil {
-		m.changesErr, m.diffed = err, true
-		return nil
-	}
-	m.changes, m.diffed = d, true
-	return d
+// PlanRevert is history.History.PlanRevert.
+func (r *Repo) PlanRevert(ctx context.Context, opts RevertOptions, current CurrentFunc) (RevertPlan, error) {
+	return r.hist.PlanRevert(ctx, opts, current)
 }
 
-// change returns commit m's change of path p, if it changed it.
-func (h *history) change(m *commitMeta, p string) (fileDiff, bool) {
-	cs := h.changes(m)
-	i := sort.Search(len(cs), func(i int) bool { return cs[i].Path >= p })
-	if i < len(cs) && cs[i].Path == p {
-		return cs[i], true
-	}
-	return fileDiff{}, false
+// ResolveVersion is history.History.ResolveVersion.
+func (r *Repo) ResolveVersion(ctx context.Context, spec string) (Version, error) {
+	return r.hist.ResolveVersion(ctx, spec)
 }
 
-// lineage is the history of one branch head in `git log` order, stored
-// oldest first so that new commits are appended and positions stay valid.
-type lineage struct {
-	head  plumbing.Hash
-	order []*commitMeta
-	pos   map[plumbing.Hash]int32
-	// byPath lists, for each path, the positions (ascending) of the commits
-	// that changed it: non-merge commits against their parent, merges only
-	// where the path differs from every parent (as `git log -- path`).
-	byPath map[string][]int32
-	// dirs holds every folder above a changed path, so a folder filter
-	// knows to look under it.
-	dirs map[string]bool
-	// ends are commits whose parent could not be read: the history stops
-	// there (a shallow or partial clone, a lost object).
-	ends []plumbing.Hash
+// FileAt is history.History.FileAt.
+func (r *Repo) FileAt(ctx context.Context, spec, path string, maxBytes int64) (FileVersion, error) {
+	return r.hist.FileAt(ctx, spec, path, maxBytes)
 }
 
-func newLineage(head plumbing.Hash) *lineage {
-	return &lineage{head: head, pos: map[plumbing.Hash]int32{}, byPath: map[string][]int32{}, dirs: map[string]bool{}}
-}
-
-func (l *lineage) top() int32 { return int32(len(l.order)) - 1 }
-
-// appendMax bounds the linear chain of new commits appended to a lineage
-// instead of rebuilding it.
-const appendMax = 4096
-
-// lineageFor brings the lineage up to date with head and returns it. A
-// head that only added commits on top of the previous one (our commits, a
-// fast-forward) is appended; anything else (a replay, a rewritten remote)
-// rebuilds it from the commit cache. h.mu is held.
-func (h *history) lineageFor(ctx context.Context, head plumbing.Hash) (*lineage, error) {
-	if l := h.lin; l != nil && l.head == head {
-		return l, nil
-	}
-	if head.IsZero() {
-		h.lin = newLineage(head)
-		return h.lin, nil
-	}
-	if l := h.lin; l != nil && !l.head.IsZero() {
-		if chain, ok := h.chainTo(head, l); ok {
-			for i := len(chain) - 1; i >= 0; i-- {
-				h.appendCommit(l, chain[i])
-			}
-			l.head = head
-			return l, nil
-		}
-	}
-	l := newLineage(head)
-	var newestFirst []*commitMeta
-	err := h.walk(ctx, head, func(m *commitMeta) {
-		newestFirst = append(newestFirst, m)
-	}, func(missing plumbing.Hash) { l.ends = append(l.ends, missing) })
-	if err != nil {
-		return nil, err
-	}
-	l.order = make([]*commitMeta, 0, len(newestFirst))
-	for i := len(newestFirst) - 1; i >= 0; i-- {
-		h.appendCommit(l, newestFirst[i])
-		if i%512 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-	}
-	h.lin = l
-	return l, nil
-}
-
-// chainTo returns the commits from head down to l.head when they form a
-// single line of non-merge commits (newest first).
-func (h *history) chainTo(head plumbing.Hash, l *lineage) ([]*commitMeta, bool) {
-	var chain []*commitMeta
-	for c := head; c != l.head; {
-		if _, known := l.pos[c]; known || len(chain) >= appendMax {
-			return nil, false // back to an older commit: a reset or rewrite
-		}
-		m, err := h.commit(c)
-		if err != nil || len(m.parents) != 1 {
-			return nil, false
-		}
-		chain = append(chain, m)
-		c = m.parents[0]
-	}
-	return chain, true
-}
-
-// appendCommit adds m on top of the lineage and indexes its paths.
-func (h *history) appendCommit(l *lineage, m *commitMeta) {
-	p := int32(len(l.order))
-	l.order = append(l.order, m)
-	l.pos[m.hash] = p
-	cs := h.changes(m)
-	if len(m.parents) > 1 {
-		cs = h.mergeChanges(m, cs)
-	}
-	for _, d := range cs {
-		l.byPath[d.Path] = append(l.byPath[d.Path], p)
-		for dir := d.Path; ; {
-			i := strings.LastIndexByte(dir, '/')
-			if i < 0 {
-				break
-			}
-			dir = dir[:i]
-			if l.dirs[dir] {
-				break
-			}
-			l.dirs[dir] = true
-		}
-	}
-}
-
-// mergeChanges keeps the paths in which a merge differs from every parent:
-// the rest came unchanged from one side, whose own commits list them.
-func (h *history) mergeChanges(m *commitMeta, cs []fileDiff) []fileDiff {
-	var out []fileDiff
-	for _, d := range cs {
-		differs := true
-		for _, ph := range m.parents[1:] {
-			pm, err := h.commit(ph)
-			if err != nil {
-				continue
-			}
-			if same, err := h.obj.samePath(m.tree, pm.tree, d.Path); err == nil && same {
-				differs = false
-				break
-			}
-		}
-		if differs {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-// metaQueue orders commits newest first (committer time), like git log.
-type metaQueue []*commitMeta
-
-func (q metaQueue) Len() int           { return len(q) }
-func (q metaQueue) Less(i, j int) bool { return q[i].when.After(q[j].when) }
-func (q metaQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
-func (q *metaQueue) Push(x any)        { *q = append(*q, x.(*commitMeta)) }
-func (q *metaQueue) Pop() any {
-	old := *q
-	m := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return m
-}
-
-// walk visits the commits reachable from head newest first, as git log
-// orders them. A parent that cannot be read ends that line of history and
-// is reported to missing instead of failing the walk.
-func (h *history) walk(ctx context.Context, head plumbing.Hash, fn func(*commitMeta), missing func(plumbing.Hash)) error {
-	m, err := h.commit(head)
-	if err != nil {
-		return err
-	}
-	seen := map[plumbing.Hash]bool{head: true}
-	q := &metaQueue{m}
-	for q.Len() > 0 {
-		m := heap.Pop(q).(*commitMeta)
-		fn(m)
-		// Checked after fn too: the warm-up lets go of the lock in fn, and
-		// Close may have closed the storage meanwhile.
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		for _, p := range m.parents {
-			if seen[p] {
-				continue
-			}
-			seen[p] = true
-			pm, err := h.commit(p)
-			if err != nil {
-				missing(p)
-				continue
-			}
-			heap.Push(q, pm)
-		}
-	}
-	return nil
-}
-
-// touchesPath reports whether a change concerns path p (a file, or a folder and
-// everything under it).
-func touchesPath(d fileDiff, p string) bool {
-	return d.Path == p || strings.HasPrefix(d.Path, p+"/")
-}
-
-// historyHead returns the branch head for a history query.
-func (r *Repo) historyHead() (plumbing.Hash, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	head, err := r.refHash(r.branch)
-	if err != nil {
-		return plumbing.ZeroHash, r.scrub(err)
-	}
-	return head, nil
-}
-
-// withLineage runs fn with the history lock held and the lineage of the
-// current branch head.
-func (r *Repo) withLineage(ctx context.Context, fn func(h *history, l *lineage) error) error {
-	head, err := r.historyHead()
-	if err != nil {
-		return err
-	}
-	h := r.hist
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	l, err := h.lineageFor(ctx, head)
-	if err != nil {
-		return fmt.Errorf("history: %w", r.scrub(err))
-	}
-	return fn(h, l)
-}
-
-// endNotices explains where the history stops short.
-func endNotices(l *lineage) []string {
-	if len(l.ends) == 0 {
-		return nil
-	}
-	return []string{fmt.Sprintf("The history stops at %d place(s) because older commits cannot be read (a shallow or partial clone, or a lost object), e.g. %s.",
-		len(l.ends), short(l.ends[0]))}
-}
-
-// isMissing reports whether err says a git object is absent.
-func isMissing(err error) bool { return errors.Is(err, plumbing.ErrObjectNotFound) }
-
-// warmHistory fills the history cache (commit metadata, changed paths and
-// the lineage's path index) for the whole history, so the first
-// path-filtered query does not pay for it, then keeps the lineage in step
-// with the branch as our commits and pulls move it. Start runs it in the
-// background; it holds only the history lock, in short stretches.
-func (r *Repo) warmHistory(ctx context.Context) {
-	head, err := r.historyHead()
-	if err != nil {
-		return
-	}
-	if !head.IsZero() {
-		r.warmFrom(ctx, head)
-		// The walk left the cache full of what it read: every commit's
-		// trees and their delta bases, 7 MB at 10,000 notes and 200
-		// commits, up to histCacheSize. Queries after it read a few
-		// objects each, and the resident memory budget has no room for
-		// them all.
-		r.histCache.Clear()
-	}
-	t := time.NewTicker(historyFollow)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		head, err := r.historyHead()
-		if err != nil {
-			continue
-		}
-		h := r.hist
-		h.mu.Lock()
-		if ctx.Err() != nil { // Close may have closed the storage meanwhile
-			h.mu.Unlock()
-			return
-		}
-		if h.lin == nil || h.lin.head != head {
-			if _, err := h.lineageFor(ctx, head); err != nil && ctx.Err() == nil {
-				r.log.Debug("updating the history cache", "err", err)
-			}
-		}
-		h.mu.Unlock()
-	}
-}
-
-// historyFollow is how often the warm history looks for a moved branch.
-// Queries never depend on it: each one brings the lineage up to date
-// itself; this only moves that cost (a pull's new diffs) off the query.
-const historyFollow = 2 * time.Second
-
-// warmFrom computes the changes of every commit reachable from head in
-// stretches (letting queries in between), then builds the lineage.
-func (r *Repo) warmFrom(ctx context.Context, head plumbing.Hash) {
-	const stretch = 200
-	h := r.hist
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	count := 0
-	err := h.walk(ctx, head, func(m *commitMeta) {
-		h.changes(m)
-		count++
-		if count%stretch == 0 {
-			h.mu.Unlock()
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Millisecond):
-			}
-			h.mu.Lock()
-		}
-	}, func(plumbing.Hash) {})
-	if err == nil {
-		_, err = h.lineageFor(ctx, head)
-	}
-	if err != nil && ctx.Err() == nil {
-		r.log.Debug("warming the history cache", "err", err)
-	}
-}
+// Blob is history.History.Blob.
+func (r *Repo) Blob(id string) (data []byte, found bool, err error) { return r.hist.Blob(id) }

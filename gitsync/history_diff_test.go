@@ -127,28 +127,6 @@ func TestDiffWholeVault(t *testing.T) {
 	}
 }
 
-func TestUnifiedLinesMatchGit(t *testing.T) {
-	t.Parallel()
-	cases := [][2]string{
-		{"a\nb\nc\n", "a\nB\nc\n"},
-		{"", "new\n"},
-		{"gone\n", ""},
-		{"no newline", "no newline at all"},
-		{noteLines(30, "x"), strings.Replace(strings.Replace(noteLines(30, "x"), "x line 2\n", "", 1), "x line 29", "x 29", 1)},
-	}
-	dir := t.TempDir()
-	for i, c := range cases {
-		got, _, _ := unifiedLines(c[0], c[1], diffContext)
-		a, b := filepath.Join(dir, fmt.Sprint(i, "a")), filepath.Join(dir, fmt.Sprint(i, "b"))
-		os.WriteFile(a, []byte(c[0]), 0o644)
-		os.WriteFile(b, []byte(c[1]), 0o644)
-		out, _ := gitErr(dir, "diff", "--no-index", a, b)
-		if want := gitHunks(out); !slices.Equal(got, want) {
-			t.Errorf("case %d:\n got %q\nwant %q", i, got, want)
-		}
-	}
-}
-
 // A note diff stays within its budget, cutting within the file, and cuts
 // lines longer than MaxLineBytes.
 func TestDiffNoteBudget(t *testing.T) {

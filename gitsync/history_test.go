@@ -144,7 +144,7 @@ func TestRecentPathFilterMatchesGitLog(t *testing.T) {
 		for _, c := range got {
 			hashes = append(hashes, c.Hash)
 			for _, f := range c.Files {
-				if !touchesPath(fileDiff{Path: f.Path}, p) {
+				if f.Path != p && !strings.HasPrefix(f.Path, p+"/") {
 					t.Errorf("path %s: commit %s lists %s", p, c.Message, f.Path)
 				}
 			}

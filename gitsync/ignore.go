@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"vaultmcp/gitsync/internal/store"
 )
 
 // ignorer answers "would git ignore this untracked path" from .gitignore
@@ -38,7 +40,7 @@ func (ig *ignorer) ignored(p string, isDir bool) bool {
 func (ig *ignorer) match(parts []string, isDir bool) bool {
 	if !ig.loaded {
 		ig.loaded = true
-		fs := plainFS{root: "/"}
+		fs := store.NewPlainFS("/")
 		if ps, err := gitignore.LoadSystemPatterns(fs); err == nil {
 			ig.base = append(ig.base, ps...)
 		}
@@ -66,7 +68,7 @@ func (ig *ignorer) match(parts []string, isDir bool) bool {
 
 // readPatterns parses one ignore file; a missing file has no patterns.
 func readPatterns(file string, domain []string) []gitignore.Pattern {
-	f, _, err := openRegular(file)
+	f, _, err := store.OpenRegular(file)
 	if err != nil {
 		return nil
 	}

@@ -16,6 +16,8 @@ import (
 	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"vaultmcp/gitsync/internal/store"
 )
 
 // The git index is not flushed. It is derived data: git's own default
@@ -76,7 +78,7 @@ func (r *Repo) markIndexUnflushed() ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mark the git index as not flushed: %w", err)
 	}
-	if err := flock(f); err != nil && !errors.Is(err, errNoFlock) {
+	if err := store.Flock(f); err != nil && !errors.Is(err, store.ErrNoFlock) {
 		f.Close()
 		return nil, fmt.Errorf("mark the git index as not flushed: %w", err)
 	}
@@ -97,11 +99,11 @@ func (r *Repo) dropIndexMark() {
 	if r.mark == nil {
 		return
 	}
-	if err := r.index.write(false); err != nil {
+	if err := r.index.Write(false); err != nil {
 		r.log.Warn("could not write the git index; its mark stays", "err", err)
 		return
 	}
-	if err := r.flush(r.index.path); err != nil {
+	if err := r.flush(r.index.Path); err != nil {
 		r.log.Warn("could not flush the git index; its mark stays", "err", err)
 		return
 	}
@@ -127,7 +129,7 @@ func (r *Repo) deadIndexMarks() []string {
 		if err != nil {
 			continue
 		}
-		if ownerDead(f, filepath.Base(m)) {
+		if store.OwnerDead(f, filepath.Base(m)) {
 			dead = append(dead, m)
 		}
 		f.Close()
@@ -143,7 +145,7 @@ func (r *Repo) settleIndexMarks() {
 	if len(dead) == 0 {
 		return
 	}
-	if err := r.flush(r.index.path); err != nil {
+	if err := r.flush(r.index.Path); err != nil {
 		r.log.Warn("could not flush the git index a stopped server left", "err", err)
 		return
 	}
@@ -268,7 +270,7 @@ func gitTrue(v string) bool {
 // with loadErr: a torn index covered by a mark is rebuilt, anything else
 // is an error that says what to do. r.mu is held.
 func (r *Repo) repairIndex(loadErr error) error {
-	data, err := os.ReadFile(r.index.path)
+	data, err := os.ReadFile(r.index.Path)
 	if err != nil {
 		return fmt.Errorf("gitsync: %w", loadErr)
 	}
@@ -310,23 +312,23 @@ func (r *Repo) rebuildIndex() error {
 	case err != nil:
 		return fmt.Errorf("read HEAD: %w", err)
 	default:
-		c, err := r.obj.commit(head.Hash())
+		c, err := r.obj.Commit(head.Hash())
 		if err != nil {
 			return err
 		}
-		err = r.obj.walk(c.TreeHash, "", func(fe fileEntry) {
+		err = r.obj.Walk(c.TreeHash, "", func(fe store.FileEntry) {
 			es = append(es, &index.Entry{Name: fe.Path, Hash: fe.Hash, Mode: fe.Mode})
 		})
 		if err != nil {
 			return err
 		}
 	}
-	sortEntries(es)
-	if _, err := r.index.holdAnd(false); err != nil {
+	store.SortEntries(es)
+	if _, err := r.index.HoldAnd(false); err != nil {
 		return err
 	}
-	r.index.stage(&index.Index{Version: 2, Entries: es}, time.Now())
-	if err := r.index.write(!r.opts.NoFsync); err != nil {
+	r.index.Stage(&index.Index{Version: 2, Entries: es}, time.Now())
+	if err := r.index.Write(!r.opts.NoFsync); err != nil {
 		return err
 	}
 	return r.flush(r.gitDir)

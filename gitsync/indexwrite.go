@@ -1,6 +1,10 @@
 package gitsync
 
-import "time"
+import (
+	"time"
+
+	"vaultmcp/gitsync/internal/store"
+)
 
 // When the git index is written. A commit changes the index in memory,
 // under index.lock (see indexFile); the file follows once commits pause
@@ -11,7 +15,7 @@ import "time"
 // stop at the lock; Close and a clean stop write it at once.
 //
 // A kill in between leaves the file behind HEAD and index.lock with a
-// dead owner: the next start removes the lock (lock.go) and, since the
+// dead owner: the next start removes the lock (store.RecoverLocks) and, since the
 // process's mark is left (indexmark.go), rebuilds the index from HEAD.
 const (
 	indexIdle   = 50 * time.Millisecond
@@ -20,8 +24,8 @@ const (
 
 // stageIndex applies upd to the index, index.lock held, and sees that the
 // file follows. r.mu is held.
-func (r *Repo) stageIndex(upd *indexUpdate) {
-	r.index.update(upd, time.Now())
+func (r *Repo) stageIndex(upd *store.IndexUpdate) {
+	r.index.Update(upd, time.Now())
 	if r.writeIndexEach {
 		r.writeIndex()
 		return
@@ -50,12 +54,12 @@ func (r *Repo) indexTimerFired() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.indexTimerArmed = false
-	if !r.index.dirty() {
+	if !r.index.Dirty() {
 		return
 	}
 	now := time.Now()
-	idle := now.Sub(r.index.lastChange)
-	age := now.Sub(r.index.dirtySince)
+	idle := now.Sub(r.index.LastChange)
+	age := now.Sub(r.index.DirtySince)
 	wantIdle, wantAge := r.indexWait(indexIdle), r.indexWait(indexMaxAge)
 	if idle < wantIdle && age < wantAge {
 		r.scheduleIndexWrite(min(wantIdle-idle, wantAge-age))
@@ -69,7 +73,7 @@ func (r *Repo) indexTimerFired() {
 // durable without it, and the next commit or the next start's rebuild
 // brings the file up to date. r.mu is held.
 func (r *Repo) writeIndex() {
-	if err := r.index.write(false); err != nil {
+	if err := r.index.Write(false); err != nil {
 		r.log.Warn("could not write the git index; it is written again with the next commit", "err", err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"vaultmcp/gitsync/internal/store"
 )
 
 func TestCheckLinkTarget(t *testing.T) {
@@ -32,7 +34,7 @@ func TestCheckLinkTarget(t *testing.T) {
 		{"notes/a.md", `..\.git\config`, false},
 		{"a.md", "", false},
 	} {
-		err := checkLinkTarget(tt.rel, tt.target)
+		err := store.CheckLinkTarget(tt.rel, tt.target)
 		if (err == nil) != tt.ok {
 			t.Errorf("checkLinkTarget(%q, %q) = %v, want ok %v", tt.rel, tt.target, err, tt.ok)
 		}

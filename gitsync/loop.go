@@ -37,7 +37,7 @@ func (r *Repo) loop(ctx context.Context) {
 	}()
 	go func() {
 		defer r.recoverPanic("warming the history cache", nil)
-		r.warmHistory(ctx)
+		r.hist.Warm(ctx)
 	}()
 
 	var tick <-chan time.Time

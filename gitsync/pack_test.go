@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"vaultmcp/gitsync/internal/store"
 )
 
 // A commit of many new files writes their blobs, its trees and itself as
@@ -21,7 +23,7 @@ func TestManyBlobsGoIntoOnePack(t *testing.T) {
 
 	contents := map[string]string{}
 	var paths []string
-	for i := range packMinBlobs + 8 {
+	for i := range store.PackMinBlobs + 8 {
 		rel := fmt.Sprintf("notes/n%03d.md", i)
 		c := fmt.Sprintf("note %d\n%s", i, strings.Repeat("x", i*997))
 		switch i {
@@ -84,16 +86,16 @@ func TestPackWriteFailureLeavesNothing(t *testing.T) {
 	record(t, r, "first", "a.md", "a\n")
 	head := git(t, dir, "rev-parse", "HEAD")
 	var paths []string
-	for i := range packMinBlobs {
+	for i := range store.PackMinBlobs {
 		// In folders: their trees go into the pack that fails, and must
 		// not pass for written when the commit is made again.
 		rel := fmt.Sprintf("d%d/n%d.md", i%3, i)
 		writeFile(t, dir, rel, rel)
 		paths = append(paths, rel)
 	}
-	r.obj.writeFault = fmt.Errorf("no space left on device")
+	r.obj.WriteFault = fmt.Errorf("no space left on device")
 	_, err := r.Commit(t.Context(), "many", paths)
-	r.obj.writeFault = nil
+	r.obj.WriteFault = nil
 	if err == nil || !strings.Contains(err.Error(), "no space") {
 		t.Fatalf("err = %v", err)
 	}
@@ -145,7 +147,7 @@ func TestPackedCommitIsPushed(t *testing.T) {
 		t.Fatalf("laptop.md = %q after the pull", got)
 	}
 	var paths []string
-	for i := range packMinBlobs + 1 {
+	for i := range store.PackMinBlobs + 1 {
 		rel := fmt.Sprintf("notes/n%03d.md", i)
 		writeFile(t, w.vault, rel, fmt.Sprintf("note %d\n", i))
 		paths = append(paths, rel)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"vaultmcp/gitsync/internal/store"
 	"vaultmcp/internal/syncfs"
 )
 
@@ -59,7 +60,7 @@ type placing struct {
 // change. On any other error, place may or may not have been called: the
 // caller undoes the change either way.
 func (r *Repo) RecordPlacing(ctx context.Context, summary string, paths []string, known Written, rel, tmp string, bar *syncfs.Barrier, place func() error) (string, error) {
-	c, err := cleanPath(rel)
+	c, err := store.CleanPath(rel)
 	if err != nil {
 		return "", err
 	}
@@ -158,20 +159,20 @@ func (pl *placing) rename() error {
 // temporary file's would make `git status` and the scan for outside
 // changes hash the note again. A file no longer the one staged keeps the
 // entry as it is (the scan then hashes it, as it should).
-func (pl *placing) restat(upd *indexUpdate) {
+func (pl *placing) restat(upd *store.IndexUpdate) {
 	if pl == nil || !pl.done {
 		return
 	}
-	e, ok := upd.set[pl.rel]
+	e, ok := upd.Set[pl.rel]
 	if !ok {
 		return
 	}
 	fi, err := os.Lstat(pl.full)
 	// The index keeps an inode's low 32 bits, as git does.
-	if err != nil || uint32(inodeOf(fi)) != e.Inode || uint32(fi.Size()) != e.Size {
+	if err != nil || uint32(store.InodeOf(fi)) != e.Inode || uint32(fi.Size()) != e.Size {
 		return
 	}
-	fillStat(e, fi)
+	store.FillStat(e, fi)
 }
 
 // dir returns the folder of the file placed, to flush after its rename;
@@ -187,9 +188,8 @@ func (pl *placing) dir() string {
 // commit (its content is already HEAD's): the temporary file is flushed
 // (by the stage's barrier, the caller's or none), renamed, and its
 // folder flushed; the index entry staged for it takes its stat data in
-// place. r.mu is held.
-func (r *Repo) placeUnchanged(s *stage) error {
-	pl := r.placing
+// place; pl nil is none. r.mu is held.
+func (r *Repo) placeUnchanged(pl *placing, s *stage) error {
 	if pl == nil {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
+	"vaultmcp/gitsync/internal/store"
 	"vaultmcp/internal/syncfs"
 )
 
@@ -124,13 +125,13 @@ func TestRecordPlacing(t *testing.T) {
 			// The index entry holds the note's stat data in place (a
 			// rename changes its ctime), so nothing hashes it again.
 			r.mu.Lock()
-			idx, err := r.index.load()
+			idx, err := r.index.Load()
 			var e *index.Entry
 			if err == nil {
-				e = entryFor(idx, rel)
+				e = store.EntryFor(idx, rel)
 			}
 			r.mu.Unlock()
-			if nfi, serr := os.Lstat(full); e == nil || serr != nil || !statUnchanged(e, nfi) {
+			if nfi, serr := os.Lstat(full); e == nil || serr != nil || !store.StatUnchanged(e, nfi) {
 				t.Errorf("the index entry of %s does not hold its stat data in place (%v, %v)", rel, err, serr)
 			}
 			if got := git(t, dir, "show", "HEAD:"+rel); got != strings.TrimSuffix(tt.content, "\n") && got != tt.content {

@@ -18,6 +18,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/revlist"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
+
+	"vaultmcp/gitsync/internal/store"
 )
 
 // ErrRejected is returned by Push when the remote branch has commits we do
@@ -201,8 +203,8 @@ func (r *Repo) push(ctx context.Context) (pushed bool, err error) {
 		r.netSt.ObjectStorage.Reindex()
 		r.netPacks = n
 	}
-	obj := newObjects(r.netSt, r.gitDir)
-	if !remote.IsZero() && !obj.has(remote) {
+	obj := store.NewObjects(r.netSt, r.gitDir)
+	if !remote.IsZero() && !obj.Has(remote) {
 		return false, ErrRejected
 	}
 	hashes, err := r.objectsToPush(obj, local, remote)
@@ -311,7 +313,7 @@ func (r *Repo) setTracking(h plumbing.Hash) error {
 
 // objectsToPush lists the objects the remote (at commit remote) lacks to
 // have commit local. ErrRejected means local does not descend from remote.
-func (r *Repo) objectsToPush(obj *objects, local, remote plumbing.Hash) ([]plumbing.Hash, error) {
+func (r *Repo) objectsToPush(obj *store.Objects, local, remote plumbing.Hash) ([]plumbing.Hash, error) {
 	var chain []plumbing.Hash
 	linear := true
 	found := remote.IsZero()
@@ -320,7 +322,7 @@ func (r *Repo) objectsToPush(obj *objects, local, remote plumbing.Hash) ([]plumb
 			found = true
 			break
 		}
-		c, err := obj.commit(h)
+		c, err := obj.Commit(h)
 		if err != nil {
 			return nil, err
 		}
@@ -364,14 +366,14 @@ func (r *Repo) objectsToPush(obj *objects, local, remote plumbing.Hash) ([]plumb
 	seen := map[plumbing.Hash]bool{}
 	var out []plumbing.Hash
 	for _, h := range chain {
-		c, err := obj.commit(h)
+		c, err := obj.Commit(h)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, h)
-		parentTree := emptyTree
+		parentTree := store.EmptyTree
 		if len(c.ParentHashes) > 0 {
-			p, err := obj.commit(c.ParentHashes[0])
+			p, err := obj.Commit(c.ParentHashes[0])
 			if err != nil {
 				return nil, err
 			}
@@ -386,13 +388,13 @@ func (r *Repo) objectsToPush(obj *objects, local, remote plumbing.Hash) ([]plumb
 
 // newTreeObjects adds tree and its subtrees and blobs that differ from the
 // same path in old, whose objects the remote has or out holds already.
-func newTreeObjects(obj *objects, old, tree plumbing.Hash, seen map[plumbing.Hash]bool, out *[]plumbing.Hash) error {
+func newTreeObjects(obj *store.Objects, old, tree plumbing.Hash, seen map[plumbing.Hash]bool, out *[]plumbing.Hash) error {
 	if old == tree || seen[tree] {
 		return nil
 	}
 	seen[tree] = true
 	*out = append(*out, tree)
-	oldEntries, err := obj.tree(old)
+	oldEntries, err := obj.Tree(old)
 	if err != nil {
 		return err
 	}
@@ -400,7 +402,7 @@ func newTreeObjects(obj *objects, old, tree plumbing.Hash, seen map[plumbing.Has
 	for _, e := range oldEntries {
 		prev[e.Name] = e
 	}
-	es, err := obj.tree(tree)
+	es, err := obj.Tree(tree)
 	if err != nil {
 		return err
 	}
@@ -412,7 +414,7 @@ func newTreeObjects(obj *objects, old, tree plumbing.Hash, seen map[plumbing.Has
 		case filemode.Dir:
 			// Compare with the folder that was at this path; a file that
 			// was there is no base (a note replaced by a folder).
-			base := emptyTree
+			base := store.EmptyTree
 			if p, ok := prev[e.Name]; ok && p.Mode == filemode.Dir {
 				base = p.Hash
 			}
@@ -429,7 +431,7 @@ func newTreeObjects(obj *objects, old, tree plumbing.Hash, seen map[plumbing.Has
 }
 
 // isAncestorIn is isAncestor over another storage.
-func (r *Repo) isAncestorIn(obj *objects, anc, h plumbing.Hash) (bool, error) {
+func (r *Repo) isAncestorIn(obj *store.Objects, anc, h plumbing.Hash) (bool, error) {
 	seen := map[plumbing.Hash]bool{}
 	stack := []plumbing.Hash{h}
 	for len(stack) > 0 && len(seen) < walkLimit {
@@ -442,7 +444,7 @@ func (r *Repo) isAncestorIn(obj *objects, anc, h plumbing.Hash) (bool, error) {
 			continue
 		}
 		seen[x] = true
-		c, err := obj.commit(x)
+		c, err := obj.Commit(x)
 		if err != nil {
 			return false, err
 		}

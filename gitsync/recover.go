@@ -5,11 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"vaultmcp/gitsync/internal/store"
 )
 
 // recoverLocks runs at Open: lock files a vaultmcp process left when it
-// was killed are removed (see lock.go for how ours are told from a live
-// git command's), and the others are reported, since every commit will
+// was killed are removed (see store.RecoverLocks for how ours are told from a
+// live git command's), and the others are reported, since every commit will
 // wait for them and fail. It never fails Open: the worst case is the
 // error a commit would give anyway.
 func (r *Repo) recoverLocks() {
@@ -25,7 +27,7 @@ func (r *Repo) recoverLocks() {
 		}
 		return nil
 	})
-	removed, foreign, err := recoverLocks(r.gitDir, candidates)
+	removed, foreign, err := store.RecoverLocks(r.gitDir, candidates)
 	if err != nil {
 		r.log.Warn("checking for stale lock files", "err", err)
 		return

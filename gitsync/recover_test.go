@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"vaultmcp/gitsync/internal/store"
 )
 
 // deadPid returns the pid of a process that has exited.
@@ -27,7 +29,7 @@ func deadPid(t *testing.T) int {
 // mid-commit leaves it: a hard link of an owner file nobody holds.
 func leaveStaleLock(t *testing.T, gitDir, lock, content string) {
 	t.Helper()
-	owner := filepath.Join(gitDir, "vaultmcp-"+strconv.Itoa(deadPid(t))+"-1"+ownerSuffix)
+	owner := filepath.Join(gitDir, "vaultmcp-"+strconv.Itoa(deadPid(t))+"-1"+store.OwnerSuffix)
 	if err := os.WriteFile(owner, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +83,7 @@ func TestStaleLocksOfADeadServerAreRecovered(t *testing.T) {
 	if !strings.Contains(logs.String(), "removed a stale lock file") {
 		t.Errorf("recovery not logged:\n%s", logs.String())
 	}
-	if owners, _ := filepath.Glob(filepath.Join(gitDir, "*"+ownerSuffix)); len(owners) != 0 {
+	if owners, _ := filepath.Glob(filepath.Join(gitDir, "*"+store.OwnerSuffix)); len(owners) != 0 {
 		t.Errorf("owner files left: %q", owners)
 	}
 	if err := r.Sync(context.Background()); err == nil {
@@ -150,18 +152,18 @@ func TestForeignAndLiveLocksAreNotRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A live owner: this process holds its flock.
-	live, err := takeLock(gitDir, filepath.Join(gitDir, "refs", "heads", "main.lock"))
+	live, err := store.TakeLock(gitDir, filepath.Join(gitDir, "refs", "heads", "main.lock"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer live.abort()
+	defer live.Abort()
 
 	var logs logBuffer
 	r2 := openRepo(t, Options{Dir: dir, Logger: logs.logger()})
 	if _, err := os.Stat(foreign); err != nil {
 		t.Error("a foreign index.lock was removed")
 	}
-	if _, err := os.Stat(live.path); err != nil {
+	if _, err := os.Stat(live.Path); err != nil {
 		t.Error("a live process's ref lock was removed")
 	}
 	if !strings.Contains(logs.String(), "another git command is running") {
@@ -243,7 +245,7 @@ func TestRecordIsDurable(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		record(t, r, "write n.md", "deep/er/n"+itoa(i)+".md", "n\n")
 	}
-	if got := len(r.obj.written); got != 0 {
+	if got := len(r.obj.Written); got != 0 {
 		t.Errorf("%d written objects never flushed", got)
 	}
 	assertClean(t, dir)

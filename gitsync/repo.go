@@ -19,8 +19,12 @@ import (
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"vaultmcp/gitsync/history"
+	"vaultmcp/gitsync/internal/store"
 )
 
 // Repo is a vault's git repository. Create it with Open, start the
@@ -42,16 +46,8 @@ type Repo struct {
 	// mu guards the main go-git storage and everything derived from it.
 	mu    sync.Mutex
 	st    *filesystem.Storage
-	obj   *objects
-	index *indexFile
-	hist  *history
-	// author is the client a commit being made is authored for (see
-	// WithAuthor); nil for the configured author. Guarded by mu.
-	author *Author
-	histSt *filesystem.Storage // keeps pack files open: history reads many objects
-	// histCache is histSt's object cache, emptied once the history is
-	// warm (warmHistory).
-	histCache cache.Object
+	obj   *store.Objects
+	index *store.IndexFile
 	// tip is the last commit this Repo made and its tree, under mu: the
 	// next commit on top of it takes its base tree from here instead of
 	// reading the commit back (a commit's tree never changes, so a tip
@@ -63,7 +59,7 @@ type Repo struct {
 	netMu sync.Mutex
 	netSt *filesystem.Storage
 	net   *gogit.Repository
-	// packs counts the packs our commits wrote (pack.go); netPacks is
+	// packs counts the packs our commits wrote (see store.Objects.Packed); netPacks is
 	// the count the network storage last saw, under netMu.
 	packs    atomic.Uint64
 	netPacks uint64
@@ -82,12 +78,13 @@ type Repo struct {
 	clonedTip plumbing.Hash  // the head of a clone Open made, checked out by Open
 	gcRuns    sync.WaitGroup // a background gc
 
-	// written is what RecordWritten's caller holds of the files of the
-	// commit under way (written.go); nil otherwise. Under mu.
-	written Written
-	// placing is the file RecordPlacing's caller has yet to rename into
-	// place (placing.go); nil otherwise. Under mu.
-	placing *placing
+	// hist reviews the history, with its own storage and lock.
+	hist *history.History
+	// onCommit is handed each commit this Repo makes, with its changes
+	// against its parent, just after the branch moved to it; r.mu is
+	// held. Open sets it to the history's hand-off, so that following
+	// the branch reads neither our commits nor their trees back.
+	onCommit func(hash plumbing.Hash, c *object.Commit, changes []store.FileDiff)
 
 	// mark is this process's unflushed-index mark, open and flocked
 	// once it left an unflushed index (indexmark.go); under mu.
@@ -107,7 +104,6 @@ type Repo struct {
 const (
 	mainCacheSize = 16 * cache.MiByte
 	netCacheSize  = 8 * cache.MiByte
-	histCacheSize = 16 * cache.MiByte
 )
 
 // Open opens the vault's repository at opts.Dir. A folder that is not a
@@ -140,14 +136,12 @@ func Open(ctx context.Context, opts Options) (*Repo, error) {
 		return nil, err
 	}
 	r.recoverLocks()
-	r.obj = newObjects(r.st, r.gitDir)
-	r.obj.packed = func() { r.packs.Add(1) }
-	r.index = &indexFile{path: filepath.Join(r.gitDir, "index")}
-	r.histCache = cache.NewObjectLRU(histCacheSize)
-	r.histSt = filesystem.NewStorageWithOptions(plainFS{root: r.gitDir}, r.histCache,
-		filesystem.Options{KeepDescriptors: true, MaxOpenDescriptors: 32})
-	r.hist = newHistory(r.histSt, r.gitDir)
-	r.netSt = filesystem.NewStorageWithOptions(plainFS{root: r.gitDir}, cache.NewObjectLRU(netCacheSize), filesystem.Options{})
+	r.obj = store.NewObjects(r.st, r.gitDir)
+	r.obj.Packed = func() { r.packs.Add(1) }
+	r.index = &store.IndexFile{Path: filepath.Join(r.gitDir, "index")}
+	r.hist = history.New(r.gitDir, historySource{r}, r.log)
+	r.onCommit = r.hist.HandCommit
+	r.netSt = filesystem.NewStorageWithOptions(store.NewPlainFS(r.gitDir), cache.NewObjectLRU(netCacheSize), filesystem.Options{})
 	r.net, err = gogit.Open(r.netSt, nil)
 	if err != nil {
 		return nil, fmt.Errorf("gitsync: open repository: %w", err)
@@ -191,7 +185,7 @@ func Open(ctx context.Context, opts Options) (*Repo, error) {
 func (r *Repo) CheckIndex() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, err := r.index.load(); err != nil {
+	if _, err := r.index.Load(); err != nil {
 		if err := r.repairIndex(err); err != nil {
 			return err
 		}
@@ -264,7 +258,7 @@ func findGitDir(dir string) (string, bool) {
 }
 
 func newStorage(gitDir string, cacheSize cache.FileSize) *filesystem.Storage {
-	return filesystem.NewStorageWithOptions(plainFS{root: gitDir}, cache.NewObjectLRU(cacheSize), filesystem.Options{})
+	return filesystem.NewStorageWithOptions(store.NewPlainFS(gitDir), cache.NewObjectLRU(cacheSize), filesystem.Options{})
 }
 
 // initRepo runs the equivalent of `git init`: on the configured branch,
@@ -566,9 +560,7 @@ func (r *Repo) Close() error {
 		}
 	}
 	r.dropIndexMark()
-	r.hist.mu.Lock()
-	defer r.hist.mu.Unlock()
-	return r.histSt.Close()
+	return r.hist.Close()
 }
 
 // closePushTimeout bounds the final push in Close.

@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"vaultmcp/gitsync/internal/store"
 )
 
 // commitExternal commits every difference between the worktree and HEAD
@@ -21,7 +23,7 @@ import (
 // deletion is held back (see holdDeletion). r.mu is held, and the caller
 // holds the vault lock so that no server write is caught half-done.
 func (r *Repo) commitExternal() (Result, []string, error) {
-	idx, err := r.index.load()
+	idx, err := r.index.Load()
 	if err != nil {
 		return Result{}, nil, err
 	}
@@ -29,15 +31,15 @@ func (r *Repo) commitExternal() (Result, []string, error) {
 	if err != nil {
 		return Result{}, nil, err
 	}
-	baseTree := emptyTree
+	baseTree := store.EmptyTree
 	if !head.IsZero() {
-		c, err := r.obj.commit(head)
+		c, err := r.obj.Commit(head)
 		if err != nil {
 			return Result{}, nil, err
 		}
 		baseTree = c.TreeHash
 	}
-	headFiles, err := r.obj.flatten(baseTree)
+	headFiles, err := r.obj.Flatten(baseTree)
 	if err != nil {
 		return Result{}, nil, err
 	}
@@ -72,7 +74,7 @@ func (r *Repo) commitExternal() (Result, []string, error) {
 			r.removeStaleTemp(fp, rel)
 			return nil
 		}
-		if err := checkName(d.Name(), modeOfEntry(d)); err != nil {
+		if err := store.CheckName(d.Name(), modeOfEntry(d)); err != nil {
 			r.warnUnsafe(rel, err)
 			if d.IsDir() {
 				return filepath.SkipDir
@@ -83,7 +85,7 @@ func (r *Repo) commitExternal() (Result, []string, error) {
 			if d.Name() == ".git" || isNestedRepo(fp) {
 				return filepath.SkipDir
 			}
-			if ig.ignored(rel, true) && !headDirs[rel] && !hasEntriesUnder(idx, rel) {
+			if ig.ignored(rel, true) && !headDirs[rel] && !store.HasEntriesUnder(idx, rel) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -91,7 +93,7 @@ func (r *Repo) commitExternal() (Result, []string, error) {
 		if !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
 			return nil
 		}
-		e := entryFor(idx, rel)
+		e := store.EntryFor(idx, rel)
 		hf, inHead := headFiles[rel]
 		if e == nil && !inHead && ig.ignored(rel, false) {
 			return nil
@@ -106,14 +108,14 @@ func (r *Repo) commitExternal() (Result, []string, error) {
 			if err != nil {
 				return nil
 			}
-			if err := checkLinkTarget(rel, filepath.ToSlash(target)); err != nil {
+			if err := store.CheckLinkTarget(rel, filepath.ToSlash(target)); err != nil {
 				r.warnUnsafe(rel, err)
 				return nil // seen: a tracked link keeps its committed version
 			}
 		}
-		mode := modeOf(fi)
+		mode := store.ModeOf(fi)
 		var h plumbing.Hash
-		if e != nil && e.Mode == mode && statUnchanged(e, fi) {
+		if e != nil && e.Mode == mode && store.StatUnchanged(e, fi) {
 			h = e.Hash
 		} else if fi.Mode().IsRegular() && fi.Size() > r.opts.MaxFileBytes {
 			r.warnTooLarge(rel, fi.Size(), inHead)
@@ -167,7 +169,7 @@ func (r *Repo) commitExternal() (Result, []string, error) {
 	if len(changed) == 0 {
 		return Result{Hash: short(head), Full: head}, nil, nil
 	}
-	res, err := r.commitLocked(ExternalChangesMessage, changed)
+	res, err := r.commitLocked(request{}, ExternalChangesMessage, changed)
 	return res, changed, err
 }
 

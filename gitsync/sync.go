@@ -20,6 +20,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"vaultmcp/gitsync/internal/store"
+	"vaultmcp/gitsync/internal/textmerge"
 )
 
 // fetchedRef is where a fetch puts the remote's branch head. The
@@ -38,7 +41,7 @@ func (r *Repo) fetchedRef() plumbing.ReferenceName {
 // write into .git or outside the vault is refused whole, nothing of it is
 // written) and integrated: a fast-forward when we have nothing unpushed,
 // else our commits that the remote never had are replayed on top of its
-// head, merging notes both sides changed (see merge3) and keeping both
+// head, merging notes both sides changed (see textmerge.Merge3) and keeping both
 // versions where the same lines collide. Only the worktree files that
 // change are written, with the vault lock held, and reported to Changed.
 // Without a remote it only commits external changes.
@@ -210,7 +213,7 @@ func (r *Repo) integrateLocked(remote plumbing.Hash) (changed, conflicts []strin
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := r.obj.verifyTree(remoteTree); err != nil {
+	if err := r.obj.VerifyTree(remoteTree); err != nil {
 		var unsafe *UnsafeTreeError
 		if errors.As(err, &unsafe) {
 			unsafe.Commit = remote
@@ -241,7 +244,7 @@ func (r *Repo) integrateLocked(remote plumbing.Hash) (changed, conflicts []strin
 		// We are ahead: the push brings the remote along.
 		return nil, nil, r.setTrackingLocked(remote)
 	}
-	rp := &replay{r: r, head: remote, tree: remoteTree, stamp: r.opts.Now(), copies: map[string]string{}, followed: map[string]string{}, remote: remoteTree, base: emptyTree}
+	rp := &replay{r: r, head: remote, tree: remoteTree, stamp: r.opts.Now(), copies: map[string]string{}, followed: map[string]string{}, remote: remoteTree, base: store.EmptyTree}
 	if len(chain) > 0 && len(chain[0].ParentHashes) > 0 {
 		if rp.base, err = r.treeOf(chain[0].ParentHashes[0]); err != nil {
 			return nil, nil, err
@@ -292,7 +295,7 @@ func (r *Repo) setTrackingLocked(h plumbing.Hash) error {
 		return err
 	}
 	err = r.updateRef(r.trackingRef(), h, old, "sync with "+r.opts.RemoteName)
-	if errors.Is(err, errRefMoved) {
+	if errors.Is(err, store.ErrRefMoved) {
 		return nil
 	}
 	return err
@@ -301,9 +304,9 @@ func (r *Repo) setTrackingLocked(h plumbing.Hash) error {
 // treeOf returns a commit's tree (the empty tree for the zero hash).
 func (r *Repo) treeOf(h plumbing.Hash) (plumbing.Hash, error) {
 	if h.IsZero() {
-		return emptyTree, nil
+		return store.EmptyTree, nil
 	}
-	c, err := r.obj.commit(h)
+	c, err := r.obj.Commit(h)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -337,14 +340,14 @@ type replay struct {
 // upstream already is dropped, as git rebase does.
 func (rp *replay) apply(c *object.Commit) error {
 	r := rp.r
-	parentTree := emptyTree
+	parentTree := store.EmptyTree
 	if len(c.ParentHashes) > 0 {
 		var err error
 		if parentTree, err = r.treeOf(c.ParentHashes[0]); err != nil {
 			return err
 		}
 	}
-	diffs, err := r.obj.diffTrees(parentTree, c.TreeHash)
+	diffs, err := r.obj.DiffTrees(parentTree, c.TreeHash)
 	if err != nil {
 		return err
 	}
@@ -353,12 +356,12 @@ func (rp *replay) apply(c *object.Commit) error {
 			return err
 		}
 	}
-	changes := map[string]treeChange{}
-	set := func(p string, e fileEntry) {
+	changes := map[string]store.TreeChange{}
+	set := func(p string, e store.FileEntry) {
 		if e.Hash.IsZero() {
-			changes[p] = treeChange{del: true}
+			changes[p] = store.TreeChange{Del: true}
 		} else {
-			changes[p] = treeChange{hash: e.Hash, mode: e.Mode}
+			changes[p] = store.TreeChange{Hash: e.Hash, Mode: e.Mode}
 		}
 	}
 	for _, d := range diffs {
@@ -388,13 +391,13 @@ func (rp *replay) apply(c *object.Commit) error {
 				continue
 			}
 		}
-		te, ok, err := r.obj.lookup(rp.tree, p)
+		te, ok, err := r.obj.Lookup(rp.tree, p)
 		if err != nil {
 			return err
 		}
-		var cur fileEntry
+		var cur store.FileEntry
 		if ok && te.Mode != filemode.Dir {
-			cur = fileEntry{Path: p, Hash: te.Hash, Mode: te.Mode}
+			cur = store.FileEntry{Path: p, Hash: te.Hash, Mode: te.Mode}
 		}
 		switch {
 		case cur.Hash == d.To.Hash && (cur.Hash.IsZero() || cur.Mode == d.To.Mode):
@@ -429,13 +432,13 @@ func (rp *replay) apply(c *object.Commit) error {
 			}
 		}
 	}
-	newTree, err := r.obj.applyTree(rp.tree, changes)
+	newTree, err := r.obj.ApplyTree(rp.tree, changes)
 	if err != nil {
 		return err
 	}
 	if newTree.IsZero() {
-		newTree = emptyTree
-		if _, err := r.obj.writeTree(nil); err != nil {
+		newTree = store.EmptyTree
+		if _, err := r.obj.WriteTree(nil); err != nil {
 			return err
 		}
 	}
@@ -449,7 +452,7 @@ func (rp *replay) apply(c *object.Commit) error {
 		TreeHash:     newTree,
 		ParentHashes: []plumbing.Hash{rp.head},
 	}
-	h, err := r.obj.writeCommit(nc)
+	h, err := r.obj.WriteCommit(nc)
 	if err != nil {
 		return err
 	}
@@ -477,12 +480,12 @@ type fileKey struct {
 // from one template, empty notes), when our commit writes the new path
 // itself, or when another note of ours already went there: a guess there
 // could put our change into a note it was never made to.
-func (rp *replay) movedTo(p string, was fileEntry, diffs []fileDiff) (string, error) {
+func (rp *replay) movedTo(p string, was store.FileEntry, diffs []store.FileDiff) (string, error) {
 	if was.Hash.IsZero() || was.Hash == emptyBlob {
 		return "", nil
 	}
 	if rp.moves == nil {
-		theirs, err := rp.r.obj.diffTrees(rp.base, rp.remote)
+		theirs, err := rp.r.obj.DiffTrees(rp.base, rp.remote)
 		if err != nil {
 			return "", err
 		}
@@ -517,7 +520,7 @@ func (rp *replay) movedTo(p string, was fileEntry, diffs []fileDiff) (string, er
 	}
 	// Still as the remote left it: no commit of ours replayed before
 	// wrote there.
-	if te, ok, err := rp.r.obj.lookup(rp.tree, to); err != nil || !ok || te.Hash != was.Hash {
+	if te, ok, err := rp.r.obj.Lookup(rp.tree, to); err != nil || !ok || te.Hash != was.Hash {
 		return "", err
 	}
 	return to, nil
@@ -533,7 +536,7 @@ var emptyBlob = plumbing.NewHash("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391")
 // remote's business (edited since, or deleted) when they are not; so a
 // merge made with `git pull` on the command line replays as the little it
 // really changed, never as a copy of the other side.
-func (rp *replay) ownChanges(c *object.Commit, diffs []fileDiff) ([]fileDiff, error) {
+func (rp *replay) ownChanges(c *object.Commit, diffs []store.FileDiff) ([]store.FileDiff, error) {
 	others := make([]plumbing.Hash, 0, len(c.ParentHashes)-1)
 	for _, p := range c.ParentHashes[1:] {
 		t, err := rp.r.treeOf(p)
@@ -546,7 +549,7 @@ func (rp *replay) ownChanges(c *object.Commit, diffs []fileDiff) ([]fileDiff, er
 	for _, d := range diffs {
 		fromOther := false
 		for _, t := range others {
-			te, ok, err := rp.r.obj.lookup(t, d.Path)
+			te, ok, err := rp.r.obj.Lookup(t, d.Path)
 			if err != nil {
 				return nil, err
 			}
@@ -565,16 +568,16 @@ func (rp *replay) ownChanges(c *object.Commit, diffs []fileDiff) ([]fileDiff, er
 
 // merge handles a path both sides changed: a clean three-way merge of the
 // text, or the remote's version at the path and ours in a conflict copy.
-func (rp *replay) merge(p string, base, ours, theirs fileEntry, changes map[string]treeChange) error {
+func (rp *replay) merge(p string, base, ours, theirs store.FileEntry, changes map[string]store.TreeChange) error {
 	r := rp.r
 	if ours.Mode != filemode.Symlink && theirs.Mode != filemode.Symlink {
 		merged, ok, why := rp.mergeText(base, ours, theirs)
 		if ok {
-			h, err := r.obj.writeBlob([]byte(merged))
+			h, err := r.obj.WriteBlob([]byte(merged))
 			if err != nil {
 				return err
 			}
-			changes[p] = treeChange{hash: h, mode: ours.Mode}
+			changes[p] = store.TreeChange{Hash: h, Mode: ours.Mode}
 			r.log.Info("merged a note changed on both sides", "path", p)
 			return nil
 		}
@@ -586,7 +589,7 @@ func (rp *replay) merge(p string, base, ours, theirs fileEntry, changes map[stri
 	if err != nil {
 		return err
 	}
-	changes[cp] = treeChange{hash: ours.Hash, mode: ours.Mode}
+	changes[cp] = store.TreeChange{Hash: ours.Hash, Mode: ours.Mode}
 	rp.copies[p] = cp
 	rp.conflicts = append(rp.conflicts, [2]string{p, cp})
 	return nil
@@ -605,21 +608,21 @@ const (
 // false when the sides collide, and then why is empty; why says why no
 // merge was tried (binary, too big, an unreadable object as in a partial
 // clone, a panic in the diff) and the caller keeps both versions.
-func (rp *replay) mergeText(base, ours, theirs fileEntry) (merged string, ok bool, why string) {
+func (rp *replay) mergeText(base, ours, theirs store.FileEntry) (merged string, ok bool, why string) {
 	r := rp.r
 	var texts [3][]byte
-	for i, e := range []fileEntry{base, ours, theirs} {
+	for i, e := range []store.FileEntry{base, ours, theirs} {
 		if e.Hash.IsZero() {
 			continue
 		}
-		data, err := r.obj.blob(e.Hash)
+		data, err := r.obj.Blob(e.Hash)
 		if err != nil {
 			return "", false, "unreadable version: " + err.Error()
 		}
 		if len(data) > maxMergeBytes {
 			return "", false, "too big for a line merge"
 		}
-		if isBinary(data) {
+		if textmerge.IsBinary(data) {
 			return "", false, ""
 		}
 		texts[i] = data
@@ -636,7 +639,7 @@ func (rp *replay) mergeText(base, ours, theirs fileEntry) (merged string, ok boo
 			merged, ok, why = "", false, fmt.Sprintf("the line diff failed: %v", p)
 		}
 	}()
-	merged, ok = merge3(string(texts[0]), string(texts[1]), string(texts[2]))
+	merged, ok = textmerge.Merge3(string(texts[0]), string(texts[1]), string(texts[2]))
 	return merged, ok, ""
 }
 
@@ -645,9 +648,9 @@ func (rp *replay) mergeText(base, ours, theirs fileEntry) (merged string, ok boo
 // folders. It then returns the path ours goes to instead (a conflict copy
 // of p, or p under a conflict-named copy of that parent folder) and records
 // it; "" means no collision.
-func (rp *replay) structureConflict(p string, changes map[string]treeChange) (string, error) {
+func (rp *replay) structureConflict(p string, changes map[string]store.TreeChange) (string, error) {
 	r := rp.r
-	te, ok, err := r.obj.lookup(rp.tree, p)
+	te, ok, err := r.obj.Lookup(rp.tree, p)
 	if err != nil {
 		return "", err
 	}
@@ -662,14 +665,14 @@ func (rp *replay) structureConflict(p string, changes map[string]treeChange) (st
 	}
 	for i := strings.IndexByte(p, '/'); i > 0; i = nextSlash(p, i) {
 		parent := p[:i]
-		te, ok, err := r.obj.lookup(rp.tree, parent)
+		te, ok, err := r.obj.Lookup(rp.tree, parent)
 		if err != nil {
 			return "", err
 		}
 		if !ok || te.Mode == filemode.Dir {
 			continue
 		}
-		if _, ours := changes[parent]; ours && changes[parent].del {
+		if _, ours := changes[parent]; ours && changes[parent].Del {
 			continue // our own commit deletes that file
 		}
 		dir, err := rp.conflictName(parent, changes)
@@ -695,13 +698,13 @@ func nextSlash(p string, i int) int {
 // conflictName returns a free path "name (conflict YYYY-MM-DD HHMM).ext"
 // next to p (free in the replayed tree, in this commit's changes and on
 // disk).
-func (rp *replay) conflictName(p string, changes map[string]treeChange) (string, error) {
+func (rp *replay) conflictName(p string, changes map[string]store.TreeChange) (string, error) {
 	var lookupErr error
 	name := conflictPath(p, rp.stamp, func(cand string) bool {
 		if _, ok := changes[cand]; ok {
 			return true
 		}
-		if _, ok, err := rp.r.obj.lookup(rp.tree, cand); err != nil {
+		if _, ok, err := rp.r.obj.Lookup(rp.tree, cand); err != nil {
 			lookupErr = err
 			return false
 		} else if ok {
@@ -746,14 +749,14 @@ func conflictPath(p string, when time.Time, taken func(string) bool) string {
 func (r *Repo) checkout(from, to, newHead, old plumbing.Hash) ([]string, error) {
 	// The tree may hold our own commits made with the git CLI: it passes
 	// the same check as the remote's before anything is written.
-	if err := r.obj.verifyTree(to); err != nil {
+	if err := r.obj.VerifyTree(to); err != nil {
 		return nil, err
 	}
-	diffs, err := r.obj.diffTrees(from, to)
+	diffs, err := r.obj.DiffTrees(from, to)
 	if err != nil {
 		return nil, err
 	}
-	idx, err := r.index.load()
+	idx, err := r.index.Load()
 	if err != nil {
 		return nil, err
 	}
@@ -771,7 +774,7 @@ func (r *Repo) checkout(from, to, newHead, old plumbing.Hash) ([]string, error) 
 			return nil, err
 		}
 	}
-	upd := newIndexUpdate()
+	upd := store.NewIndexUpdate()
 	var changed []string
 	// Deletions first, so that a file replaced by a folder (or back) works.
 	sort.SliceStable(diffs, func(i, j int) bool {
@@ -790,7 +793,7 @@ func (r *Repo) checkout(from, to, newHead, old plumbing.Hash) ([]string, error) 
 				return nil, fmt.Errorf("remove %s: %w", d.Path, err)
 			}
 			removeEmptyParents(r.dir, filepath.Dir(full))
-			upd.remove[d.Path] = true
+			upd.Remove[d.Path] = true
 			changed = append(changed, d.Path)
 			continue
 		}
@@ -804,7 +807,7 @@ func (r *Repo) checkout(from, to, newHead, old plumbing.Hash) ([]string, error) 
 			r.log.Warn("a folder was in the way of a pulled file; moved it", "path", d.Path, "to", aside)
 			r.addConflicts([]string{aside})
 		}
-		content, err := r.obj.blob(d.To.Hash)
+		content, err := r.obj.Blob(d.To.Hash)
 		if err != nil {
 			return nil, err
 		}
@@ -813,11 +816,11 @@ func (r *Repo) checkout(from, to, newHead, old plumbing.Hash) ([]string, error) 
 			return nil, fmt.Errorf("write %s: %w", d.Path, err)
 		}
 		e := &index.Entry{Name: d.Path, Hash: d.To.Hash, Mode: d.To.Mode}
-		fillStat(e, fi)
-		upd.set[d.Path] = e
+		store.FillStat(e, fi)
+		upd.Set[d.Path] = e
 		changed = append(changed, d.Path)
 	}
-	moved := r.moveBranch(nil, idx, upd, newHead, old, "pull: replay onto "+r.opts.RemoteName, r.worktreeFiles(changed))
+	moved := r.moveBranch(nil, nil, idx, upd, newHead, old, "pull: replay onto "+r.opts.RemoteName, r.worktreeFiles(changed))
 	var nf *NotFlushedError
 	if moved != nil && !errors.As(moved, &nf) {
 		return nil, moved
@@ -840,8 +843,8 @@ func (r *Repo) saveIfEdited(idx *index.Index, p, full string) error {
 	if fi.IsDir() {
 		return nil
 	}
-	e := entryFor(idx, p)
-	if e != nil && statUnchanged(e, fi) {
+	e := store.EntryFor(idx, p)
+	if e != nil && store.StatUnchanged(e, fi) {
 		return nil
 	}
 	content, _, err := readWorktreeFile(full)

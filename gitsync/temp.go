@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"vaultmcp/gitsync/internal/store"
 )
 
 // Temporary files. An atomic write (the vault's, or a pull's) writes a
@@ -54,7 +56,7 @@ func staleTemp(name string, modTime time.Time) bool {
 	if !ok {
 		return time.Since(modTime) > legacyTempAge
 	}
-	return pid == os.Getpid() || !processAlive(pid)
+	return pid == os.Getpid() || !store.ProcessAlive(pid)
 }
 
 // removeStaleTemp removes the temporary file or backup at full (rel in

@@ -28,11 +28,11 @@ func (r *Repo) RecordWritten(ctx context.Context, summary string, paths []string
 
 // readStaged returns the content of the worktree file p, for staging:
 // the bytes the caller of RecordWritten holds when the file is still the
-// one it wrote, else the file read. r.mu is held.
-func (r *Repo) readStaged(p string) ([]byte, os.FileInfo, error) {
-	full := r.placing.at(p, filepath.Join(r.dir, filepath.FromSlash(p)))
-	if r.written != nil {
-		if content, was, ok := r.written(p); ok {
+// one it wrote, else the file read.
+func (r *Repo) readStaged(req request, p string) ([]byte, os.FileInfo, error) {
+	full := req.placing.at(p, filepath.Join(r.dir, filepath.FromSlash(p)))
+	if req.written != nil {
+		if content, was, ok := req.written(p); ok {
 			fi, err := os.Lstat(full)
 			if err == nil && fi.Mode().IsRegular() && os.SameFile(fi, was) &&
 				fi.Size() == was.Size() && fi.ModTime().Equal(was.ModTime()) && int64(len(content)) == fi.Size() {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"vaultmcp/gitsync/internal/store"
 )
 
 // RecordWritten commits the bytes its caller holds for a file that is
@@ -17,7 +19,7 @@ import (
 // written loose.
 func TestRecordWrittenTakesTheBytesHeld(t *testing.T) {
 	t.Parallel()
-	for _, n := range []int{2, packMinBlobs + 4} {
+	for _, n := range []int{2, store.PackMinBlobs + 4} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			dir := t.TempDir()
 			r := openDurableRepo(t, Options{Dir: dir})
