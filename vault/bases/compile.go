@@ -656,7 +656,11 @@ func arith(e *env, op string, a, b Value, pos Pos) (Value, error) {
 			}
 		}
 		if a.kind == Duration && b.kind == Duration {
-			return DurationValue(a.months+int32(sign)*b.months, a.num+float64(sign)*b.num), nil
+			m, ms := float64(a.months)+float64(sign)*float64(b.months), a.num+float64(sign)*b.num
+			if math.Abs(m) > maxDurationMonths || math.Abs(ms) > maxDurationMillis {
+				return Value{}, rtErr(pos, "the sum of the durations is longer than any two dates are apart")
+			}
+			return DurationValue(int32(m), ms), nil
 		}
 		if op == "+" && a.kind == Duration && b.kind == Date {
 			return addDuration(b, a, 1, e.rs.loc), nil
@@ -682,7 +686,11 @@ func arith(e *env, op string, a, b Value, pos Pos) (Value, error) {
 	case "*", "/":
 		if a.kind == Duration && b.kind == Number {
 			if op == "*" {
-				return DurationValue(int32(float64(a.months)*b.num), a.num*b.num), nil
+				m := float64(a.months) * b.num
+				if math.Abs(m) > maxDurationMonths || math.Abs(a.num*b.num) > maxDurationMillis || math.IsNaN(m) {
+					return Value{}, rtErr(pos, "the duration times %v is longer than any two dates are apart", b.num)
+				}
+				return DurationValue(int32(m), a.num*b.num), nil
 			}
 			return DurationValue(0, durationMillis(a)/b.num), nil
 		}
