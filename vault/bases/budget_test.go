@@ -3,6 +3,7 @@ package bases
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -62,4 +63,40 @@ func TestWorkBudgetQuery(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "steps of work") || !errors.As(err, &be) {
 		t.Fatalf("err = %v, want the query's work limit as an *Error", err)
 	}
+}
+
+// TestSplitStopsEarly: split() makes no more parts than the work left
+// allows, and a count still cuts the list as JavaScript does.
+func TestSplitStopsEarly(t *testing.T) {
+	src := newMemSource(&File{Path: "A.md"})
+	var before, after runtimeMemStats
+	before.read()
+	_, err := evalJSON(t, src, nil, `("x".repeat(1000000) + "x".repeat(1000000) + "x".repeat(1000000) + "x".repeat(1000000)).split("").length`)
+	after.read()
+	if err == nil || !strings.Contains(err.Error(), "steps of work") {
+		t.Fatalf("err = %v, want the work limit", err)
+	}
+	// 4 million parts would be 64 MB of string headers alone.
+	if grew := after.total - before.total; grew > 40<<20 {
+		t.Errorf("split allocated %d MB before failing", grew>>20)
+	}
+	for expr, want := range map[string]string{
+		`"a,b,c".split(",", 2)`:  `["a","b"]`,
+		`"a,b,c".split(",", 0)`:  `[]`,
+		`"a,b,c".split(",", 9)`:  `["a","b","c"]`,
+		`"a1b2c".split(/[0-9]/)`: `["a","b","c"]`,
+		`"abc".split("")`:        `["a","b","c"]`,
+	} {
+		if got, err := evalJSON(t, src, nil, expr); err != nil || got != want {
+			t.Errorf("%s = %s, %v; want %s", expr, got, err, want)
+		}
+	}
+}
+
+type runtimeMemStats struct{ total uint64 }
+
+func (m *runtimeMemStats) read() {
+	var s runtime.MemStats
+	runtime.ReadMemStats(&s)
+	m.total = s.TotalAlloc
 }

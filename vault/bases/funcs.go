@@ -494,17 +494,23 @@ func stringMethod(e *env, name, s string, args []Value, pos Pos) (Value, bool, e
 		}
 		return Str(jsSlice(s, args[0].num, end, len(args) == 2)), true, nil
 	case "split":
+		// Split no further than the work left allows (and the count
+		// asks): a long text split by "" would make millions of parts
+		// before they could be counted.
+		n := int(max(min(maxRowWork-e.work, maxQueryWork-e.rs.work), 0)) + 2
+		count := -1
+		if len(args) == 2 && args[1].kind == Number && args[1].num >= 0 && args[1].num < float64(n) {
+			count = int(args[1].num)
+			n = count + 1
+		}
 		var parts []string
 		if args[0].kind == Regexp {
-			parts = args[0].ref.(*regexValue).re.Split(s, -1)
+			parts = args[0].ref.(*regexValue).re.Split(s, n)
 		} else {
-			parts = strings.Split(s, args[0].String())
-			if args[0].String() == "" {
-				parts = strings.Split(s, "")
-			}
+			parts = strings.SplitN(s, args[0].String(), n)
 		}
-		if len(args) == 2 && args[1].kind == Number && int(args[1].num) >= 0 && int(args[1].num) < len(parts) {
-			parts = parts[:int(args[1].num)]
+		if count >= 0 && count < len(parts) {
+			parts = parts[:count]
 		}
 		if err := e.spend(len(parts), pos); err != nil {
 			return Value{}, true, err
