@@ -287,3 +287,20 @@ func TestDurationBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestNonFiniteJSON: a value JSON cannot write (a duration divided by
+// zero) is written as null, as a number's Infinity is, so that it does
+// not break the encoding of the whole answer.
+func TestNonFiniteJSON(t *testing.T) {
+	src := newMemSource()
+	for _, expr := range []string{`duration("1d") / 0`, `[1/0, duration("1h") / 0]`, `today() + duration("1d") / 0`} {
+		got, err := evalJSON(t, src, nil, expr)
+		if err != nil {
+			t.Errorf("%s: %v", expr, err)
+			continue
+		}
+		if !json.Valid([]byte(got)) {
+			t.Errorf("%s = %s, not JSON", expr, got)
+		}
+	}
+}

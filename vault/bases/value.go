@@ -396,7 +396,12 @@ func (v Value) appendJSON(b *bytes.Buffer) {
 			str(t.Format(time.DateOnly))
 		}
 	case Duration:
-		b.WriteString(FormatNumber(durationMillis(v)))
+		// A duration divided by zero: JSON has no Infinity.
+		if ms := durationMillis(v); math.IsNaN(ms) || math.IsInf(ms, 0) {
+			b.WriteString("null")
+		} else {
+			b.WriteString(FormatNumber(ms))
+		}
 	case List:
 		b.WriteByte('[')
 		for i, it := range v.list {
