@@ -304,3 +304,19 @@ func TestNonFiniteJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestInvalidDateJSON: a date outside JavaScript's range (Invalid Date
+// there) is written as null, not as a made-up day in the year -292275055.
+func TestInvalidDateJSON(t *testing.T) {
+	src := newMemSource()
+	for expr, want := range map[string]string{
+		`date(0/0)`:                     `null`,
+		`date("2025-01-01") + 1e20`:     `null`,
+		`[today() + (0/0)]`:             `[null]`,
+		`date("2025-01-01") + 86400000`: `"2025-01-02T00:00:00"`,
+	} {
+		if got, err := evalJSON(t, src, nil, expr); err != nil || got != want {
+			t.Errorf("%s = %s, %v; want %s", expr, got, err, want)
+		}
+	}
+}
