@@ -108,13 +108,12 @@ func ReadCanvasOf(ctx context.Context, d Deps, a ReadCanvasArgs) (*CanvasResult,
 	}
 	res := &CanvasResult{Path: f.Path.Rel, Version: vault.Version(f.Data), NodeCount: len(c.Nodes), EdgeCount: len(c.Edges),
 		Nodes: []CanvasNode{}, Edges: []CanvasEdge{}, Problems: c.Check()}
-	groups := c.Groups()
 	total := len(c.Nodes) + len(c.Edges)
 	item := func(i int) any {
 		if i < len(c.Nodes) {
 			n := c.Nodes[i]
 			return CanvasNode{ID: n.ID, Type: n.Type, X: n.X, Y: n.Y, Width: n.Width, Height: n.Height, Color: n.Color,
-				Text: n.Text, File: n.File, Subpath: n.Subpath, URL: n.URL, Label: n.Label, Group: groups[i]}
+				Text: n.Text, File: n.File, Subpath: n.Subpath, URL: n.URL, Label: n.Label, Group: c.GroupOf(i)}
 		}
 		e := c.Edges[i-len(c.Nodes)]
 		return CanvasEdge{ID: e.ID, FromNode: e.FromNode, ToNode: e.ToNode, FromSide: e.FromSide, ToSide: e.ToSide, Label: e.Label, Color: e.Color}

@@ -50,6 +50,10 @@ type runState struct {
 	loc      *time.Location
 	this     *File
 	formulas []*formula
+	// work is the steps spent so far (see spend); abort, once set, fails
+	// the whole query.
+	work  int64
+	abort error
 }
 
 // env is the evaluation of one row.
@@ -68,6 +72,8 @@ type env struct {
 	fs     []uint8
 	locals []Value
 	stack  []Value
+	// work is the steps spent on this file (see spend).
+	work int64
 }
 
 // formula is one compiled formula.
@@ -174,6 +180,7 @@ func (c *compiler) compile(n *node) (evalFn, error) {
 		if err != nil {
 			return nil, err
 		}
+		pos := n.pos
 		return func(e *env) (Value, error) {
 			out := make([]Value, len(items))
 			for i, f := range items {
@@ -183,14 +190,18 @@ func (c *compiler) compile(n *node) (evalFn, error) {
 				}
 				out[i] = v
 			}
-			return ListValue(out), nil
+			l := ListValue(out)
+			if err := e.spendValue(l, pos); err != nil {
+				return Value{}, err
+			}
+			return l, nil
 		}, nil
 	case opObject:
 		vals, err := c.compileAll(n.kids)
 		if err != nil {
 			return nil, err
 		}
-		keys := n.keys
+		keys, pos := n.keys, n.pos
 		return func(e *env) (Value, error) {
 			o := &ObjectValue{Keys: keys, Vals: make([]Value, len(vals))}
 			for i, f := range vals {
@@ -200,7 +211,11 @@ func (c *compiler) compile(n *node) (evalFn, error) {
 				}
 				o.Vals[i] = v
 			}
-			return ObjectOf(o), nil
+			ov := ObjectOf(o)
+			if err := e.spendValue(ov, pos); err != nil {
+				return Value{}, err
+			}
+			return ov, nil
 		}, nil
 	}
 	return nil, c.errAt(n, "unknown expression")
@@ -641,22 +656,41 @@ func arith(e *env, op string, a, b Value, pos Pos) (Value, error) {
 			}
 		}
 		if a.kind == Duration && b.kind == Duration {
-			return DurationValue(a.months+int32(sign)*b.months, a.num+float64(sign)*b.num), nil
+			m, ms := float64(a.months)+float64(sign)*float64(b.months), a.num+float64(sign)*b.num
+			if math.Abs(m) > maxDurationMonths || math.Abs(ms) > maxDurationMillis {
+				return Value{}, rtErr(pos, "the sum of the durations is longer than any two dates are apart")
+			}
+			return DurationValue(int32(m), ms), nil
 		}
 		if op == "+" && a.kind == Duration && b.kind == Date {
 			return addDuration(b, a, 1, e.rs.loc), nil
 		}
 		if op == "+" && (a.kind == String || b.kind == String) {
-			return Str(a.String() + b.String()), nil
+			as, bs := a.String(), b.String()
+			if err := e.spendText(len(as)+len(bs), pos); err != nil {
+				return Value{}, err
+			}
+			return Str(as + bs), nil
 		}
 		if op == "+" && a.kind == List && b.kind == List {
+			if err := e.spend(len(a.list)+len(b.list), pos); err != nil {
+				return Value{}, err
+			}
 			out := make([]Value, 0, len(a.list)+len(b.list))
-			return ListValue(append(append(out, a.list...), b.list...)), nil
+			l := ListValue(append(append(out, a.list...), b.list...))
+			if err := e.spendValue(l, pos); err != nil {
+				return Value{}, err
+			}
+			return l, nil
 		}
 	case "*", "/":
 		if a.kind == Duration && b.kind == Number {
 			if op == "*" {
-				return DurationValue(int32(float64(a.months)*b.num), a.num*b.num), nil
+				m := float64(a.months) * b.num
+				if math.Abs(m) > maxDurationMonths || math.Abs(a.num*b.num) > maxDurationMillis || math.IsNaN(m) {
+					return Value{}, rtErr(pos, "the duration times %v is longer than any two dates are apart", b.num)
+				}
+				return DurationValue(int32(m), a.num*b.num), nil
 			}
 			return DurationValue(0, durationMillis(a)/b.num), nil
 		}

@@ -64,6 +64,15 @@ var durationUnits = map[string]struct {
 }
 
 // parseDuration reads "1d", "2 weeks", "-3h", "1y 2M 4h" as a duration.
+// maxDurationMonths and maxDurationMillis bound a duration: twice the
+// span of JavaScript's dates (±8.64e15 ms, about 275,760 years each
+// way), so that every move between two dates fits and a month count
+// never overflows its int32.
+const (
+	maxDurationMonths = 2 * 275760 * 12
+	maxDurationMillis = 2 * 8.64e15
+)
+
 func parseDuration(s string) (Value, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -105,12 +114,15 @@ func parseDuration(s string) (Value, bool) {
 			}
 		}
 		if u.months != 0 {
-			if n != math.Trunc(n) {
+			if n != math.Trunc(n) || n*float64(u.months) > maxDurationMonths-float64(months) {
 				return Value{}, false
 			}
 			months += int32(n) * u.months
 		} else {
 			ms += n * u.ms
+		}
+		if ms > maxDurationMillis {
+			return Value{}, false
 		}
 		s = strings.TrimLeft(s[j:], " ,")
 	}

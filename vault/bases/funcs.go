@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"path"
 	"slices"
@@ -313,7 +314,7 @@ func (c *compiler) method(n *node) (evalFn, error) {
 			default:
 				return Value{}, rtErr(pos, "%s() needs a list, not a %s", name, l.kind)
 			}
-			return lambda(e, name, l.list, body, init, slot)
+			return lambda(e, name, l.list, body, init, slot, pos)
 		}, nil
 	}
 	if fast := c.fastHasTag(n); fast != nil {
@@ -345,7 +346,7 @@ func (c *compiler) method(n *node) (evalFn, error) {
 
 // lambda runs filter(), map() or reduce() over items, binding value,
 // index and acc at slot.
-func lambda(e *env, name string, items []Value, body, init evalFn, slot int) (Value, error) {
+func lambda(e *env, name string, items []Value, body, init evalFn, slot int, pos Pos) (Value, error) {
 	if need := slot + 3; len(e.locals) < need {
 		e.locals = append(e.locals, make([]Value, need-len(e.locals))...)
 	}
@@ -359,6 +360,9 @@ func lambda(e *env, name string, items []Value, body, init evalFn, slot int) (Va
 	}
 	var out []Value
 	for i, it := range items {
+		if err := e.spend(1, pos); err != nil {
+			return Value{}, err
+		}
 		e.locals[slot], e.locals[slot+1], e.locals[slot+2] = it, Num(float64(i)), acc
 		v, err := body(e)
 		if err != nil {
@@ -378,7 +382,11 @@ func lambda(e *env, name string, items []Value, body, init evalFn, slot int) (Va
 	if name == "reduce" {
 		return acc, nil
 	}
-	return ListValue(out), nil
+	l := ListValue(out)
+	if err := e.spendValue(l, pos); err != nil {
+		return Value{}, err
+	}
+	return l, nil
 }
 
 // callMethod calls recv.name(args...).
@@ -404,7 +412,7 @@ func callMethod(e *env, name string, recv Value, args []Value, pos Pos) (Value, 
 		// note without the property neither errs nor matches.
 		return Value{}, nil
 	case String:
-		v, ok, err = stringMethod(name, recv.str, args, pos)
+		v, ok, err = stringMethod(e, name, recv.str, args, pos)
 	case Number:
 		v, ok, err = numberMethod(name, recv.num, args, pos)
 	case Date:
@@ -438,7 +446,7 @@ func callMethod(e *env, name string, recv Value, args []Value, pos Pos) (Value, 
 	return Value{}, rtErr(pos, "%s() is not a function of a %s", name, recv.kind)
 }
 
-func stringMethod(name, s string, args []Value, pos Pos) (Value, bool, error) {
+func stringMethod(e *env, name, s string, args []Value, pos Pos) (Value, bool, error) {
 	switch name {
 	case "contains":
 		return Bool(strings.Contains(s, args[0].String())), true, nil
@@ -475,6 +483,9 @@ func stringMethod(name, s string, args []Value, pos Pos) (Value, bool, error) {
 		if args[0].kind != Number || n < 0 || n != math.Trunc(n) || n*float64(len(s)) > 1<<20 {
 			return Value{}, true, rtErr(pos, "repeat(): count must be a whole number ≥ 0 and the result at most 1 MiB")
 		}
+		if err := e.spendText(int(n)*len(s), pos); err != nil {
+			return Value{}, true, err
+		}
 		return Str(strings.Repeat(s, int(n))), true, nil
 	case "slice":
 		end := 0.0
@@ -483,17 +494,26 @@ func stringMethod(name, s string, args []Value, pos Pos) (Value, bool, error) {
 		}
 		return Str(jsSlice(s, args[0].num, end, len(args) == 2)), true, nil
 	case "split":
+		// Split no further than the work left allows (and the count
+		// asks): a long text split by "" would make millions of parts
+		// before they could be counted.
+		n := int(max(min(maxRowWork-e.work, maxQueryWork-e.rs.work), 0)) + 2
+		count := -1
+		if len(args) == 2 && args[1].kind == Number && args[1].num >= 0 && args[1].num < float64(n) {
+			count = int(args[1].num)
+			n = count + 1
+		}
 		var parts []string
 		if args[0].kind == Regexp {
-			parts = args[0].ref.(*regexValue).re.Split(s, -1)
+			parts = args[0].ref.(*regexValue).re.Split(s, n)
 		} else {
-			parts = strings.Split(s, args[0].String())
-			if args[0].String() == "" {
-				parts = strings.Split(s, "")
-			}
+			parts = strings.SplitN(s, args[0].String(), n)
 		}
-		if len(args) == 2 && args[1].kind == Number && int(args[1].num) >= 0 && int(args[1].num) < len(parts) {
-			parts = parts[:int(args[1].num)]
+		if count >= 0 && count < len(parts) {
+			parts = parts[:count]
+		}
+		if err := e.spend(len(parts), pos); err != nil {
+			return Value{}, true, err
 		}
 		out := make([]Value, len(parts))
 		for i, p := range parts {
@@ -504,9 +524,22 @@ func stringMethod(name, s string, args []Value, pos Pos) (Value, bool, error) {
 		repl := args[1].String()
 		if args[0].kind == Regexp {
 			rv := args[0].ref.(*regexValue)
-			return Str(regexReplace(rv.re, s, repl, strings.ContainsRune(rv.flags, 'g'))), true, nil
+			room := min(maxRowWork-e.work, maxQueryWork-e.rs.work) * bytesPerStep
+			r, ok := regexReplace(rv.re, s, repl, strings.ContainsRune(rv.flags, 'g'), int(max(room, 0)))
+			if err := e.spendText(len(r), pos); err != nil {
+				return Value{}, true, err
+			}
+			if !ok {
+				return Value{}, true, e.spendText(int(room)+bytesPerStep, pos)
+			}
+			return Str(r), true, nil
 		}
-		return Str(strings.ReplaceAll(s, args[0].String(), repl)), true, nil
+		old := args[0].String()
+		n := strings.Count(s, old) // for "": one more than the runes
+		if err := e.spendText(len(s)+n*(len(repl)-len(old)), pos); err != nil {
+			return Value{}, true, err
+		}
+		return Str(strings.ReplaceAll(s, old, repl)), true, nil
 	}
 	return Value{}, false, nil
 }
@@ -531,10 +564,12 @@ func titleCase(s string) string {
 }
 
 // regexReplace is JavaScript's replace with a regular expression: the
-// first match, or all with the g flag; $1, $&, $$ in the replacement.
+// first match, or all with the g flag; $1, $&, $$ in the replacement. ok
+// is false when the result would outgrow limit bytes (an empty match
+// before every character, each replaced by much text, would be huge).
 func regexReplace(re interface {
 	FindAllStringSubmatchIndex(string, int) [][]int
-}, s, repl string, all bool) string {
+}, s, repl string, all bool, limit int) (string, bool) {
 	n := 1
 	if all {
 		n = -1
@@ -543,8 +578,14 @@ func regexReplace(re interface {
 	var b strings.Builder
 	last := 0
 	for _, m := range ms {
+		if b.Len() > limit {
+			return "", false
+		}
 		b.WriteString(s[last:m[0]])
 		for i := 0; i < len(repl); i++ {
+			if b.Len() > limit {
+				return "", false
+			}
 			c := repl[i]
 			if c != '$' || i+1 == len(repl) {
 				b.WriteByte(c)
@@ -580,7 +621,7 @@ func regexReplace(re interface {
 		last = m[1]
 	}
 	b.WriteString(s[last:])
-	return b.String()
+	return b.String(), b.Len() <= limit
 }
 
 func numberMethod(name string, f float64, args []Value, pos Pos) (Value, bool, error) {
@@ -640,6 +681,12 @@ func listMethod(e *env, name string, l []Value, args []Value, pos Pos) (Value, b
 		return false
 	}
 	switch name {
+	case "contains", "containsAll", "containsAny":
+		if err := e.spend(len(l)*len(args), pos); err != nil {
+			return Value{}, true, err
+		}
+	}
+	switch name {
 	case "contains":
 		return Bool(has(args[0])), true, nil
 	case "containsAll":
@@ -657,7 +704,14 @@ func listMethod(e *env, name string, l []Value, args []Value, pos Pos) (Value, b
 		}
 		return Bool(false), true, nil
 	case "flat":
-		var out []Value
+		n := 0
+		for _, it := range l {
+			n += max(len(it.list), 1)
+		}
+		if err := e.spend(n, pos); err != nil {
+			return Value{}, true, err
+		}
+		out := make([]Value, 0, n)
 		for _, it := range l {
 			if it.kind == List {
 				out = append(out, it.list...)
@@ -665,15 +719,23 @@ func listMethod(e *env, name string, l []Value, args []Value, pos Pos) (Value, b
 				out = append(out, it)
 			}
 		}
-		return ListValue(out), true, nil
+		fl := ListValue(out)
+		if err := e.spendValue(fl, pos); err != nil {
+			return Value{}, true, err
+		}
+		return fl, true, nil
 	case "join":
 		sep := args[0].String()
 		var b strings.Builder
 		for i, it := range l {
+			piece := it.String()
+			if err := e.spendText(len(sep)+len(piece)+bytesPerStep, pos); err != nil {
+				return Value{}, true, err
+			}
 			if i > 0 {
 				b.WriteString(sep)
 			}
-			b.WriteString(it.String())
+			b.WriteString(piece)
 		}
 		return Str(b.String()), true, nil
 	case "reverse":
@@ -688,12 +750,19 @@ func listMethod(e *env, name string, l []Value, args []Value, pos Pos) (Value, b
 		i, j := sliceBounds(len(l), args[0].num, end, len(args) == 2)
 		return ListValue(slices.Clone(l[i:j])), true, nil
 	case "sort":
+		if err := e.spend(len(l)*(bits.Len(uint(len(l)))+1), pos); err != nil {
+			return Value{}, true, err
+		}
 		out := slices.Clone(l)
 		slices.SortStableFunc(out, func(a, b Value) int { return sortCompare(e, a, b) })
 		return ListValue(out), true, nil
 	case "unique":
 		var out []Value
 		for _, it := range l {
+			// Each item is compared with those kept: quadratic.
+			if err := e.spend(len(out)+1, pos); err != nil {
+				return Value{}, true, err
+			}
 			dup := false
 			for _, o := range out {
 				if equal(e, o, it) {

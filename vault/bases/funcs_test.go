@@ -258,3 +258,65 @@ func TestErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDurationBounds: a duration longer than any two dates are apart is
+// not a duration, and arithmetic that would make one fails, instead of
+// wrapping its month count around (99999999999M moved a date to the
+// year -178954944).
+func TestDurationBounds(t *testing.T) {
+	src := newMemSource()
+	for _, expr := range []string{
+		`date("2025-01-01") - "99999999999M"`,
+		`date("2025-01-01") + duration("99999999999M")`,
+		`date("2025-01-01") - "99999999999y"`,
+		`duration("99999999999M")`,
+		`date("2025-01-01") + duration("1M") * 1e10`,
+		`[1,2,3,4,5,6,7,8].reduce(acc + duration("500000y"), duration("0d"))`,
+	} {
+		if got, err := evalJSON(t, src, nil, expr); err == nil {
+			t.Errorf("%s = %s, want an error", expr, got)
+		}
+	}
+	for expr, want := range map[string]string{
+		`date("2025-01-31") + "1M"`:               `"2025-02-28"`,
+		`date("2025-01-01") + "200000y"`:          `"202025-01-01"`,
+		`date("2025-01-01") - duration("1y") * 3`: `"2022-01-01"`,
+	} {
+		if got, err := evalJSON(t, src, nil, expr); err != nil || got != want {
+			t.Errorf("%s = %s, %v; want %s", expr, got, err, want)
+		}
+	}
+}
+
+// TestNonFiniteJSON: a value JSON cannot write (a duration divided by
+// zero) is written as null, as a number's Infinity is, so that it does
+// not break the encoding of the whole answer.
+func TestNonFiniteJSON(t *testing.T) {
+	src := newMemSource()
+	for _, expr := range []string{`duration("1d") / 0`, `[1/0, duration("1h") / 0]`, `today() + duration("1d") / 0`} {
+		got, err := evalJSON(t, src, nil, expr)
+		if err != nil {
+			t.Errorf("%s: %v", expr, err)
+			continue
+		}
+		if !json.Valid([]byte(got)) {
+			t.Errorf("%s = %s, not JSON", expr, got)
+		}
+	}
+}
+
+// TestInvalidDateJSON: a date outside JavaScript's range (Invalid Date
+// there) is written as null, not as a made-up day in the year -292275055.
+func TestInvalidDateJSON(t *testing.T) {
+	src := newMemSource()
+	for expr, want := range map[string]string{
+		`date(0/0)`:                     `null`,
+		`date("2025-01-01") + 1e20`:     `null`,
+		`[today() + (0/0)]`:             `[null]`,
+		`date("2025-01-01") + 86400000`: `"2025-01-02T00:00:00"`,
+	} {
+		if got, err := evalJSON(t, src, nil, expr); err != nil || got != want {
+			t.Errorf("%s = %s, %v; want %s", expr, got, err, want)
+		}
+	}
+}

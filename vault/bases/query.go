@@ -376,14 +376,14 @@ func (q *Query) Run(ctx context.Context, src Source, o Options) (*Result, error)
 			}
 		}
 		clear(e.fs)
-		e.file, e.row = f, row
+		e.file, e.row, e.work = f, row, 0
 		if q.filter != nil {
 			ok, err := q.filter(e)
 			if err != nil {
 				res.addError(err)
 			}
 			if !ok {
-				return true
+				return rs.abort == nil
 			}
 		}
 		kept, keptRow = append(kept, f), append(keptRow, int32(row))
@@ -394,8 +394,11 @@ func (q *Query) Run(ctx context.Context, src Source, o Options) (*Result, error)
 	if cancelled != nil {
 		return nil, cancelled
 	}
+	if rs.abort != nil {
+		return nil, rs.abort
+	}
 	setRow := func(r int) {
-		e.file, e.row = kept[r], int(keptRow[r])
+		e.file, e.row, e.work = kept[r], int(keptRow[r]), 0
 		clear(e.fs)
 	}
 	eval := func(fn evalFn, where string) Value {
@@ -418,6 +421,9 @@ func (q *Query) Run(ctx context.Context, src Source, o Options) (*Result, error)
 		for k, key := range keys {
 			kv[r*nk+k] = eval(key.fn, key.id)
 		}
+	}
+	if rs.abort != nil {
+		return nil, rs.abort
 	}
 	order := make([]int32, len(kept))
 	for i := range order {
@@ -486,6 +492,9 @@ func (q *Query) Run(ctx context.Context, src Source, o Options) (*Result, error)
 		}
 		res.Summaries = append(res.Summaries, out)
 	}
+	if rs.abort != nil {
+		return nil, rs.abort
+	}
 	from := min(max(o.Offset, 0), len(order))
 	to := len(order)
 	if o.Limit > 0 {
@@ -504,6 +513,9 @@ func (q *Query) Run(ctx context.Context, src Source, o Options) (*Result, error)
 			out.Group = &g
 		}
 		res.Rows = append(res.Rows, out)
+	}
+	if rs.abort != nil {
+		return nil, rs.abort
 	}
 	return res, nil
 }

@@ -389,6 +389,12 @@ func (v Value) appendJSON(b *bytes.Buffer) {
 	case Boolean:
 		b.WriteString(v.String())
 	case Date:
+		// Past JavaScript's dates (±8.64e15 ms), as from date(0/0) or
+		// a date plus 1e20: JavaScript's Invalid Date, which has no day.
+		if math.IsNaN(v.num) || math.Abs(v.num) > 8.64e15 {
+			b.WriteString("null")
+			return
+		}
 		t := v.Time().In(time.Local)
 		if v.timed {
 			str(t.Format("2006-01-02T15:04:05"))
@@ -396,7 +402,12 @@ func (v Value) appendJSON(b *bytes.Buffer) {
 			str(t.Format(time.DateOnly))
 		}
 	case Duration:
-		b.WriteString(FormatNumber(durationMillis(v)))
+		// A duration divided by zero: JSON has no Infinity.
+		if ms := durationMillis(v); math.IsNaN(ms) || math.IsInf(ms, 0) {
+			b.WriteString("null")
+		} else {
+			b.WriteString(FormatNumber(ms))
+		}
 	case List:
 		b.WriteByte('[')
 		for i, it := range v.list {

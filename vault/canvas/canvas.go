@@ -288,21 +288,30 @@ func (c *Canvas) TextLinks() []TextLink {
 
 // Groups returns, for each node, the id of the innermost group whose
 // bounds hold the node's bounds ("" when none), as Obsidian decides
-// membership: by position, not by anything written in the file.
+// membership: by position, not by anything written in the file. It looks
+// at every pair of nodes: a page of nodes asks GroupOf for its own.
 func (c *Canvas) Groups() []string {
 	out := make([]string, len(c.Nodes))
-	for i, n := range c.Nodes {
-		best := -1.0
-		for _, g := range c.Nodes {
-			if g.Type != "group" || g.v == n.v {
-				continue
-			}
-			if n.X >= g.X && n.Y >= g.Y && n.X+n.Width <= g.X+g.Width && n.Y+n.Height <= g.Y+g.Height {
-				if area := g.Width * g.Height; best < 0 || area < best {
-					best, out[i] = area, g.ID
-				}
+	for i := range c.Nodes {
+		out[i] = c.GroupOf(i)
+	}
+	return out
+}
+
+// GroupOf is Groups' answer for the node at index i alone, in time
+// proportional to the canvas's nodes.
+func (c *Canvas) GroupOf(i int) string {
+	n := c.Nodes[i]
+	best, id := -1.0, ""
+	for _, g := range c.Nodes {
+		if g.Type != "group" || g.v == n.v {
+			continue
+		}
+		if n.X >= g.X && n.Y >= g.Y && n.X+n.Width <= g.X+g.Width && n.Y+n.Height <= g.Y+g.Height {
+			if area := g.Width * g.Height; best < 0 || area < best {
+				best, id = area, g.ID
 			}
 		}
 	}
-	return out
+	return id
 }
