@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"vaultmcp/gitsync/history"
+	"vaultmcp/internal/testutil"
 )
 
 // makeVault writes files notes of about 2 KB in folders of 100 and commits
@@ -98,7 +99,7 @@ func BenchmarkRecord(b *testing.B) {
 			seq++
 			r.writeIndexEach = seq%2 == 0
 			rel := noteName(rng.IntN(files))
-			io0, cpu0 := diskWrites(), processCPU()
+			io0, cpu0 := diskWrites(), testutil.CPUTime()
 			start := time.Now()
 			writeFile(b, dir, rel, fmt.Sprintf("edit %d\n", seq))
 			if _, err := r.Record(context.Background(), "edit "+rel, []string{rel}); err != nil {
@@ -108,11 +109,11 @@ func BenchmarkRecord(b *testing.B) {
 			if r.writeIndexEach {
 				each = append(each, d)
 				diskEach += diskWrites() - io0
-				cpuEach += processCPU() - cpu0
+				cpuEach += testutil.CPUTime() - cpu0
 			} else {
 				ds = append(ds, d)
 				disk += diskWrites() - io0
-				cpu += processCPU() - cpu0
+				cpu += testutil.CPUTime() - cpu0
 			}
 		}
 		ds.report(b)
