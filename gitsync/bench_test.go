@@ -91,13 +91,13 @@ func BenchmarkRecord(b *testing.B) {
 	// there; the commits that write it take every pending change along).
 	b.Run("gitsync-vs-index-each", func(b *testing.B) {
 		r.opts.NoFsync = false
-		defer func() { r.writeIndexEach = false }()
+		defer r.testHooks.Store(nil)
 		var ds, each durations
 		var cpu, cpuEach time.Duration
 		var disk, diskEach int64 // bytes sent to the disk (Linux)
 		for b.Loop() {
 			seq++
-			r.writeIndexEach = seq%2 == 0
+			r.testHooks.Store(&testHooks{writeIndexEach: seq%2 == 0})
 			rel := noteName(rng.IntN(files))
 			io0, cpu0 := diskWrites(), testutil.CPUTime()
 			start := time.Now()
@@ -106,7 +106,7 @@ func BenchmarkRecord(b *testing.B) {
 				b.Fatal(err)
 			}
 			d := time.Since(start)
-			if r.writeIndexEach {
+			if r.testHooks.Load().writeIndexEach {
 				each = append(each, d)
 				diskEach += diskWrites() - io0
 				cpuEach += testutil.CPUTime() - cpu0

@@ -181,7 +181,7 @@ func ownLock(gitDir string, fi os.FileInfo) bool {
 	return false
 }
 
-// failRefFlush is a Repo.flushFault that fails, with fault, only the
+// failRefFlush is a testHooks.flushFault that fails, with fault, only the
 // flush of the branch ref's folder: the last flush of a commit or pull,
 // after the branch has moved.
 func failRefFlush(fault error) func(paths []string) error {

@@ -776,9 +776,9 @@ func TestPullFlushFailsAfterTheBranchMoved(t *testing.T) {
 	w.laptopCommit(t, "laptop.md", "from the laptop\n", "laptop adds a note")
 	w.takeChanged()
 	fault := errors.New("injected: input/output error")
-	w.r.flushFault = failRefFlush(fault)
+	w.r.testHooks.Store(&testHooks{flushFault: failRefFlush(fault)})
 	err := w.r.Sync(context.Background())
-	w.r.flushFault = nil
+	w.r.testHooks.Store(nil)
 	if !errors.Is(err, fault) || !strings.Contains(err.Error(), "pull: the branch moved to") || !strings.Contains(err.Error(), "may not survive a power loss") {
 		t.Fatalf("Sync: %v, want the pull's flush failure", err)
 	}

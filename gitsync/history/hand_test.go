@@ -30,7 +30,7 @@ func TestHandedCommitMatchesStored(t *testing.T) {
 	dir := t.TempDir()
 	testutil.Git(t, dir, "init", "--quiet")
 	gitDir := filepath.Join(dir, ".git")
-	objs := store.NewObjects(filesystem.NewStorage(store.NewPlainFS(gitDir), cache.NewObjectLRUDefault()), gitDir)
+	objs := store.NewObjects(filesystem.NewStorage(store.NewPlainFS(gitDir), cache.NewObjectLRUDefault()), gitDir, store.ObjectsOptions{})
 	zone := time.FixedZone("", 5*3600+30*60)
 	sig := object.Signature{Name: "vaultmcp", Email: "vaultmcp@localhost", When: time.Date(2026, 3, 1, 9, 30, 15, 123456789, zone)}
 	commit := func(parent, tree plumbing.Hash, content, message string) (plumbing.Hash, plumbing.Hash, *object.Commit) {

@@ -18,5 +18,5 @@ func newTestObjects(t testing.TB) (*Objects, string) {
 	testutil.Git(t, dir, "init", "--quiet")
 	gitDir := filepath.Join(dir, ".git")
 	st := filesystem.NewStorage(NewPlainFS(gitDir), cache.NewObjectLRU(16*cache.MiByte))
-	return NewObjects(st, gitDir), dir
+	return NewObjects(st, gitDir, ObjectsOptions{}), dir
 }

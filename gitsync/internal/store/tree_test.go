@@ -245,7 +245,7 @@ func TestTreeCacheBound(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			o := &Objects{trees: map[plumbing.Hash][]object.TreeEntry{}, MaxCached: tc.maxCached}
+			o := &Objects{trees: map[plumbing.Hash][]object.TreeEntry{}, maxCached: tc.maxCached}
 			rng := rand.New(rand.NewPCG(3, 4))
 			var all []plumbing.Hash
 			for i := range 5000 {
