@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"vaultmcp/gitsync/history"
+	"vaultmcp/internal/testutil"
 )
 
 // makeVault writes files notes of about 2 KB in folders of 100 and commits
@@ -90,29 +91,29 @@ func BenchmarkRecord(b *testing.B) {
 	// there; the commits that write it take every pending change along).
 	b.Run("gitsync-vs-index-each", func(b *testing.B) {
 		r.opts.NoFsync = false
-		defer func() { r.writeIndexEach = false }()
+		defer r.testHooks.Store(nil)
 		var ds, each durations
 		var cpu, cpuEach time.Duration
 		var disk, diskEach int64 // bytes sent to the disk (Linux)
 		for b.Loop() {
 			seq++
-			r.writeIndexEach = seq%2 == 0
+			r.testHooks.Store(&testHooks{writeIndexEach: seq%2 == 0})
 			rel := noteName(rng.IntN(files))
-			io0, cpu0 := diskWrites(), processCPU()
+			io0, cpu0 := diskWrites(), testutil.CPUTime()
 			start := time.Now()
 			writeFile(b, dir, rel, fmt.Sprintf("edit %d\n", seq))
 			if _, err := r.Record(context.Background(), "edit "+rel, []string{rel}); err != nil {
 				b.Fatal(err)
 			}
 			d := time.Since(start)
-			if r.writeIndexEach {
+			if r.testHooks.Load().writeIndexEach {
 				each = append(each, d)
 				diskEach += diskWrites() - io0
-				cpuEach += processCPU() - cpu0
+				cpuEach += testutil.CPUTime() - cpu0
 			} else {
 				ds = append(ds, d)
 				disk += diskWrites() - io0
-				cpu += processCPU() - cpu0
+				cpu += testutil.CPUTime() - cpu0
 			}
 		}
 		ds.report(b)

@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"vaultmcp/gitsync/internal/store"
+	"vaultmcp/internal/regularfile"
 	"vaultmcp/internal/syncfs"
 )
 
@@ -579,7 +580,7 @@ func hashWorktreeFile(full string) (plumbing.Hash, error) {
 		}
 		return plumbing.ComputeHash(plumbing.BlobObject, []byte(filepath.ToSlash(target))), nil
 	}
-	f, fi, err := store.OpenRegular(full)
+	f, fi, err := regularfile.Open(full)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -609,7 +610,7 @@ func readWorktreeFile(full string) ([]byte, os.FileInfo, error) {
 		}
 		return []byte(filepath.ToSlash(target)), fi, nil
 	}
-	f, fi, err := store.OpenRegular(full)
+	f, fi, err := regularfile.Open(full)
 	if err != nil {
 		return nil, nil, err
 	}

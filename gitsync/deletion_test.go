@@ -160,9 +160,9 @@ func TestConfirmedDeletionFlushFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	fault := errors.New("injected: input/output error")
-	w.r.flushFault = failRefFlush(fault)
+	w.r.testHooks.Store(&testHooks{flushFault: failRefFlush(fault)})
 	res, err := w.r.ConfirmDeletion(context.Background(), 40)
-	w.r.flushFault = nil
+	w.r.testHooks.Store(nil)
 	var nf *NotFlushedError
 	if !errors.As(err, &nf) || !errors.Is(err, fault) || !res.Created || nf.Committed() != res.Hash {
 		t.Fatalf("ConfirmDeletion = %+v, %v; want the commit with a *NotFlushedError", res, err)

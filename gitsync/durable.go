@@ -44,10 +44,8 @@ func (r *Repo) flush(paths ...string) error {
 	if len(paths) == 0 {
 		return nil
 	}
-	if r.flushFault != nil {
-		if err := r.flushFault(paths); err != nil {
-			return err
-		}
+	if err := r.testHooks.Load().flushErr(paths); err != nil {
+		return err
 	}
 	return fsyncAll(paths)
 }

@@ -224,7 +224,7 @@ func TestDiskFullLosesNothing(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, Options{})
 	head := git(t, w.vault, "rev-parse", "HEAD")
-	w.r.obj.WriteFault = &os.PathError{Op: "write", Path: "object", Err: syscall.ENOSPC}
+	w.r.obj.SetFaults(&store.Faults{Write: &os.PathError{Op: "write", Path: "object", Err: syscall.ENOSPC}})
 	writeFile(t, w.vault, "a.md", "a\n")
 	w.lock.Lock()
 	_, err := w.r.Commit(context.Background(), "write a.md", []string{"a.md"})
@@ -239,7 +239,7 @@ func TestDiskFullLosesNothing(t *testing.T) {
 		t.Errorf("Sync = %v, want the disk-full error", err)
 	}
 	assertNoLocks(t, w.vault)
-	w.r.obj.WriteFault = nil
+	w.r.obj.SetFaults(nil)
 	if err := w.r.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -460,7 +460,7 @@ func TestObjectFolderRemovedByGC(t *testing.T) {
 	r := openRepo(t, Options{Dir: dir})
 	record(t, r, "write a.md", "a.md", "a\n")
 	removed, perFolder := 0, map[string]int{}
-	r.obj.BeforeCreate = func(d string) {
+	r.obj.SetFaults(&store.Faults{BeforeCreate: func(d string) {
 		// As gc would: an empty folder goes, up to three times in a row.
 		if entries, err := os.ReadDir(d); err == nil && len(entries) == 0 && perFolder[d] < 3 {
 			if os.Remove(d) == nil {
@@ -468,11 +468,11 @@ func TestObjectFolderRemovedByGC(t *testing.T) {
 				perFolder[d]++
 			}
 		}
-	}
+	}})
 	for i := range 5 {
 		record(t, r, "write b.md", "notes/deep/b.md", "b "+itoa(i)+"\n")
 	}
-	r.obj.BeforeCreate = nil
+	r.obj.SetFaults(nil)
 	if removed == 0 {
 		t.Fatal("no object folder was removed: the test proves nothing")
 	}

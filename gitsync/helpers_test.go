@@ -9,9 +9,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"vaultmcp/gitsync/internal/store"
+	"vaultmcp/internal/testutil"
 )
 
 // gitEnv isolates the git CLI from the machine's configuration.
@@ -124,19 +124,6 @@ func assertClean(t testing.TB, dir string) {
 	}
 }
 
-// waitFor polls cond until it holds; it fails after a generous deadline. It
-// is a synchronisation helper, never a timing assertion.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // testLogger sends the package's logs to the test log (until the test ends:
 // background goroutines may still log while shutting down).
 func testLogger(t testing.TB) *slog.Logger {
@@ -164,29 +151,18 @@ func (w *testWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// waitIndexWritten waits until no Repo holds dir's index.lock: a commit
-// leaves the index in memory under the lock and writes it once commits
-// pause (indexwrite.go), and a git command run before would see the index
-// without the last commits. A lock that is a hard link (of its owner
-// file) is ours; any other is left to the command to report.
+// waitIndexWritten has the Repo the test helpers opened on dir write its
+// index now, unless its lock is taken (a git command run from a callback
+// under it), and then waits as testutil.WaitIndexWritten does for any
+// server's index.
 func waitIndexWritten(dir string) {
-	// A Repo the test helpers opened on dir writes it now, unless its
-	// lock is taken (a git command run from a callback under it).
 	if abs, err := filepath.Abs(dir); err == nil {
 		if r, ok := openRepos.Load(abs); ok && r.(*Repo).mu.TryLock() {
 			r.(*Repo).writeIndex()
 			r.(*Repo).mu.Unlock()
 		}
 	}
-	lock := filepath.Join(dir, ".git", "index.lock")
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
-		fi, err := os.Lstat(lock)
-		if err != nil || !ownLock(filepath.Dir(lock), fi) {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.WaitIndexWritten(dir)
 }
 
 // openRepos maps each vault folder to the Repo openDurableRepo last
@@ -205,7 +181,7 @@ func ownLock(gitDir string, fi os.FileInfo) bool {
 	return false
 }
 
-// failRefFlush is a Repo.flushFault that fails, with fault, only the
+// failRefFlush is a testHooks.flushFault that fails, with fault, only the
 // flush of the branch ref's folder: the last flush of a commit or pull,
 // after the branch has moved.
 func failRefFlush(fault error) func(paths []string) error {

@@ -3,41 +3,12 @@ package gitsync
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// gitHTTPServer serves the bare repositories under root with git's own smart
-// HTTP server (git http-backend, as CGI) on loopback, accepting only HTTP
-// basic auth whose password is token, the way forges take access tokens.
-func gitHTTPServer(t *testing.T, root, token string) *httptest.Server {
-	t.Helper()
-	execPath := git(t, root, "--exec-path")
-	backend := filepath.Join(execPath, "git-http-backend")
-	if _, err := os.Stat(backend); err != nil {
-		t.Skipf("git-http-backend not installed: %v", err)
-	}
-	h := &cgi.Handler{
-		Path: backend,
-		Env:  append(gitEnv(t.TempDir()), "GIT_PROJECT_ROOT="+root, "GIT_HTTP_EXPORT_ALL=1"),
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		_, pass, ok := req.BasicAuth()
-		if !ok || pass != token {
-			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
-			http.Error(w, "authentication required", http.StatusUnauthorized)
-			return
-		}
-		h.ServeHTTP(w, req)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
+	"vaultmcp/internal/testutil"
+)
 
 func TestHTTPRemoteWithToken(t *testing.T) {
 	t.Parallel()
@@ -47,7 +18,7 @@ func TestHTTPRemoteWithToken(t *testing.T) {
 	git(t, base, "init", "-q", "--bare", "-b", "main", remote)
 	git(t, remote, "config", "http.receivepack", "true")
 	const token = "ghp_not-a-real-token"
-	srv := gitHTTPServer(t, repos, token)
+	srv := testutil.GitHTTPServer(t, repos, token)
 	url := srv.URL + "/vault.git"
 
 	vault := filepath.Join(base, "vault")

@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
 	"vaultmcp/gitsync/internal/store"
+	"vaultmcp/internal/regularfile"
 )
 
 // ignorer answers "would git ignore this untracked path" from .gitignore
@@ -68,7 +69,7 @@ func (ig *ignorer) match(parts []string, isDir bool) bool {
 
 // readPatterns parses one ignore file; a missing file has no patterns.
 func readPatterns(file string, domain []string) []gitignore.Pattern {
-	f, _, err := store.OpenRegular(file)
+	f, _, err := regularfile.Open(file)
 	if err != nil {
 		return nil
 	}

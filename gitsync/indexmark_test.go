@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"vaultmcp/internal/testutil"
 )
 
 // wholeIndex returns the index file of a small repository git wrote.
@@ -73,7 +75,7 @@ func TestTornIndex(t *testing.T) {
 // exited, as a server that lost power leaves it.
 func leaveDeadMark(t *testing.T, gitDir string) string {
 	t.Helper()
-	p := filepath.Join(gitDir, "vaultmcp-"+strconv.Itoa(deadPid(t))+markSuffix)
+	p := filepath.Join(gitDir, "vaultmcp-"+strconv.Itoa(testutil.DeadPID(t))+markSuffix)
 	if err := os.WriteFile(p, []byte(markText), 0o644); err != nil {
 		t.Fatal(err)
 	}

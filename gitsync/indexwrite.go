@@ -26,16 +26,16 @@ const (
 // file follows. r.mu is held.
 func (r *Repo) stageIndex(upd *store.IndexUpdate) {
 	r.index.Update(upd, time.Now())
-	if r.writeIndexEach {
+	if r.testHooks.Load().indexEachCommit() {
 		r.writeIndex()
 		return
 	}
 	r.scheduleIndexWrite(r.indexWait(indexIdle))
 }
 
-// indexWait is d, or the test's longer wait (Repo.indexDelay).
+// indexWait is d, or a test's longer wait (testHooks.indexDelay).
 func (r *Repo) indexWait(d time.Duration) time.Duration {
-	return max(d, r.indexDelay)
+	return max(d, r.testHooks.Load().minIndexWait())
 }
 
 // scheduleIndexWrite arms the timer of the index write, unless it is

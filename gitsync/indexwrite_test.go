@@ -29,7 +29,7 @@ func TestIndexWrittenOnceCommitsPause(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
-	r.indexDelay = time.Hour
+	r.testHooks.Store(&testHooks{indexDelay: time.Hour})
 	lock := filepath.Join(dir, ".git", "index.lock")
 	for i, p := range []string{"a.md", "notes/b.md", "notes/deep/c.md"} {
 		if res := record(t, r, "write "+p, p, p+"\n"); !res.Created {
@@ -105,7 +105,7 @@ func TestIndexLeftBehindByAKillIsRebuilt(t *testing.T) {
 	record(t, r, "write a.md", "a.md", "a\n")
 	record(t, r, "write notes/b.md", "notes/b.md", "b\n")
 	r.FlushIndex()
-	r.indexDelay = time.Hour
+	r.testHooks.Store(&testHooks{indexDelay: time.Hour})
 	record(t, r, "edit a.md", "a.md", "a, edited\n")
 	record(t, r, "write notes/c.md", "notes/c.md", "c\n")
 	os.Remove(filepath.Join(live, "notes", "b.md"))

@@ -93,9 +93,9 @@ func TestPackWriteFailureLeavesNothing(t *testing.T) {
 		writeFile(t, dir, rel, rel)
 		paths = append(paths, rel)
 	}
-	r.obj.WriteFault = fmt.Errorf("no space left on device")
+	r.obj.SetFaults(&store.Faults{Write: fmt.Errorf("no space left on device")})
 	_, err := r.Commit(t.Context(), "many", paths)
-	r.obj.WriteFault = nil
+	r.obj.SetFaults(nil)
 	if err == nil || !strings.Contains(err.Error(), "no space") {
 		t.Fatalf("err = %v", err)
 	}

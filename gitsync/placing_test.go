@@ -220,7 +220,7 @@ func TestFlushFailsAfterTheRefMoved(t *testing.T) {
 				t.Fatal(err)
 			}
 			fault := errors.New("injected: input/output error")
-			r.flushFault = func([]string) error { return fault }
+			r.testHooks.Store(&testHooks{flushFault: func([]string) error { return fault }})
 			var hash string
 			if placing {
 				tmp, fi := writeTempBeside(t, dir, rel, "new\n")
@@ -233,7 +233,7 @@ func TestFlushFailsAfterTheRefMoved(t *testing.T) {
 				}
 				hash, err = r.Record(context.Background(), "write", []string{rel})
 			}
-			r.flushFault = nil
+			r.testHooks.Store(nil)
 			var nf *NotFlushedError
 			if !errors.As(err, &nf) || !errors.Is(err, fault) {
 				t.Fatalf("err = %v, want a *NotFlushedError wrapping the fault", err)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"vaultmcp/internal/testutil"
 )
 
 // TestBackgroundCommandStopsWithItsChildren: a background command whose
@@ -27,14 +29,10 @@ func TestBackgroundCommandStopsWithItsChildren(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Stopped once the child holding the output runs.
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(started); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the command never started its child")
-		}
-	}
+	testutil.WaitFor(t, "the command to start its child", func() bool {
+		_, err := os.Stat(started)
+		return err == nil
+	})
 	cancel()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

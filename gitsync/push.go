@@ -203,7 +203,7 @@ func (r *Repo) push(ctx context.Context) (pushed bool, err error) {
 		r.netSt.ObjectStorage.Reindex()
 		r.netPacks = n
 	}
-	obj := store.NewObjects(r.netSt, r.gitDir)
+	obj := store.NewObjects(r.netSt, r.gitDir, store.ObjectsOptions{})
 	if !remote.IsZero() && !obj.Has(remote) {
 		return false, ErrRejected
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"vaultmcp/internal/testutil"
 )
 
 // declineHook installs a pre-receive hook in the bare repository that
@@ -50,7 +52,7 @@ func TestDeclinedPushSaysWhy(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	w.r.Start(ctx)
-	waitFor(t, "the loop's retry to be scheduled", func() bool { return !w.r.Status().NextPushRetry.IsZero() })
+	testutil.WaitFor(t, "the loop's retry to be scheduled", func() bool { return !w.r.Status().NextPushRetry.IsZero() })
 	if next := w.r.Status().NextPushRetry; time.Until(next) < declinedBackoff-time.Minute {
 		t.Errorf("next push retry at %v, want about %v from now", next, declinedBackoff)
 	}
@@ -60,7 +62,7 @@ func TestDeclinedPushSaysWhy(t *testing.T) {
 		w.write(t, "write "+n+".md", n+".md", n+"\n")
 	}
 	w.r.SyncNow()
-	waitFor(t, "the sync asked for", func() bool { return w.r.Status().Ahead == 4 })
+	testutil.WaitFor(t, "the sync asked for", func() bool { return w.r.Status().Ahead == 4 })
 	if got := runs(); got != before {
 		t.Errorf("the hook ran %d more times: the loop retried a declined push", got-before)
 	}
@@ -77,7 +79,7 @@ func TestDeclinedPushOverHTTP(t *testing.T) {
 	git(t, remote, "config", "http.receivepack", "true")
 	declineHook(t, remote)
 	const token = "not-a-real-token"
-	srv := gitHTTPServer(t, repos, token)
+	srv := testutil.GitHTTPServer(t, repos, token)
 	r := openRepo(t, Options{Dir: filepath.Join(base, "vault"), RemoteURL: srv.URL + "/vault.git", Auth: Auth{Token: token}})
 	record(t, r, "write a.md", "a.md", "a\n")
 	err := r.Push(context.Background())

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -13,33 +12,8 @@ import (
 	"testing"
 
 	"vaultmcp/gitsync/internal/store"
+	"vaultmcp/internal/testutil"
 )
-
-// deadPid returns the pid of a process that has exited.
-func deadPid(t *testing.T) int {
-	t.Helper()
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return cmd.Process.Pid
-}
-
-// leaveStaleLock leaves lock (an F.lock) the way a vaultmcp process killed
-// mid-commit leaves it: a hard link of an owner file nobody holds.
-func leaveStaleLock(t *testing.T, gitDir, lock, content string) {
-	t.Helper()
-	owner := filepath.Join(gitDir, "vaultmcp-"+strconv.Itoa(deadPid(t))+"-1"+store.OwnerSuffix)
-	if err := os.WriteFile(owner, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Link(owner, lock); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestStaleLocksOfADeadServerAreRecovered: index.lock and the branch's
 // ref lock left by a killed server are removed at Open (and logged), and
@@ -64,8 +38,8 @@ func TestStaleLocksOfADeadServerAreRecovered(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(gitDir, "index"), oldIndex, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	leaveStaleLock(t, gitDir, filepath.Join(gitDir, "index.lock"), "half an index")
-	leaveStaleLock(t, gitDir, filepath.Join(gitDir, "refs", "heads", "main.lock"), "")
+	testutil.LeaveStaleLock(t, gitDir, filepath.Join(gitDir, "index.lock"), "half an index")
+	testutil.LeaveStaleLock(t, gitDir, filepath.Join(gitDir, "refs", "heads", "main.lock"), "")
 	if st := git(t, w.vault, "status", "--porcelain"); !strings.Contains(st, "D  b.md") || !strings.Contains(st, "?? b.md") {
 		t.Fatalf("setup: git status =\n%s", st)
 	}
@@ -183,8 +157,8 @@ func TestTempFilesOfInterruptedWritesAreRemovedNeverCommitted(t *testing.T) {
 	dir := t.TempDir()
 	r := openRepo(t, Options{Dir: dir})
 	record(t, r, "write a.md", "a.md", "a\n")
-	stale := ".vaultmcp-" + strconv.Itoa(deadPid(t)) + "-a.md-123.tmp"
-	pullStale := "notes/.vaultmcp-" + strconv.Itoa(deadPid(t)) + "-pull-9.tmp"
+	stale := ".vaultmcp-" + strconv.Itoa(testutil.DeadPID(t)) + "-a.md-123.tmp"
+	pullStale := "notes/.vaultmcp-" + strconv.Itoa(testutil.DeadPID(t)) + "-pull-9.tmp"
 	liveTemp := ".vaultmcp-" + strconv.Itoa(os.Getppid()) + "-b.md-456.tmp"
 	writeFile(t, dir, stale, "half a no")
 	writeFile(t, dir, pullStale, "half")
@@ -285,7 +259,7 @@ func TestBackupsOfInterruptedWritesAreRemoved(t *testing.T) {
 	r := openRepo(t, Options{Dir: dir})
 	record(t, r, "write a.md", "a.md", "a\n")
 	record(t, r, "write b.md", "notes/b.md", "b\n")
-	dead := strconv.Itoa(deadPid(t))
+	dead := strconv.Itoa(testutil.DeadPID(t))
 	linked := ".vaultmcp-" + dead + "-a.md-123.bak"
 	if err := os.Link(filepath.Join(dir, "a.md"), filepath.Join(dir, linked)); err != nil {
 		t.Fatal(err)

@@ -39,9 +39,9 @@ type Repo struct {
 	remoteURL string                 // effective remote; "" = local only
 	auth      transport.AuthMethod
 	authURL   string // the URL auth was made for
-	// flushFault, set by tests only, fails flush with its error (nil
-	// lets the flush run): a disk fault at a chosen step.
-	flushFault func(paths []string) error
+	// testHooks holds nil outside tests (see type testHooks). Atomic: a
+	// test sets it while the index timer may read it.
+	testHooks atomic.Pointer[testHooks]
 
 	// mu guards the main go-git storage and everything derived from it.
 	mu    sync.Mutex
@@ -59,8 +59,9 @@ type Repo struct {
 	netMu sync.Mutex
 	netSt *filesystem.Storage
 	net   *gogit.Repository
-	// packs counts the packs our commits wrote (see store.Objects.Packed); netPacks is
-	// the count the network storage last saw, under netMu.
+	// packs counts the packs our commits wrote (see
+	// store.ObjectsOptions.Packed); netPacks is the count the network
+	// storage last saw, under netMu.
 	packs    atomic.Uint64
 	netPacks uint64
 
@@ -89,14 +90,8 @@ type Repo struct {
 	// mark is this process's unflushed-index mark, open and flocked
 	// once it left an unflushed index (indexmark.go); under mu.
 	mark *os.File
-	// writeIndexEach, when set (by benchmarks, for comparison), writes
-	// the index with each commit, as before indexwrite.go.
-	writeIndexEach bool
 	// indexTimerArmed says the index write is scheduled; under mu.
 	indexTimerArmed bool
-	// indexDelay, when set (by tests), holds the index write back at
-	// least that long, so a test can look at the state in between.
-	indexDelay time.Duration
 }
 
 // Object cache sizes of the two go-git storages; go-git's default (96 MB
@@ -136,8 +131,7 @@ func Open(ctx context.Context, opts Options) (*Repo, error) {
 		return nil, err
 	}
 	r.recoverLocks()
-	r.obj = store.NewObjects(r.st, r.gitDir)
-	r.obj.Packed = func() { r.packs.Add(1) }
+	r.obj = store.NewObjects(r.st, r.gitDir, store.ObjectsOptions{Packed: func() { r.packs.Add(1) }})
 	r.index = &store.IndexFile{Path: filepath.Join(r.gitDir, "index")}
 	r.hist = history.New(r.gitDir, historySource{r}, r.log)
 	r.onCommit = r.hist.HandCommit

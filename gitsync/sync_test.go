@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"vaultmcp/internal/testutil"
 )
 
 // world is a remote (bare repository on disk), the server's vault and a
@@ -150,7 +152,7 @@ func TestBackgroundPushCoalescesAndArrives(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	w.r.Start(ctx)
-	waitFor(t, "the first sync", func() bool { return !w.r.Status().LastSync.IsZero() })
+	testutil.WaitFor(t, "the first sync", func() bool { return !w.r.Status().LastSync.IsZero() })
 	pushesBefore := w.pushes()
 	// Hold the network side as a slow push would: the five commits made
 	// meanwhile must leave in one push.
@@ -159,8 +161,8 @@ func TestBackgroundPushCoalescesAndArrives(t *testing.T) {
 		w.write(t, "write "+n+".md", n+".md", strings.Repeat(n, i+1)+"\n")
 	}
 	w.r.netMu.Unlock()
-	waitFor(t, "the remote to have all 6 commits", func() bool { return len(w.remoteLog(t)) == 6 })
-	waitFor(t, "ahead to drop to 0", func() bool { return w.r.Status().Ahead == 0 })
+	testutil.WaitFor(t, "the remote to have all 6 commits", func() bool { return len(w.remoteLog(t)) == 6 })
+	testutil.WaitFor(t, "ahead to drop to 0", func() bool { return w.r.Status().Ahead == 0 })
 	if got := w.pushes() - pushesBefore; got != 1 {
 		t.Errorf("%d pushes for 5 commits, want 1", got)
 	}
@@ -534,7 +536,7 @@ func TestRemoteUnavailableLosesNothing(t *testing.T) {
 	for _, n := range []string{"a", "b", "c"} {
 		w.write(t, "write "+n+".md", n+".md", n+"\n")
 	}
-	waitFor(t, "a push error in the status", func() bool { return w.r.Status().LastPushError != "" })
+	testutil.WaitFor(t, "a push error in the status", func() bool { return w.r.Status().LastPushError != "" })
 	st := w.r.Status()
 	if st.Ahead != 3 {
 		t.Errorf("ahead = %d, want 3", st.Ahead)
@@ -545,8 +547,8 @@ func TestRemoteUnavailableLosesNothing(t *testing.T) {
 	if err := os.Rename(away, w.remote); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the commits to reach the remote", func() bool { return len(w.remoteLog(t)) == 4 })
-	waitFor(t, "the push error to clear", func() bool { return w.r.Status().LastPushError == "" })
+	testutil.WaitFor(t, "the commits to reach the remote", func() bool { return len(w.remoteLog(t)) == 4 })
+	testutil.WaitFor(t, "the push error to clear", func() bool { return w.r.Status().LastPushError == "" })
 	w.assertSameEverywhere(t)
 }
 
@@ -556,10 +558,10 @@ func TestRejectedPushPullsAndPushesAgain(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	w.r.Start(ctx)
-	waitFor(t, "the first sync", func() bool { return !w.r.Status().LastSync.IsZero() })
+	testutil.WaitFor(t, "the first sync", func() bool { return !w.r.Status().LastSync.IsZero() })
 	w.laptopCommit(t, "laptop.md", "laptop\n", "laptop note")
 	w.write(t, "write server.md", "server.md", "server\n")
-	waitFor(t, "both commits on the remote", func() bool { return len(w.remoteLog(t)) == 3 })
+	testutil.WaitFor(t, "both commits on the remote", func() bool { return len(w.remoteLog(t)) == 3 })
 	w.assertSameEverywhere(t)
 }
 
@@ -599,7 +601,7 @@ func TestConcurrentEditsBothSides(t *testing.T) {
 		pushed <- struct{}{}
 	}
 	wg.Wait()
-	waitFor(t, "all 31 commits on the remote, and the vault at the remote's head", func() bool {
+	testutil.WaitFor(t, "all 31 commits on the remote, and the vault at the remote's head", func() bool {
 		w.r.SyncNow()
 		return len(w.remoteLog(t)) == 31 && w.r.Status().Ahead == 0 &&
 			git(t, w.remote, "rev-parse", "main") == git(t, w.vault, "rev-parse", "HEAD")
@@ -774,9 +776,9 @@ func TestPullFlushFailsAfterTheBranchMoved(t *testing.T) {
 	w.laptopCommit(t, "laptop.md", "from the laptop\n", "laptop adds a note")
 	w.takeChanged()
 	fault := errors.New("injected: input/output error")
-	w.r.flushFault = failRefFlush(fault)
+	w.r.testHooks.Store(&testHooks{flushFault: failRefFlush(fault)})
 	err := w.r.Sync(context.Background())
-	w.r.flushFault = nil
+	w.r.testHooks.Store(nil)
 	if !errors.Is(err, fault) || !strings.Contains(err.Error(), "pull: the branch moved to") || !strings.Contains(err.Error(), "may not survive a power loss") {
 		t.Fatalf("Sync: %v, want the pull's flush failure", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"vaultmcp/internal/testutil"
 )
 
 // gitHunks returns the hunk part of `git diff` output (from the first @@).
@@ -39,7 +41,7 @@ func TestUnifiedLinesMatchGit(t *testing.T) {
 		a, b := filepath.Join(dir, fmt.Sprint(i, "a")), filepath.Join(dir, fmt.Sprint(i, "b"))
 		os.WriteFile(a, []byte(c[0]), 0o644)
 		os.WriteFile(b, []byte(c[1]), 0o644)
-		out, _ := gitErr(dir, "diff", "--no-index", a, b)
+		out, _ := testutil.GitErr(dir, "diff", "--no-index", a, b)
 		if want := gitHunks(out); !slices.Equal(got, want) {
 			t.Errorf("case %d:\n got %q\nwant %q", i, got, want)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"vaultmcp/gitsync/internal/store"
+	"vaultmcp/internal/testutil"
 )
 
 // headless is a Source for a history whose head is never asked for.
@@ -27,11 +28,9 @@ func (headless) Scrub(err error) error        { return err }
 func TestHandedCommitMatchesStored(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if out, err := gitErr(dir, "init", "--quiet"); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
+	testutil.Git(t, dir, "init", "--quiet")
 	gitDir := filepath.Join(dir, ".git")
-	objs := store.NewObjects(filesystem.NewStorage(store.NewPlainFS(gitDir), cache.NewObjectLRUDefault()), gitDir)
+	objs := store.NewObjects(filesystem.NewStorage(store.NewPlainFS(gitDir), cache.NewObjectLRUDefault()), gitDir, store.ObjectsOptions{})
 	zone := time.FixedZone("", 5*3600+30*60)
 	sig := object.Signature{Name: "vaultmcp", Email: "vaultmcp@localhost", When: time.Date(2026, 3, 1, 9, 30, 15, 123456789, zone)}
 	commit := func(parent, tree plumbing.Hash, content, message string) (plumbing.Hash, plumbing.Hash, *object.Commit) {

@@ -177,8 +177,7 @@ type commitMeta struct {
 const historyTreeCacheEntries = 1 << 15
 
 func newHistory(st *filesystem.Storage, gitDir string) *history {
-	obj := store.NewObjects(st, gitDir)
-	obj.MaxCached = historyTreeCacheEntries
+	obj := store.NewObjects(st, gitDir, store.ObjectsOptions{MaxCachedTrees: historyTreeCacheEntries})
 	return &history{
 		obj:     obj,
 		meta:    map[plumbing.Hash]*commitMeta{},

@@ -8,7 +8,7 @@ import (
 // smaller bound.
 func TestHistoryTreeCacheBound(t *testing.T) {
 	t.Parallel()
-	if h := newHistory(nil, t.TempDir()); h.obj.MaxCached != historyTreeCacheEntries {
-		t.Errorf("the history's tree cache is bounded by %d entries, want %d", h.obj.MaxCached, historyTreeCacheEntries)
+	if h := newHistory(nil, t.TempDir()); h.obj.TreeCacheBound() != historyTreeCacheEntries {
+		t.Errorf("the history's tree cache is bounded by %d entries, want %d", h.obj.TreeCacheBound(), historyTreeCacheEntries)
 	}
 }

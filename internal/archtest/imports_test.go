@@ -320,6 +320,7 @@ func TestCheck(t *testing.T) {
 		{"gitsync/history", []string{"vaultmcp/gitsync"}, "gitsync/history imports gitsync, which it may not"},
 		{"gitsync/history", []string{"vaultmcp/gitsync/internal/store"}, ""},
 		{"gitsync/internal/store", []string{"vaultmcp/gitsync/internal/textmerge"}, ""},
+		{"gitsync/internal/store", []string{"vaultmcp/internal/regularfile", "vaultmcp/internal/syncfs"}, ""},
 		{"gitsync/internal/store", []string{"vaultmcp/gitsync"}, "gitsync/internal/store imports gitsync"},
 		{"gitsync/internal/textmerge", []string{"vaultmcp/gitsync/internal/store"}, "gitsync/internal/textmerge imports gitsync/internal/store"},
 		{"tools", []string{"vaultmcp/internal/httpserver"}, "tools imports internal/httpserver"},

@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"net/http"
+	"os/exec"
 	"runtime"
 	"testing"
 	"time"
@@ -49,5 +50,23 @@ func TestGitHTTPServerWantsTheToken(t *testing.T) {
 		if resp.StatusCode != tt.want {
 			t.Errorf("password %q: status %d, want %d", tt.pass, resp.StatusCode, tt.want)
 		}
+	}
+}
+
+func TestGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	Git(t, dir, "init", "--quiet", "--initial-branch=main")
+	if got := Git(t, dir, "symbolic-ref", "HEAD"); got != "refs/heads/main" {
+		t.Errorf("HEAD is %q, want refs/heads/main (output trimmed)", got)
+	}
+	// The machine's configuration is not read: no identity comes from it.
+	if out, err := GitErr(dir, "config", "--global", "user.name"); err == nil {
+		t.Errorf("a global user.name %q reached the test's git", out)
+	}
+	if out, err := GitErr(dir, "rev-parse", "--verify", "no-such-ref"); err == nil {
+		t.Errorf("rev-parse of a missing ref succeeded: %q", out)
 	}
 }

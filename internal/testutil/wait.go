@@ -1,7 +1,8 @@
 // Package testutil holds the helpers the module's tests share: the
-// process's CPU time for benchmarks, a git smart-HTTP server, the stale
-// lock a killed server leaves, and waits on observable state. Only tests
-// import it.
+// process's CPU time for benchmarks, the git CLI run apart from the
+// machine's configuration, a git smart-HTTP server, the stale lock a
+// killed server leaves, and waits on observable state. Only tests import
+// it.
 package testutil
 
 import (

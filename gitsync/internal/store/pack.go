@@ -172,8 +172,8 @@ func (o *Objects) WritePack(order []plumbing.Hash, data map[plumbing.Hash][]byte
 // deltas) with its index (version 2), and makes the storage see it. types
 // gives each object's type; an object it does not name is a blob.
 func (o *Objects) writeObjects(order []plumbing.Hash, data map[plumbing.Hash][]byte, types map[plumbing.Hash]plumbing.ObjectType) (err error) {
-	if o.WriteFault != nil {
-		return o.WriteFault
+	if err := o.faults.write(); err != nil {
+		return err
 	}
 	dir := filepath.Join(o.dir, "pack")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -239,8 +239,8 @@ func (o *Objects) writeObjects(order []plumbing.Hash, data map[plumbing.Hash][]b
 	}
 	o.Written = append(o.Written, dir)
 	o.St.ObjectStorage.Reindex()
-	if o.Packed != nil {
-		o.Packed()
+	if o.packed != nil {
+		o.packed()
 	}
 	return nil
 }

@@ -33,8 +33,8 @@ type Objects struct {
 	order []plumbing.Hash // FIFO eviction for trees; may name trees gone
 	// cached is the number of entries in trees (see treeCacheEntries).
 	cached int
-	// MaxCached bounds cached; 0 means treeCacheEntries.
-	MaxCached int
+	// maxCached bounds cached; 0 means treeCacheEntries.
+	maxCached int
 	zw        *zlib.Writer // reused: a new one allocates up to ~1 MB
 	// zwStored writes trees (see zlibFor).
 	zwStored *zlib.Writer
@@ -50,15 +50,10 @@ type Objects struct {
 	// (and, once it is large, its trees and commit) to be written
 	// together (see pack.go).
 	batch *objectBatch
-	// Packed, when set, is told of each pack written, so the other
-	// storages on the folder can re-read their pack lists.
-	Packed func()
-	// WriteFault, when set (by tests), fails every object write with
-	// its error, as a full disk would.
-	WriteFault error
-	// BeforeCreate, when set (by tests), runs before each attempt to
-	// create an object's temporary file, with the object's folder.
-	BeforeCreate func(dir string)
+	// packed is ObjectsOptions.Packed.
+	packed func()
+	// faults is nil outside tests (see SetFaults).
+	faults *Faults
 	// pinned, during a commit (see pinTrees), holds every tree read or
 	// written, beyond the cache's bound.
 	pinned map[plumbing.Hash][]object.TreeEntry
@@ -76,9 +71,28 @@ type Objects struct {
 // notes, which brings on a collection of the whole heap sooner).
 const treeCacheEntries = 1 << 17
 
-func NewObjects(st *filesystem.Storage, gitDir string) *Objects {
+// ObjectsOptions tunes an Objects; the zero value is the defaults.
+type ObjectsOptions struct {
+	// MaxCachedTrees bounds the decoded-tree cache by the entries it
+	// holds; 0 means treeCacheEntries.
+	MaxCachedTrees int
+	// Packed, when set, is told of each pack written, so the other
+	// storages on the folder can re-read their pack lists.
+	Packed func()
+}
+
+// NewObjects returns the object store of st, whose git folder is gitDir.
+func NewObjects(st *filesystem.Storage, gitDir string, opts ObjectsOptions) *Objects {
 	return &Objects{St: st, dir: filepath.Join(gitDir, "objects"), trees: make(map[plumbing.Hash][]object.TreeEntry),
-		verified: map[plumbing.Hash]struct{}{}}
+		verified: map[plumbing.Hash]struct{}{}, maxCached: opts.MaxCachedTrees, packed: opts.Packed}
+}
+
+// TreeCacheBound is the most entries the decoded-tree cache holds.
+func (o *Objects) TreeCacheBound() int {
+	if o.maxCached == 0 {
+		return treeCacheEntries
+	}
+	return o.maxCached
 }
 
 // WriteLoose stores an object as a loose object file, the way git does: a
@@ -98,12 +112,12 @@ func (o *Objects) WriteLoose(t plumbing.ObjectType, data []byte) (plumbing.Hash,
 		// was never flushed: write it again rather than point at it.
 		os.Remove(final)
 	}
-	if o.WriteFault != nil {
-		return plumbing.ZeroHash, o.WriteFault
+	if err := o.faults.write(); err != nil {
+		return plumbing.ZeroHash, err
 	}
 	o.tmp++
 	tmp := filepath.Join(dir, fmt.Sprintf("tmp_obj_%s_%d_%d", hex[2:10], os.Getpid(), o.tmp))
-	f, made, err := createInDir(dir, tmp, o.BeforeCreate)
+	f, made, err := createInDir(dir, tmp, o.faults.beforeCreate())
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -250,10 +264,7 @@ func (o *Objects) remember(h plumbing.Hash, es []object.TreeEntry) {
 	if _, ok := o.trees[h]; ok {
 		return
 	}
-	bound := o.MaxCached
-	if bound == 0 {
-		bound = treeCacheEntries
-	}
+	bound := o.TreeCacheBound()
 	for o.cached+len(es) > bound && len(o.order) > 0 {
 		o.forget(o.order[0])
 		o.order = o.order[1:]

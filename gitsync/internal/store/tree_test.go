@@ -12,6 +12,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"vaultmcp/internal/testutil"
 )
 
 // TestApplyTreeMatchesModel applies random changes (adds, edits, deletes,
@@ -87,7 +89,7 @@ func TestApplyTreeMatchesModel(t *testing.T) {
 		}
 		model, tree = next, nt
 	}
-	if out, err := gitErr(dir, "fsck", "--strict", "--no-dangling"); err != nil {
+	if out, err := testutil.GitErr(dir, "fsck", "--strict", "--no-dangling"); err != nil {
 		t.Errorf("git fsck: %v\n%s", err, out)
 	}
 }
@@ -243,7 +245,7 @@ func TestTreeCacheBound(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			o := &Objects{trees: map[plumbing.Hash][]object.TreeEntry{}, MaxCached: tc.maxCached}
+			o := &Objects{trees: map[plumbing.Hash][]object.TreeEntry{}, maxCached: tc.maxCached}
 			rng := rand.New(rand.NewPCG(3, 4))
 			var all []plumbing.Hash
 			for i := range 5000 {

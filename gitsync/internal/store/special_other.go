@@ -1,8 +1,0 @@
-//go:build !unix
-
-package store
-
-import "os"
-
-// openFlags read a worktree file.
-const openFlags = os.O_RDONLY
