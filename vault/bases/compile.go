@@ -641,10 +641,10 @@ func arith(e *env, op string, a, b Value, pos Pos) (Value, error) {
 				if d, ok := parseDuration(b.str); ok {
 					return addDuration(a, d, sign, e.rs.loc), nil
 				}
-				if op == "+" {
-					return Str(a.String() + b.str), nil
-				}
-				return Value{}, rtErr(pos, "%q is not a duration", b.str)
+				// Joining a date with text would make a typo in a
+				// duration ("7 dys") a filter that quietly matches
+				// nothing; date.toString() + text joins on purpose.
+				return Value{}, rtErr(pos, "%q is not a duration (\"7d\", \"2 weeks\"; to join the date with text, use .toString())", b.str)
 			case Date:
 				if op == "-" {
 					return Num(a.num - b.num), nil

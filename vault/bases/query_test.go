@@ -321,6 +321,15 @@ func TestRowErrors(t *testing.T) {
 	if len(res.Rows) != 0 || res.Errors == nil || !strings.Contains(res.Errors.First[0], `filters at 1:1 on Books/A.md: number(): "open" is not a number`) {
 		t.Fatalf("rows %d errors %+v", len(res.Rows), res.Errors)
 	}
+	// A mistyped duration is an error on every file, not a filter that
+	// quietly matches nothing.
+	res, err = run(t, helpVault(), "filters: 'file.mtime < today() + \"7 dys\"'\n", "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rows) != 0 || res.Errors == nil || !strings.Contains(res.Errors.First[0], `"7 dys" is not a duration`) {
+		t.Fatalf("rows %d errors %+v", len(res.Rows), res.Errors)
+	}
 }
 
 // TestThis: this is the base file, or the note embedding it.
