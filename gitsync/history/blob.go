@@ -36,9 +36,16 @@ func (r *History) Blob(id string) (data []byte, found bool, err error) {
 // marked Binary with no lines.
 func TextDiff(path string, from, to []byte) FilePatch {
 	fp := FilePatch{Path: path, Kind: Modified}
+	fp.setLines(from, to)
+	return fp
+}
+
+// setLines fills fp's lines and counts from the two contents, capped as
+// every diff is: binary or oversized content marks it Binary instead.
+func (fp *FilePatch) setLines(from, to []byte) {
 	if textmerge.IsBinary(from) || textmerge.IsBinary(to) || len(from) > maxDiffBytes || len(to) > maxDiffBytes {
 		fp.Binary = true
-		return fp
+		return
 	}
 	lines, added, removed := unifiedLines(string(from), string(to), diffContext)
 	fp.Added, fp.Removed = added, removed
@@ -47,5 +54,4 @@ func TextDiff(path string, from, to []byte) FilePatch {
 		lines = lines[:MaxDiffLines]
 	}
 	fp.Lines = lines
-	return fp
 }

@@ -245,17 +245,7 @@ func (h *history) filePatch(d store.FileDiff) FilePatch {
 		fp.Notice = unreadable("diff not shown", err)
 		return fp
 	}
-	if textmerge.IsBinary(old) || textmerge.IsBinary(cur) || len(old) > maxDiffBytes || len(cur) > maxDiffBytes {
-		fp.Binary = true
-		return fp
-	}
-	lines, added, removed := unifiedLines(string(old), string(cur), diffContext)
-	fp.Added, fp.Removed = added, removed
-	if len(lines) > MaxDiffLines {
-		fp.Truncated = len(lines) - MaxDiffLines
-		lines = lines[:MaxDiffLines]
-	}
-	fp.Lines = lines
+	fp.setLines(old, cur)
 	return fp
 }
 
