@@ -45,7 +45,10 @@ func TestSessionsAndLaptopLoseNothing(t *testing.T) {
 	aTok, aHash := createToken(t, "alice")
 	bTok, bHash := createToken(t, "bob")
 	tokens := fmt.Sprintf(`[{"name": "alice", "hash": %q}, {"name": "bob", "hash": %q}]`, aHash, bHash)
-	srv := startHTTP(t, v, withEnv("VAULTMCP_HTTP_TOKENS="+tokens, "VAULTMCP_GIT_REMOTE="+remote, "VAULTMCP_GIT_SYNC_INTERVAL=200ms"))
+	// Each session makes 400 calls as fast as the server answers, which
+	// on a quick run is past the default rate limit's burst (300, then 20
+	// a second); this test is about lost writes, not limits.
+	srv := startHTTP(t, v, withEnv("VAULTMCP_HTTP_TOKENS="+tokens, "VAULTMCP_GIT_REMOTE="+remote, "VAULTMCP_GIT_SYNC_INTERVAL=200ms", "VAULTMCP_HTTP_MCP_RATE_LIMIT=0"))
 	laptop := filepath.Join(v.base, "laptop")
 	gitCLI(t, "", "clone", "-q", remote, laptop)
 
