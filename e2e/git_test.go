@@ -162,7 +162,12 @@ func TestRemoteDownLosesNothing(t *testing.T) {
 	v, remote := newRemoteVault(t, map[string]string{"a.md": "a\n"})
 	s := startSession(t, v, withEnv("VAULTMCP_GIT_REMOTE="+remote, "VAULTMCP_GIT_SYNC_INTERVAL=300ms"))
 	s.ok(t, "write_file", map[string]any{"path": "before.md", "content": "x\n"})
-	testutil.WaitFor(t, "the first push", func() bool { return remoteHeadIs(t, remote, "MCP: write before.md") })
+	// The remote's receive-pack has moved the branch before it lets go of
+	// its lock files: moving the remote away before that would strand a
+	// lock that refuses every later push, which is not what this tests.
+	testutil.WaitFor(t, "the first push, its locks released", func() bool {
+		return remoteHeadIs(t, remote, "MCP: write before.md") && !remoteLocked(remote)
+	})
 
 	away := remote + ".away"
 	if err := os.Rename(remote, away); err != nil {
@@ -194,6 +199,17 @@ func TestRemoteDownLosesNothing(t *testing.T) {
 		log := remoteLog(t, remote)
 		return len(log) >= 4 && log[0] == "MCP: write offline-2.md"
 	})
+}
+
+// remoteLocked reports whether a git process holds a lock on the bare
+// repository's branch or HEAD.
+func remoteLocked(remote string) bool {
+	for _, lock := range []string{"HEAD.lock", "refs/heads/main.lock"} {
+		if _, err := os.Stat(filepath.Join(remote, lock)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func TestHTTPRemoteWithToken(t *testing.T) {
