@@ -76,7 +76,7 @@ func BenchmarkRecord(b *testing.B) {
 				rel := noteName(rng.IntN(files))
 				start := time.Now()
 				writeFile(b, dir, rel, fmt.Sprintf("edit %d\n", seq))
-				if _, err := r.Record(context.Background(), "edit "+rel, []string{rel}); err != nil {
+				if _, err := r.Commit(context.Background(), "edit "+rel, []string{rel}); err != nil {
 					b.Fatal(err)
 				}
 				ds = append(ds, time.Since(start))
@@ -102,7 +102,7 @@ func BenchmarkRecord(b *testing.B) {
 			io0, cpu0 := diskWrites(), testutil.CPUTime()
 			start := time.Now()
 			writeFile(b, dir, rel, fmt.Sprintf("edit %d\n", seq))
-			if _, err := r.Record(context.Background(), "edit "+rel, []string{rel}); err != nil {
+			if _, err := r.Commit(context.Background(), "edit "+rel, []string{rel}); err != nil {
 				b.Fatal(err)
 			}
 			d := time.Since(start)
@@ -158,19 +158,19 @@ func BenchmarkRecent10(b *testing.B) {
 		rel := noteName(rng.IntN(files))
 		old := readFile(b, dir, rel)
 		writeFile(b, dir, rel, old+fmt.Sprintf("- line %d\n", i))
-		if _, err := r.Record(context.Background(), "edit "+rel, []string{rel}); err != nil {
+		if _, err := r.Commit(context.Background(), "edit "+rel, []string{rel}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	target := noteName(7)
 	writeFile(b, dir, target, "touched once, long ago\n")
-	if _, err := r.Record(context.Background(), "edit "+target, []string{target}); err != nil {
+	if _, err := r.Commit(context.Background(), "edit "+target, []string{target}); err != nil {
 		b.Fatal(err)
 	}
 	for i := 0; i < 200; i++ { // bury it
 		rel := noteName(100 + i)
 		writeFile(b, dir, rel, fmt.Sprintf("bury %d\n", i))
-		r.Record(context.Background(), "edit "+rel, []string{rel})
+		r.Commit(context.Background(), "edit "+rel, []string{rel})
 	}
 	run := func(name, path string, fresh bool) {
 		b.Run(name, func(b *testing.B) {

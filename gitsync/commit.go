@@ -11,16 +11,15 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"vaultmcp/gitsync/internal/store"
 	"vaultmcp/internal/regularfile"
 	"vaultmcp/internal/syncfs"
+	"vaultmcp/vault/changes"
 )
 
 // Result says what a commit did.
@@ -57,14 +56,6 @@ func (e *NotFlushedError) Unwrap() error { return e.Err }
 // Committed returns the commit's short hash: the change stands.
 func (e *NotFlushedError) Committed() string { return e.Hash }
 
-// recorder is the shape of the vault's Recorder interface; gitsync does not
-// import the vault, so the guard restates it.
-type recorder interface {
-	Record(ctx context.Context, summary string, paths []string) (commit string, err error)
-}
-
-var _ recorder = (*Repo)(nil)
-
 // shortLen is the length of the abbreviated hashes handed to clients.
 const shortLen = 7
 
@@ -75,31 +66,19 @@ func short(h plumbing.Hash) string {
 	return h.String()[:shortLen]
 }
 
-// Record commits the given vault-relative paths with the message
-// MessagePrefix+summary and returns the short hash; it satisfies the vault's
-// Recorder interface. When the paths hold nothing new (the same content
-// written again) no commit is made and HEAD's short hash is returned with a
-// nil error: the change is already durable. Use Commit to tell the cases
-// apart. On error the index and HEAD are unchanged, except for a
-// *NotFlushedError: the commit was made and its hash is returned with it.
-func (r *Repo) Record(ctx context.Context, summary string, paths []string) (string, error) {
-	res, err := r.Commit(ctx, summary, paths)
-	return res.Hash, err
-}
-
-// Commit is Record with the full result. Only the given paths are looked at
-// (no worktree scan): each existing file is hashed and staged, each missing
-// path is removed from the index and the tree (with everything under it when
-// it was a folder), and a folder path stages the files inside it. Files
-// matched by .gitignore are skipped unless already tracked.
+// Commit commits the given vault-relative paths with the message
+// MessagePrefix+summary. Only the given paths are looked at (no worktree
+// scan): each existing file is hashed and staged, each missing path is
+// removed from the index and the tree (with everything under it when it
+// was a folder), and a folder path stages the files inside it. Files
+// matched by .gitignore are skipped unless already tracked. When the
+// paths hold nothing new (the same content written again) no commit is
+// made: Result.Created is false and Hash is HEAD's. On error the index
+// and HEAD are unchanged, except for a *NotFlushedError: the commit was
+// made and its result is returned with it. Like Prepare, it must be
+// called with the vault lock held.
 func (r *Repo) Commit(ctx context.Context, summary string, paths []string) (Result, error) {
-	return r.commitWith(ctx, summary, paths, nil)
-}
-
-// commitWith is Commit, taking what known answers for instead of reading
-// it (see RecordWritten).
-func (r *Repo) commitWith(ctx context.Context, summary string, paths []string, known Written) (Result, error) {
-	res, err := r.commitPaths(ctx, r.opts.MessagePrefix+summary, paths, known, nil)
+	res, err := r.commitPaths(ctx, r.opts.MessagePrefix+summary, paths)
 	if err != nil {
 		// A *NotFlushedError keeps its result: the commit stands.
 		return res, fmt.Errorf("commit %s: %w", strings.Join(paths, ", "), err)
@@ -109,11 +88,11 @@ func (r *Repo) commitWith(ctx context.Context, summary string, paths []string, k
 
 // CommitExternal commits the given paths, changed outside the server (a
 // file watcher saw them), as one ExternalChangesMessage commit, without
-// waiting for the next sync's full scan. Like Record, it must be called
+// waiting for the next sync's full scan. Like Prepare, it must be called
 // with the vault lock held.
 func (r *Repo) CommitExternal(ctx context.Context, paths []string) (Result, error) {
 	paths = r.withoutMassDeletion(paths)
-	res, err := r.commitPaths(ctx, ExternalChangesMessage, paths, nil, nil)
+	res, err := r.commitPaths(ctx, ExternalChangesMessage, paths)
 	if err != nil {
 		// A *NotFlushedError keeps its result: the commit stands.
 		return res, fmt.Errorf("commit external changes: %w", err)
@@ -121,54 +100,25 @@ func (r *Repo) CommitExternal(ctx context.Context, paths []string) (Result, erro
 	return res, nil
 }
 
-// commitPaths commits exactly the given paths with message, and tells the
-// pusher when a commit was made. known, when not nil, holds what the
-// caller wrote (see RecordWritten); pl, when not nil, the file it has yet
-// to rename into place (see RecordPlacing). A *NotFlushedError comes with
-// the result of the commit made: the branch points at it, so the pusher
-// is told of it too.
-func (r *Repo) commitPaths(ctx context.Context, message string, paths []string, known Written, pl *placing) (Result, error) {
-	if err := ctx.Err(); err != nil {
+// commitPaths commits exactly the given paths with message, in both
+// phases at once (see prepare and pending.publish).
+func (r *Repo) commitPaths(ctx context.Context, message string, paths []string) (Result, error) {
+	p, err := r.prepare(ctx, message, paths, nil, nil)
+	if err != nil {
 		return Result{}, err
 	}
-	clean := make([]string, 0, len(paths))
-	for _, p := range paths {
-		c, err := store.CleanPath(p)
-		if err != nil {
-			return Result{}, err
-		}
-		clean = append(clean, c)
-	}
-	req := request{written: known, placing: pl}
-	if author, byClient := AuthorFrom(ctx); byClient {
-		message = author.withTrailers(message)
-		req.author = &author
-	}
-	r.mu.Lock()
-	res, err := r.commitLocked(req, message, clean)
-	r.mu.Unlock()
-	var nf *NotFlushedError
-	if err != nil && !errors.As(err, &nf) {
-		return Result{}, r.scrub(err)
-	}
-	if res.Created {
-		r.committed(res.Full)
-	}
-	if nf != nil {
-		return res, &NotFlushedError{Hash: nf.Hash, Full: nf.Full, Err: r.scrub(nf.Err)}
-	}
-	return res, nil
+	return p.publish()
 }
 
 // request is what one commit request brings beyond its message and
 // paths, carried down the commit path. Its zero value is a plain commit of
 // the worktree as it is, by the configured author.
 type request struct {
-	// written holds what the caller wrote (see RecordWritten); nil for
-	// none: every file is read.
-	written Written
-	// placing is the file the caller has yet to rename into place (see
-	// RecordPlacing); nil for none.
+	// written holds what the caller wrote (see Prepare); nil for none:
+	// every file is read.
+	written map[string]changes.File
+	// placing is the file the caller puts into place between the two
+	// phases (see Prepare); nil for none.
 	placing *placing
 	// author is the client the commit is authored for (see WithAuthor);
 	// nil for the configured author.
@@ -186,121 +136,67 @@ type stage struct {
 	bar *syncfs.Barrier
 }
 
-// commitLocked stages paths and commits them on top of HEAD. r.mu is held.
-// The order of writes keeps a failure harmless: objects first (unreferenced
-// objects are just garbage), then index.lock, then the branch ref, then the
-// index. If the ref update fails the lock is dropped; if the index rename
-// fails the ref is put back.
+// commitLocked stages paths and commits them on top of HEAD, in both
+// phases at once. r.mu is held, and stays held.
 func (r *Repo) commitLocked(req request, message string, paths []string) (Result, error) {
-	idx, err := r.index.Load()
+	p, err := r.prepareLocked(req, message, paths)
 	if err != nil {
 		return Result{}, err
+	}
+	defer p.release()
+	return p.publishLocked()
+}
+
+// prepareLocked stages paths and prepares their commit on top of HEAD
+// (see pending). r.mu is held. The order of writes keeps a failure
+// harmless: objects first (unreferenced objects are just garbage), then
+// index.lock, then the branch ref's lock (see lockBranch), and, in the
+// second phase, the ref, then the index.
+func (r *Repo) prepareLocked(req request, message string, paths []string) (_ *pending, err error) {
+	idx, err := r.index.Load()
+	if err != nil {
+		return nil, err
 	}
 	head, err := r.headHash()
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	baseTree, err := r.baseTreeOf(head)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
+	p := &pending{r: r, req: req, head: head, baseTree: baseTree}
+	defer func() {
+		if err != nil {
+			p.release()
+		}
+	}()
 	s := stage{tree: map[string]store.TreeChange{}, index: store.NewIndexUpdate()}
 	if !r.opts.NoFsync {
 		if s.bar = req.placing.barrierFor(r.gitDir); s.bar == nil {
 			s.bar = syncfs.Open(r.gitDir)
-			defer s.bar.Close()
+			p.onRelease(s.bar.Close)
 		}
 	}
 	r.obj.PinTrees() // the trees read and written stay for the history's diff
-	defer r.obj.UnpinTrees()
+	p.onRelease(r.obj.UnpinTrees)
 	ig := newIgnorer(r.dir)
 	r.obj.BeginBlobs() // many new blobs, their trees and the commit go into one pack (see store.Objects.BeginBlobs)
-	defer r.obj.DropBlobs()
-	for _, p := range paths {
-		if err := r.stagePath(req, &s, idx, baseTree, ig, p); err != nil {
-			return Result{}, err
+	p.onRelease(r.obj.DropBlobs)
+	for _, path := range paths {
+		if err := r.stagePath(req, &s, idx, baseTree, ig, path); err != nil {
+			return nil, err
 		}
 	}
 	if err := r.obj.KeepLargeBatch(); err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	s.paths = paths
-	return r.commitStage(req, message, head, baseTree, idx, s, r.opts.Now())
-}
-
-// commitStage writes the commit for a staged change (or none when the tree
-// is unchanged) and updates ref and index.
-func (r *Repo) commitStage(req request, message string, head, baseTree plumbing.Hash, idx *index.Index, s stage, when time.Time) (Result, error) {
-	newTree, err := r.obj.ApplyTree(baseTree, s.tree)
-	if err != nil {
-		return Result{}, err
+	p.s = s
+	if err := p.build(message, r.opts.Now()); err != nil {
+		return nil, err
 	}
-	if newTree.IsZero() {
-		newTree = store.EmptyTree
-	}
-	if newTree == store.OrEmpty(baseTree) {
-		r.obj.TakeWritten() // nothing will point at them
-		if err := r.placeUnchanged(req.placing, &s); err != nil {
-			return Result{}, err
-		}
-		// Nothing new; still refresh the stat data of the index entries so
-		// that `git status` does not have to re-hash the files.
-		if !s.index.Empty() {
-			mark, err := r.markIndexUnflushed()
-			if err == nil {
-				err = r.flush(mark...)
-			}
-			if err != nil {
-				return Result{}, err
-			}
-			if _, err := r.index.Hold(); err != nil {
-				return Result{}, err
-			}
-			r.stageIndex(s.index)
-		}
-		return Result{Hash: short(head), Full: head}, nil
-	}
-	if newTree == store.EmptyTree {
-		if _, err := r.obj.WriteTree(nil); err != nil {
-			return Result{}, err
-		}
-	}
-	sig := object.Signature{Name: r.opts.AuthorName, Email: r.opts.AuthorEmail, When: when}
-	author := sig
-	if a := req.author; a != nil {
-		author.Name, author.Email = signatureText(a.Name), signatureText(a.Email)
-		if author.Email == "" {
-			author.Email = DisplayEmail(author.Name)
-		}
-	}
-	c := &object.Commit{Author: author, Committer: sig, Message: withNewline(message), TreeHash: newTree}
-	if !head.IsZero() {
-		c.ParentHashes = []plumbing.Hash{head}
-	}
-	h, err := r.obj.WriteCommit(c)
-	if err != nil {
-		return Result{}, err
-	}
-	if err := r.obj.EndBlobs(); err != nil { // a large commit's pack
-		return Result{}, err
-	}
-	// A *NotFlushedError means the branch moved all the same: the commit
-	// is recorded as made, and returned with the error.
-	moved := r.moveBranch(req.placing, s.bar, idx, s.index, h, head, "commit: "+firstLine(message), r.worktreeDirs(req.placing.others(s.paths)))
-	var nf *NotFlushedError
-	if moved != nil && !errors.As(moved, &nf) {
-		return Result{}, moved
-	}
-	r.tip.commit, r.tip.tree = h, newTree
-	// The trees on both sides are at hand (the new ones cached, the old
-	// ones pinned until this commit is done): the history takes
-	// the commit and its changes from here instead of reading them back.
-	if r.onCommit != nil {
-		if d, err := r.obj.DiffTrees(store.OrEmpty(baseTree), newTree); err == nil {
-			r.onCommit(h, c, d)
-		}
-	}
-	return Result{Hash: short(h), Full: h, Created: true}, moved
+	return p, nil
 }
 
 // baseTreeOf returns the tree of commit head (zero for an unborn branch),
@@ -320,73 +216,99 @@ func (r *Repo) baseTreeOf(head plumbing.Hash) (plumbing.Hash, error) {
 }
 
 // moveBranch makes commit h (written, with its objects) the branch head
-// in place of old and applies upd to the index. The objects, the worktree
-// folders in dirs, the ref lock and the temporary file of a RecordPlacing
-// change are flushed together (by bar where it covers them; nil for
-// none), then that file is renamed into place and the ref after it, and
-// the folders of both renames are flushed: the commit, and the note in
-// place, are durable when moveBranch returns. The index is changed in
-// memory under index.lock, taken before the ref, and written later (see
-// scheduleIndexWrite),
-// unflushed (see indexmark.go). If the ref update fails, a lock taken for
-// it is given back and the index is unchanged. Once the ref has moved,
-// only the last flush can fail: that is a *NotFlushedError, the ref and
-// the index staying as they now are.
-func (r *Repo) moveBranch(pl *placing, bar *syncfs.Barrier, idx *index.Index, upd *store.IndexUpdate, h, old plumbing.Hash, msg string, dirs []string) error {
+// in place of old and applies upd to the index: lockBranch, then
+// branchMove.commit.
+func (r *Repo) moveBranch(upd *store.IndexUpdate, h, old plumbing.Hash, msg string, dirs []string) error {
+	m, err := r.lockBranch(nil, nil, h, old, msg, dirs)
+	if err != nil {
+		return err
+	}
+	return m.commit(upd)
+}
+
+// branchMove is a move of the branch ready to be made: the objects and
+// folders flushed, index.lock and the ref's lock held (see lockBranch).
+// commit or abort ends it.
+type branchMove struct {
+	r    *Repo
+	pl   *placing
+	ref  *refLock
+	took bool // index.lock was taken for it
+	h    plumbing.Hash
+}
+
+// lockBranch gets the move of the branch from old to commit h ready. The
+// objects, the worktree folders in dirs, the ref lock and the temporary
+// file of a placing change are flushed together (by bar where it covers
+// them; nil for none); the index is held (index.lock, taken before the
+// ref) and the ref locked. On an error nothing is held.
+func (r *Repo) lockBranch(pl *placing, bar *syncfs.Barrier, h, old plumbing.Hash, msg string, dirs []string) (*branchMove, error) {
 	// The objects and folders are complete: their flushes run while the
 	// index is locked and the ref written.
 	fl := r.startFlush(bar, append(r.obj.TakeWritten(), dirs...)...)
 	if err := pl.flushWith(fl, bar); err != nil {
 		fl.wait()
-		return err
+		return nil, err
 	}
 	mark, err := r.markIndexUnflushed()
 	if err != nil {
 		fl.wait()
-		return err
+		return nil, err
 	}
 	fl.add(mark...)
 	took, err := r.index.Hold()
 	if err != nil {
 		fl.wait()
-		return err
+		return nil, err
 	}
-	giveBack := func() {
-		if took {
-			r.index.Release()
-		}
-	}
-	ref, err := r.lockRef(r.branch, h, old, msg)
+	m := &branchMove{r: r, pl: pl, took: took, h: h}
+	m.ref, err = r.lockRef(r.branch, h, old, msg)
 	if err != nil {
 		fl.wait()
-		giveBack()
-		return err
+		m.giveBack()
+		return nil, err
 	}
-	fl.add(ref.LockPath())
+	fl.add(m.ref.LockPath())
 	if err := fl.wait(); err != nil {
-		ref.Abort()
-		giveBack()
+		m.abort()
+		return nil, err
+	}
+	return m, nil
+}
+
+// commit moves the branch and applies upd to the index (changed in
+// memory, written later: see scheduleIndexWrite, unflushed: see
+// indexmark.go), then flushes the folders of the ref's rename and of the
+// placed file's: the commit, and the file in place, are durable when it
+// returns. If the ref cannot move, index.lock is given back and the index
+// is unchanged. Once the ref has moved, only the last flush can fail:
+// that is a *NotFlushedError, the ref and the index staying as they now
+// are.
+func (m *branchMove) commit(upd *store.IndexUpdate) error {
+	if err := m.ref.commit(); err != nil {
+		m.giveBack()
 		return err
 	}
-	// The note goes into place before the ref: a kill between the two
-	// leaves the new note with the old commit, which the next start
-	// commits as an outside change, rather than a commit the worktree
-	// does not hold.
-	if err := pl.rename(); err != nil {
-		ref.Abort()
-		giveBack()
-		return err
-	}
-	if err := ref.commit(); err != nil {
-		giveBack()
-		return err
-	}
-	pl.restat(upd)
-	r.stageIndex(upd)
-	if err := r.flush(ref.Dir(), pl.dir()); err != nil {
-		return &NotFlushedError{Hash: short(h), Full: h, Err: err}
+	m.pl.restat(upd)
+	m.r.stageIndex(upd)
+	if err := m.r.flush(m.ref.Dir(), m.pl.dir()); err != nil {
+		return &NotFlushedError{Hash: short(m.h), Full: m.h, Err: err}
 	}
 	return nil
+}
+
+// abort drops the ref's lock and gives index.lock back: the branch and
+// the index stay as they were.
+func (m *branchMove) abort() {
+	m.ref.Abort()
+	m.giveBack()
+}
+
+// giveBack releases index.lock when the move took it.
+func (m *branchMove) giveBack() {
+	if m.took {
+		m.r.index.Release()
+	}
 }
 
 func withNewline(s string) string {

@@ -116,9 +116,9 @@ func TestRecordSameContentMakesNoCommit(t *testing.T) {
 	if again.Created || again.Hash != first.Hash {
 		t.Errorf("same content again: %+v, want no commit and HEAD %s", again, first.Hash)
 	}
-	hash, err := r.Record(context.Background(), "write a.md", []string{"a.md"})
-	if err != nil || hash != first.Hash {
-		t.Errorf("Record = %q, %v; want HEAD %s", hash, err, first.Hash)
+	res, err := r.Commit(context.Background(), "write a.md", []string{"a.md"})
+	if err != nil || res.Hash != first.Hash {
+		t.Errorf("Commit = %q, %v; want HEAD %s", res.Hash, err, first.Hash)
 	}
 	if got := git(t, dir, "rev-list", "--count", "HEAD"); got != "1" {
 		t.Errorf("%s commits, want 1", got)
@@ -304,7 +304,7 @@ func TestRecordConcurrent(t *testing.T) {
 					os.MkdirAll(filepath.Dir(full), 0o755)
 					os.WriteFile(full, []byte(fmt.Sprintf("writer %d write %d\n", w, i)), 0o644)
 				}
-				_, err := r.Record(context.Background(), verb+" "+rel, []string{rel})
+				_, err := r.Commit(context.Background(), verb+" "+rel, []string{rel})
 				vaultLock.Unlock()
 				if err != nil {
 					errs <- err

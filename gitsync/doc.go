@@ -7,7 +7,7 @@
 //
 // # Lifecycle
 //
-//	r, err := gitsync.Open(ctx, gitsync.Options{Dir: dir, RemoteURL: url, Locker: vaultLock, Changed: index.Refresh})
+//	r, err := gitsync.Open(ctx, gitsync.Options{Dir: dir, RemoteURL: url, Locker: vaultLock, Changed: feed.PublishPaths})
 //	r.Start(ctx)   // pull now and every SyncInterval, push after commits
 //	defer r.Close() // stop, then one last push attempt (bounded: ~20 s at most)
 //
@@ -24,28 +24,29 @@
 //
 // # Committing
 //
-// Record (the vault's Recorder) is called with the vault's write lock held,
-// after the files are written. It hashes only the given paths, writes their
-// blobs and the trees along their paths as loose objects, writes the
-// commit, takes .git/index.lock and moves the branch ref through
-// <ref>.lock, like git itself; any failure leaves HEAD and the index as
-// they were. Unless Options.NoFsync, the objects, the folders of the
-// written notes and the ref lock are flushed to disk (on Linux by one
-// syncfs, see package syncfs) before the ref is
-// renamed into place, and the ref's folder after, so an acknowledged
-// write survives a power loss.
+// A change of the server's own is committed in two phases (the vault's
+// changes.Recorder), with the vault's write lock held, after the files
+// are written. Prepare hashes only the given paths (taking the bytes the
+// vault wrote rather than reading them back), writes their blobs and the
+// trees along their paths as loose objects (one pack for a large
+// change), writes the commit, takes .git/index.lock and the branch ref's
+// <ref>.lock, like git itself, and returns holding them. Unless
+// Options.NoFsync, the objects, the folders of the written notes and the
+// ref lock are flushed to disk by then (on Linux by one syncfs, see
+// package syncfs). The vault then renames its last written note into
+// place, and Publish renames the ref into place and flushes the folders
+// of both renames, so an acknowledged write survives a power loss; or
+// Abort drops the locks, and HEAD and the index are as they were.
 //
-// RecordPlacing (the vault's PlacingRecorder) is Record for a change whose
-// last note the vault wrote to a temporary file beside it, unflushed, and
-// has not renamed into place. The split: the vault writes the temporary
-// file, keeps the undo (the old note's backup) and renames it when asked;
-// gitsync builds the commit from the bytes the vault holds, flushes the
-// temporary file in the same barrier as the objects and the ref lock,
-// asks the vault to rename the note into place, renames the ref after it,
-// and flushes both folders before returning: two device flushes a write
-// instead of three (placing.go). The index is kept in memory between
-// commits, under index.lock, and written once commits pause (50 ms, or
-// 500 ms into a burst; see indexwrite.go): a burst of writes pays for one
+// The note's own flush goes with the commit's: the vault writes it to a
+// temporary file beside the note, unflushed, and keeps the undo (the old
+// note's backup); Prepare flushes that file in the same barrier as the
+// objects and the ref lock. Two device flushes a write instead of three
+// (placing.go). Commit does both phases at once, for a caller that wrote
+// the files itself (and the sync's commits of outside edits).
+//
+// The index is kept in memory between commits, under index.lock, and
+// written once commits pause (50 ms, or 500 ms into a burst; see indexwrite.go): a burst of writes pays for one
 // 1 MB index, not one each, and a `git commit` run meanwhile stops at the
 // lock rather than committing an index without ours. It is not flushed
 // (git's own default, core.fsync=committed, does not flush it either): a
@@ -53,7 +54,7 @@
 // start rebuilds it from HEAD when a mark shows a vaultmcp process left
 // it so (see Recovery). There is no worktree scan, and the index file is
 // re-read only when another git process rewrote it. Writing content
-// identical to HEAD makes no commit; Record then returns HEAD's short
+// identical to HEAD makes no commit; Publish then returns HEAD's short
 // hash and a nil error (Commit's Result.Created tells the cases apart).
 //
 // # Sync

@@ -88,7 +88,7 @@ func TestLinksOutsideTheVaultAreNotCommitted(t *testing.T) {
 	if err := os.Rename(filepath.Join(dir, "Inbox"), filepath.Join(dir, "Moved")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Record(context.Background(), "rename Inbox -> Moved", []string{"Inbox", "Moved"}); err != nil {
+	if _, err := r.Commit(context.Background(), "rename Inbox -> Moved", []string{"Inbox", "Moved"}); err != nil {
 		t.Fatal(err)
 	}
 	files = git(t, dir, "ls-tree", "-r", "--name-only", "HEAD")

@@ -62,7 +62,8 @@ type Options struct {
 	// AuthorName and AuthorEmail sign every commit as author and committer.
 	AuthorName  string
 	AuthorEmail string
-	// MessagePrefix is put before each Record summary ("MCP: ").
+	// MessagePrefix is put before the summary of each change Prepare and
+	// Commit record ("MCP: ").
 	MessagePrefix string
 	// Auth holds the credentials for the remote.
 	Auth Auth
@@ -111,7 +112,8 @@ type Options struct {
 	NoFsync bool
 	// Locker is the vault's write lock. The sync loop holds it whenever it
 	// changes files in the worktree or commits external changes, so it never
-	// interleaves with a vault write. Record must be called with it held.
+	// interleaves with a vault write. Prepare, Publish and Commit must be
+	// called with it held.
 	// Nil means an internal lock (fine when nothing else writes).
 	Locker sync.Locker
 	// Changed is told which vault-relative paths a pull changed, removed or

@@ -820,7 +820,7 @@ func (r *Repo) checkout(from, to, newHead, old plumbing.Hash) ([]string, error) 
 		upd.Set[d.Path] = e
 		changed = append(changed, d.Path)
 	}
-	moved := r.moveBranch(nil, nil, idx, upd, newHead, old, "pull: replay onto "+r.opts.RemoteName, r.worktreeFiles(changed))
+	moved := r.moveBranch(upd, newHead, old, "pull: replay onto "+r.opts.RemoteName, r.worktreeFiles(changed))
 	var nf *NotFlushedError
 	if moved != nil && !errors.As(moved, &nf) {
 		return nil, moved

@@ -85,7 +85,7 @@ func TestRenameRelinksCanvas(t *testing.T) {
 	h := newDepsHarness(t, func(d *tools.Deps) {
 		ix = index.New(d.Vault, nil)
 		d.Index = ix
-		d.Vault.Observe(ix.Refresh)
+		d.Vault.Observe(ix.Changed)
 	})
 	h.file("Idea.md", "# Idea\n")
 	h.file("Board.canvas", toolBoard)

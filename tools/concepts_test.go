@@ -60,7 +60,7 @@ func mlVault(t *testing.T, extra map[string]string) (*harness, tools.Deps) {
 	if err := ix.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	v.Observe(ix.Refresh)
+	v.Observe(ix.Changed)
 	d := tools.Deps{Vault: v, Index: ix, Logger: logger, ServerVersion: "1.2.3"}
 	s, err := mcpserver.New(d, "1.2.3", mcpserver.WithOutputValidation())
 	if err != nil {

@@ -47,7 +47,7 @@ func newNotesVault(t *testing.T, files map[string]string) *notesVault {
 	}
 	logger := slog.New(slog.DiscardHandler)
 	ix := index.New(v, logger)
-	v.Observe(ix.Refresh)
+	v.Observe(ix.Changed)
 	repo, err := gitsync.Open(context.Background(), gitsync.Options{Dir: root, Locker: v.Locker(), SyncInterval: -1, NoPush: true, Logger: logger})
 	if err != nil {
 		t.Fatal(err)

@@ -253,7 +253,7 @@ func TestDefaultAnswersFit(t *testing.T) {
 	}
 	t.Logf("synced in %v", time.Since(start))
 	ix := index.New(v, logger)
-	v.Observe(ix.Refresh)
+	v.Observe(ix.Changed)
 	start = time.Now()
 	if err := ix.Build(ctx); err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"vaultmcp/internal/mcpserver"
 	"vaultmcp/tools"
 	"vaultmcp/vault"
+	"vaultmcp/vault/changes"
 	"vaultmcp/vault/index"
 )
 
@@ -66,14 +67,14 @@ func newGitVault(t testing.TB) *gitVault {
 	// An index, so renames relink and suggestions come from it as in the
 	// server.
 	ix := index.New(v, slog.New(slog.DiscardHandler))
-	v.Observe(ix.Refresh)
+	v.Observe(ix.Changed)
 	if err := ix.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	g := &gitVault{t: t, root: root, v: v, repo: repo}
-	v.Observe(func(paths []string) {
+	v.Observe(func(b changes.Batch) {
 		g.mu.Lock()
-		g.touched = append(g.touched, slices.Clone(paths))
+		g.touched = append(g.touched, slices.Clone(b.Paths))
 		g.mu.Unlock()
 	})
 	d := tools.Deps{Vault: v, Git: repo, Index: ix, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}

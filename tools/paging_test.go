@@ -40,7 +40,7 @@ func newIndexHarness(t *testing.T, files map[string]string, adjust ...func(*tool
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ix := index.New(v, logger)
-	v.Observe(ix.Refresh)
+	v.Observe(ix.Changed)
 	if err := ix.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func TestRenameWaitsForIndex(t *testing.T) {
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ix := index.New(v, logger)
-	v.Observe(ix.Refresh)
+	v.Observe(ix.Changed)
 	s, err := mcpserver.New(tools.Deps{Vault: v, Index: ix, Logger: logger}, "test")
 	if err != nil {
 		t.Fatal(err)

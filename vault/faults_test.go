@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+
+	"vaultmcp/vault/changes"
 )
 
 // fullDisk makes every atomic write after the first `allow` ones write
@@ -137,6 +139,10 @@ type countingRecorder struct{ calls int }
 func (r *countingRecorder) Record(_ context.Context, _ string, _ []string) (string, error) {
 	r.calls++
 	return "c0ffee", nil
+}
+
+func (r *countingRecorder) Prepare(ctx context.Context, c changes.Change) (changes.Pending, error) {
+	return publishing(ctx, c, r.Record)
 }
 
 // A note whose write permission is off is refused with a clear error,

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"vaultmcp/vault/changes"
 )
 
 // newTestVault opens an empty vault in a fresh temporary folder and
@@ -167,14 +169,43 @@ func noAbsPath(t testing.TB, msg, given string, roots ...string) {
 	}
 }
 
-// recorderFunc adapts a function to Recorder.
+// recorderFunc adapts a function to changes.Recorder: it is called as
+// Publish, once the vault has put the change's files into place.
 type recorderFunc func(summary string, paths []string) (string, error)
 
-func (f recorderFunc) Record(_ context.Context, summary string, paths []string) (string, error) {
-	return f(summary, paths)
+func (f recorderFunc) Prepare(ctx context.Context, c changes.Change) (changes.Pending, error) {
+	return publishing(ctx, c, func(_ context.Context, summary string, paths []string) (string, error) {
+		return f(summary, paths)
+	})
 }
 
-var _ Recorder = recorderFunc(nil)
+var _ changes.Recorder = recorderFunc(nil)
+
+// publishing is the Prepare of a test recorder that records the change
+// with record when it is published: the files are in place by then.
+func publishing(ctx context.Context, c changes.Change, record func(ctx context.Context, summary string, paths []string) (string, error)) (changes.Pending, error) {
+	return &pendingFunc{publish: func() (string, error) { return record(ctx, c.Summary, c.Paths) }}, nil
+}
+
+// pendingFunc is a test recorder's changes.Pending: Publish calls
+// publish; aborted counts Abort calls before any Publish.
+type pendingFunc struct {
+	publish func() (string, error)
+	done    bool
+	aborted int
+}
+
+func (p *pendingFunc) Publish() (string, error) {
+	p.done = true
+	return p.publish()
+}
+
+func (p *pendingFunc) Abort() {
+	if !p.done {
+		p.aborted++
+	}
+	p.done = true
+}
 
 // renameRewritingBulk renames notes/a.md to moved/a.md and, in the same
 // change, writes data to bulk/b00.md… in one batch large enough for one

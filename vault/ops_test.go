@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"vaultmcp/internal/syncfs"
+	"vaultmcp/vault/changes"
 )
 
 func TestWriteFile(t *testing.T) {
@@ -384,31 +384,23 @@ func (r *failingRecorder) Record(_ context.Context, _ string, _ []string) (strin
 	return "", errors.New("disk on fire at " + "/srv/secret/repo")
 }
 
-var _ Recorder = (*failingRecorder)(nil)
-
-// failingPlacer is a PlacingRecorder that fails, after putting the
-// pending file into place when placeFirst is set (as a commit whose ref
-// could not be moved does).
-type failingPlacer struct {
-	failingRecorder
-	placeFirst bool
+// Prepare fails at Publish, once the files are in place, as a commit
+// whose ref could not be moved does.
+func (r *failingRecorder) Prepare(ctx context.Context, c changes.Change) (changes.Pending, error) {
+	return publishing(ctx, c, r.Record)
 }
 
-func (r *failingPlacer) RecordWritten(ctx context.Context, summary string, paths []string, _ func(string) ([]byte, fs.FileInfo, bool)) (string, error) {
-	return r.Record(ctx, summary, paths)
-}
+var _ changes.Recorder = (*failingRecorder)(nil)
 
-func (r *failingPlacer) RecordPlacing(ctx context.Context, summary string, paths []string, _ func(string) ([]byte, fs.FileInfo, bool),
-	_, _ string, _ *syncfs.Barrier, place func() error) (string, error) {
-	if r.placeFirst {
-		if err := place(); err != nil {
-			return "", err
-		}
-	}
-	return r.Record(ctx, summary, paths)
-}
+// failingPreparer fails in Prepare, before the change's last written
+// file is put into place, as a commit whose objects could not be written
+// does.
+type failingPreparer struct{ failingRecorder }
 
-var _ PlacingRecorder = (*failingPlacer)(nil)
+func (r *failingPreparer) Prepare(ctx context.Context, c changes.Change) (changes.Pending, error) {
+	_, err := r.Record(ctx, c.Summary, c.Paths)
+	return nil, err
+}
 
 // Every change whose recording fails is undone: the vault is byte-
 // identical afterwards and observers hear nothing.
@@ -481,16 +473,12 @@ func TestRollbackOnRecordFailure(t *testing.T) {
 	}
 	recorders := []struct {
 		name string
-		make func() (Recorder, *failingRecorder)
+		make func() (changes.Recorder, *failingRecorder)
 	}{
-		{"", func() (Recorder, *failingRecorder) { r := &failingRecorder{}; return r, r }},
-		// The change's last write is left for the recorder to put into
-		// place: it fails before, or after it did.
-		{" placing", func() (Recorder, *failingRecorder) { r := &failingPlacer{}; return r, &r.failingRecorder }},
-		{" placed", func() (Recorder, *failingRecorder) {
-			r := &failingPlacer{placeFirst: true}
-			return r, &r.failingRecorder
-		}},
+		// The change's last write is put into place between the two
+		// phases: the recorder fails after it was, or before.
+		{"", func() (changes.Recorder, *failingRecorder) { r := &failingRecorder{}; return r, r }},
+		{" placing", func() (changes.Recorder, *failingRecorder) { r := &failingPreparer{}; return r, &r.failingRecorder }},
 	}
 	for _, tt := range tests {
 		for _, rc := range recorders {
@@ -508,7 +496,7 @@ func TestRollbackOnRecordFailure(t *testing.T) {
 				r, rec := rc.make()
 				v.SetRecorder(r)
 				observed := 0
-				v.Observe(func([]string) { observed++ })
+				v.Observe(func(changes.Batch) { observed++ })
 
 				v.dropping.Wait() // earlier changes' backups are removed in the background
 				before := snapshot(t, root)
@@ -571,7 +559,7 @@ func TestRecorderSuccess(t *testing.T) {
 		return "abc1234", nil
 	}))
 	var observed [][]string
-	v.Observe(func(paths []string) { observed = append(observed, slices.Clone(paths)) })
+	v.Observe(func(b changes.Batch) { observed = append(observed, slices.Clone(b.Paths)) })
 
 	ctx := t.Context()
 	steps := []struct {
@@ -609,9 +597,8 @@ func TestRecorderSuccess(t *testing.T) {
 	}
 }
 
-// committedRecorder commits and then fails to flush: its error is a
-// CommittedError. As a PlacingRecorder it first puts the pending file
-// into place, as a commit whose ref moved did.
+// committedRecorder commits and then fails to flush: Publish's error is
+// a changes.CommittedError.
 type committedRecorder struct{ calls int }
 
 // notFlushed is the CommittedError committedRecorder returns.
@@ -628,19 +615,9 @@ func (r *committedRecorder) Record(context.Context, string, []string) (string, e
 	return "", fmt.Errorf("commit: %w", notFlushed{errors.New("flush folder: input/output error")})
 }
 
-func (r *committedRecorder) RecordWritten(ctx context.Context, summary string, paths []string, _ func(string) ([]byte, fs.FileInfo, bool)) (string, error) {
-	return r.Record(ctx, summary, paths)
+func (r *committedRecorder) Prepare(ctx context.Context, c changes.Change) (changes.Pending, error) {
+	return publishing(ctx, c, r.Record)
 }
-
-func (r *committedRecorder) RecordPlacing(ctx context.Context, summary string, paths []string, _ func(string) ([]byte, fs.FileInfo, bool),
-	_, _ string, _ *syncfs.Barrier, place func() error) (string, error) {
-	if err := place(); err != nil {
-		return "", err
-	}
-	return r.Record(ctx, summary, paths)
-}
-
-var _ PlacingRecorder = (*committedRecorder)(nil)
 
 // A change whose commit was made but whose last flush failed is not
 // undone: the files stay as committed (matching the branch), nothing of
@@ -674,18 +651,14 @@ func TestCommittedChangeStaysWhenTheFlushFails(t *testing.T) {
 		}, map[string]string{"notes/a.md": "", "moved/a.md": "alpha\nbeta\n"}},
 	}
 	for _, tt := range tests {
-		for _, placing := range []bool{true, false} {
-			t.Run(fmt.Sprintf("%s placing=%v", tt.name, placing), func(t *testing.T) {
+		{
+			t.Run(tt.name, func(t *testing.T) {
 				v, root := newTestVault(t, Options{})
 				mkfile(t, root, "notes/a.md", "alpha\nbeta\n")
 				rec := &committedRecorder{}
-				if placing {
-					v.SetRecorder(rec)
-				} else {
-					v.SetRecorder(recorderOnly{rec})
-				}
+				v.SetRecorder(rec)
 				observed := 0
-				v.Observe(func([]string) { observed++ })
+				v.Observe(func(changes.Batch) { observed++ })
 				err := tt.op(v)
 				if err == nil {
 					t.Fatal("no error although the flush failed")
@@ -723,11 +696,4 @@ func TestCommittedChangeStaysWhenTheFlushFails(t *testing.T) {
 			})
 		}
 	}
-}
-
-// recorderOnly hides every interface of its recorder but Recorder.
-type recorderOnly struct{ r Recorder }
-
-func (r recorderOnly) Record(ctx context.Context, summary string, paths []string) (string, error) {
-	return r.r.Record(ctx, summary, paths)
 }

@@ -20,6 +20,7 @@ import (
 
 	"vaultmcp/internal/syncfs"
 	"vaultmcp/vault/access"
+	"vaultmcp/vault/changes"
 )
 
 // Tx is one change in progress. Every file operation it performs is
@@ -33,11 +34,12 @@ type Tx struct {
 	touchedSet map[string]bool
 	undo       []func() error
 	backups    []string // copies kept for undo, removed when the change is done
-	// written holds the content of the files the change wrote, for a
-	// WrittenRecorder and the change's observers (Vault.Written).
-	written map[string]writtenFile
-	// pending is the file WriteFile left under its temporary name for a
-	// PlacingRecorder to put into place; nil for none (see settle).
+	// written holds the content of the files the change wrote, for the
+	// recorder and the change's observers (see changes.Batch).
+	written map[string]changes.File
+	// pending is the file WriteFile left under its temporary name, to
+	// be flushed with the commit and put into place between the
+	// recorder's two phases; nil for none (see commit, settle).
 	pending *pendingFile
 }
 
@@ -59,11 +61,11 @@ func (pf *pendingFile) rename() error {
 	return nil
 }
 
-// settle puts the file WriteFile left pending into place as a write
-// without a PlacingRecorder goes: flushed, then renamed. The folder's
-// entry is flushed by the recorder with the commit. Every Tx operation
-// settles first, so a change that goes on after a write sees the file
-// in place; only the change's last write is left to the recorder.
+// settle flushes the file WriteFile left pending and puts it into place,
+// as a write goes when no commit shares its flush. Every Tx operation
+// settles first, so a change that goes on after a write sees the file in
+// place; only the change's last write is left to the commit (see commit).
+// The folder's entry is flushed by the recorder with the commit.
 func (tx *Tx) settle() error {
 	pf := tx.pending
 	if pf == nil {
@@ -80,31 +82,47 @@ func (tx *Tx) settle() error {
 	return nil
 }
 
-// writtenFile is a file's content as the change wrote it, where, and its
-// stat data then.
-type writtenFile struct {
-	data []byte
-	fi   fs.FileInfo
-	abs  string
+// commit makes the change durable with the vault's recorder, in its two
+// phases: Prepare builds and flushes the commit, with the file left
+// pending; the file goes into place; Publish moves the branch. Abort,
+// deferred, gives the commit up on every other path. Without a recorder
+// the pending file is flushed and put into place, and that is all.
+//
+// On an error the caller undoes the change (the pending file's undo
+// removes it, or puts the old file back once it was placed), except for a
+// changes.CommittedError: the change counts.
+func (tx *Tx) commit(ctx context.Context) (string, error) {
+	rec := tx.v.recorder
+	if rec == nil {
+		return "", tx.settle()
+	}
+	c := changes.Change{Summary: tx.summary, Batch: changes.Batch{Paths: tx.touched, Written: tx.written}}
+	pf := tx.pending
+	tx.pending = nil
+	if pf != nil {
+		defer pf.bar.Close()
+		c.Placing = &changes.Placing{Rel: pf.rel, Tmp: pf.tmp, Barrier: pf.bar}
+	}
+	pend, err := rec.Prepare(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	defer pend.Abort()
+	if pf != nil {
+		if err := pf.rename(); err != nil {
+			return "", fmt.Errorf("put %s into place: %w", pf.rel, err)
+		}
+	}
+	return pend.Publish()
 }
 
-// record makes the change durable with rec, handing it the content of
-// the files the change wrote when it can take them.
-func (tx *Tx) record(ctx context.Context, rec Recorder) (string, error) {
-	known := func(rel string) ([]byte, fs.FileInfo, bool) {
-		w, ok := tx.written[rel]
-		return w.data, w.fi, ok
+// fail undoes the change after err, and returns err with whatever the
+// undoing could not do.
+func (tx *Tx) fail(err error) error {
+	if rbErr := tx.rollback(); rbErr != nil {
+		return errors.Join(err, rbErr)
 	}
-	if pr, ok := rec.(PlacingRecorder); ok && tx.pending != nil {
-		pf := tx.pending
-		tx.pending = nil
-		defer pf.bar.Close()
-		return pr.RecordPlacing(ctx, tx.summary, tx.touched, known, pf.rel, pf.tmp, pf.bar, pf.rename)
-	}
-	if wr, ok := rec.(WrittenRecorder); ok && len(tx.written) > 0 {
-		return wr.RecordWritten(ctx, tx.summary, tx.touched, known)
-	}
-	return rec.Record(ctx, tx.summary, tx.touched)
+	return err
 }
 
 // Summarize sets the history message of the change, e.g.
@@ -147,22 +165,13 @@ func (tx *Tx) WriteFile(p Path, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := tx.v.recorder.(PlacingRecorder); ok {
-		return tx.writePending(p, data, perm)
-	}
-	fi, err := tx.v.writeAtomicInfo(p.Abs, data, perm)
-	if err != nil {
-		return osError(p.Given, err)
-	}
-	tx.touch(p.Rel)
-	tx.wrote(p, data, fi)
-	return nil
+	return tx.writePending(p, data, perm)
 }
 
 // writePending writes data to a temporary file beside p, unflushed, and
-// leaves it for the PlacingRecorder to flush with the commit and rename
-// into place (or for settle, when the change goes on). Until then the
-// change's undo removes it.
+// leaves it to be flushed with the commit and renamed into place (see
+// commit), or flushed and renamed by settle when the change goes on.
+// Until then the change's undo removes it.
 func (tx *Tx) writePending(p Path, data []byte, perm fs.FileMode) error {
 	// Opened before the file is written, so that its syncfs reports a
 	// write-back error of the file (see package syncfs).
@@ -192,13 +201,13 @@ func (tx *Tx) writePending(p Path, data []byte, perm fs.FileMode) error {
 }
 
 // wrote keeps what the change wrote to rel, for the recorder and the
-// listeners of the change (see Vault.Written), which so take the bytes
+// observers of the change (see changes.Batch), which so take the bytes
 // instead of reading the file back.
 func (tx *Tx) wrote(p Path, data []byte, fi fs.FileInfo) {
 	if tx.written == nil {
-		tx.written = make(map[string]writtenFile, 1)
+		tx.written = make(map[string]changes.File, 1)
 	}
-	tx.written[p.Rel] = writtenFile{data: data, fi: fi, abs: p.Abs}
+	tx.written[p.Rel] = changes.File{Data: data, Info: fi, Abs: p.Abs}
 }
 
 // FileWrite is one file of a WriteFiles batch: its new content.
@@ -331,7 +340,7 @@ func (tx *Tx) WriteFiles(files []FileWrite) ([]fs.FileInfo, error) {
 		return nil, osError(files[first].Path.Given, errs[first])
 	}
 	if tx.written == nil {
-		tx.written = make(map[string]writtenFile, len(files))
+		tx.written = make(map[string]changes.File, len(files))
 	}
 	// The renames too go a folder at a time, side by side. Whichever
 	// fail, the change's undo puts back every file (its backup, or its

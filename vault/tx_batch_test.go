@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"vaultmcp/vault/changes"
 )
 
 // WriteFiles writes every file of a batch, keeping each one's mode,
@@ -88,23 +90,21 @@ func TestWriteFilesRefusesAFileTwice(t *testing.T) {
 // discardInfos keeps WriteFiles' error for an Update callback.
 func discardInfos(_ []fs.FileInfo, err error) error { return err }
 
-// writtenRecorder is a WrittenRecorder that keeps what it was handed.
+// writtenRecorder keeps the files a change handed it as written.
 type writtenRecorder struct {
 	recorderFunc
-	known func(rel string) ([]byte, fs.FileInfo, bool)
+	written map[string]changes.File
 }
 
-func (w *writtenRecorder) RecordWritten(_ context.Context, summary string, paths []string, known func(rel string) ([]byte, fs.FileInfo, bool)) (string, error) {
-	w.known = known
-	return w.recorderFunc(summary, paths)
+func (w *writtenRecorder) Prepare(ctx context.Context, c changes.Change) (changes.Pending, error) {
+	w.written = c.Written
+	return w.recorderFunc.Prepare(ctx, c)
 }
 
-var _ WrittenRecorder = (*writtenRecorder)(nil)
-
-// A recorder that can take the content of the files a change wrote is
-// handed it, with each file's stat data as it now stands in place, so it
-// need not read them back: a batch's files and a file written on its own
-// alike. A recorder that cannot gets Record.
+// The recorder is handed the content of the files a change wrote, with
+// each file's stat data as it stands in place once the change is
+// published, so it need not read them back: a batch's files and a file
+// written on its own alike.
 func TestBatchContentGoesToTheRecorder(t *testing.T) {
 	v, root := newTestVault(t, Options{})
 	batch := []string{"a.md", "sub/b.md"}
@@ -134,17 +134,18 @@ func TestBatchContentGoesToTheRecorder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.known == nil {
-		t.Fatal("RecordWritten was not called")
+	if rec.written == nil {
+		t.Fatal("the recorder was handed nothing written")
 	}
 	want := map[string]string{"single.md": "alone"}
 	for _, rel := range batch {
 		want[rel] = "new " + rel
 	}
 	for rel, content := range want {
-		data, was, ok := rec.known(rel)
+		f, ok := rec.written[rel]
+		data, was := f.Data, f.Info
 		if !ok || string(data) != content {
-			t.Errorf("known(%s) = %q, %v", rel, data, ok)
+			t.Errorf("written[%s] = %q, %v", rel, data, ok)
 			continue
 		}
 		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
@@ -155,15 +156,14 @@ func TestBatchContentGoesToTheRecorder(t *testing.T) {
 			t.Errorf("known(%s) stat data is not the file in place", rel)
 		}
 	}
-	if _, _, ok := rec.known("other.md"); ok {
-		t.Error("known answers for a file the change did not write")
+	if _, ok := rec.written["other.md"]; ok {
+		t.Error("written holds a file the change did not write")
 	}
 }
 
-// The observers of a change can take what it wrote (Vault.Written): the
+// The observers of a change are handed what it wrote (changes.Batch): the
 // bytes, where, and the file's stat data as it stands in place; a path
-// the change did not write, and any path once the change is announced,
-// has nothing.
+// the change did not write has nothing.
 func TestObserversSeeWhatTheChangeWrote(t *testing.T) {
 	v, root := newTestVault(t, Options{})
 	mkfile(t, root, "notes/a.md", "old")
@@ -172,13 +172,13 @@ func TestObserversSeeWhatTheChangeWrote(t *testing.T) {
 		same, ok     bool
 	}
 	var got []seen
-	v.Observe(func(paths []string) {
-		for _, rel := range append(paths, "other.md") {
-			content, abs, fi, ok := v.Written(rel)
-			s := seen{content: string(content), abs: abs, ok: ok}
+	v.Observe(func(b changes.Batch) {
+		for _, rel := range append(b.Paths, "other.md") {
+			f, ok := b.Written[rel]
+			s := seen{content: string(f.Data), abs: f.Abs, ok: ok}
 			if ok {
-				now, err := os.Lstat(abs)
-				s.same = err == nil && os.SameFile(now, fi) && now.Size() == fi.Size() && now.ModTime().Equal(fi.ModTime())
+				now, err := os.Lstat(f.Abs)
+				s.same = err == nil && f.Is(now)
 			}
 			got = append(got, s)
 		}
@@ -189,8 +189,5 @@ func TestObserversSeeWhatTheChangeWrote(t *testing.T) {
 	want := []seen{{content: "new", abs: filepath.Join(root, "notes", "a.md"), same: true, ok: true}, {}}
 	if !slices.Equal(got, want) {
 		t.Errorf("observer saw %+v, want %+v", got, want)
-	}
-	if _, _, _, ok := v.Written("notes/a.md"); ok {
-		t.Error("Written answers after the change was announced")
 	}
 }

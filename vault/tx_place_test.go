@@ -9,47 +9,48 @@ import (
 	"strings"
 	"testing"
 
-	"vaultmcp/internal/syncfs"
+	"vaultmcp/vault/changes"
 )
 
-// placer is a PlacingRecorder that puts the pending file into place and
-// notes what it was handed.
+// placer is a recorder that checks the file left pending at each phase,
+// and notes what it was handed.
 type placer struct {
 	t       *testing.T
 	root    string
-	placing []string          // the rel of each RecordPlacing call
-	written int               // RecordWritten calls
-	seen    map[string]string // each touched path's content on disk when recording began
+	placing []string          // the rel of each Prepare with a placing file
+	written int               // Prepare calls without one
+	seen    map[string]string // each touched path's content on disk when Prepare began
 }
 
-func (p *placer) Record(context.Context, string, []string) (string, error) {
-	return "", errors.New("a placer is called through RecordWritten or RecordPlacing")
-}
-
-func (p *placer) RecordWritten(_ context.Context, _ string, paths []string, _ func(string) ([]byte, fs.FileInfo, bool)) (string, error) {
-	p.written++
-	p.look(paths)
-	return "c0ffee", nil
-}
-
-func (p *placer) RecordPlacing(_ context.Context, _ string, paths []string, known func(string) ([]byte, fs.FileInfo, bool),
-	rel, tmp string, _ *syncfs.Barrier, place func() error) (string, error) {
-	p.placing = append(p.placing, rel)
-	p.look(paths)
-	data, fi, ok := known(rel)
+func (p *placer) Prepare(ctx context.Context, c changes.Change) (changes.Pending, error) {
+	p.look(c.Paths)
+	pl := c.Placing
+	if pl == nil {
+		p.written++
+		return &pendingFunc{publish: func() (string, error) { return "c0ffee", nil }}, nil
+	}
+	p.placing = append(p.placing, pl.Rel)
+	f, ok := c.Written[pl.Rel]
 	if !ok {
-		p.t.Errorf("known(%s) holds nothing", rel)
+		p.t.Errorf("Written[%s] holds nothing", pl.Rel)
 	}
-	if got, err := os.ReadFile(tmp); err != nil || string(got) != string(data) {
-		p.t.Errorf("temporary file holds %q (%v), known %q", got, err, data)
+	if got, err := os.ReadFile(pl.Tmp); err != nil || string(got) != string(f.Data) {
+		p.t.Errorf("temporary file holds %q (%v), written %q", got, err, f.Data)
 	}
-	if tfi, err := os.Stat(tmp); err != nil || !os.SameFile(tfi, fi) {
-		p.t.Errorf("known(%s) gives the stat data of another file than %s", rel, tmp)
+	if tfi, err := os.Stat(pl.Tmp); err != nil || !f.Is(tfi) {
+		p.t.Errorf("Written[%s] gives the stat data of another file than %s", pl.Rel, pl.Tmp)
 	}
-	if err := place(); err != nil {
-		return "", err
-	}
-	return "c0ffee", nil
+	return &pendingFunc{publish: func() (string, error) {
+		// Published: the file is in place.
+		full := filepath.Join(p.root, filepath.FromSlash(pl.Rel))
+		if got, err := os.ReadFile(full); err != nil || string(got) != string(f.Data) {
+			p.t.Errorf("%s holds %q (%v) at Publish, want %q", pl.Rel, got, err, f.Data)
+		}
+		if _, err := os.Stat(pl.Tmp); !errors.Is(err, fs.ErrNotExist) {
+			p.t.Errorf("temporary file still there at Publish (%v)", err)
+		}
+		return "c0ffee", nil
+	}}, nil
 }
 
 func (p *placer) look(paths []string) {
@@ -63,7 +64,7 @@ func (p *placer) look(paths []string) {
 	}
 }
 
-var _ PlacingRecorder = (*placer)(nil)
+var _ changes.Recorder = (*placer)(nil)
 
 // tempFilesIn lists the temporary files under root.
 func tempFilesIn(t *testing.T, root string) []string {
@@ -77,8 +78,9 @@ func tempFilesIn(t *testing.T, root string) []string {
 	return out
 }
 
-// TestWritePending: with a PlacingRecorder, a change's last write is
-// handed to the recorder under its temporary name, still out of place;
+// TestWritePending: a change's last write is handed to the recorder's
+// Prepare under its temporary name, still out of place, and is in place
+// at Publish;
 // an operation after a write puts that write into place first, so the
 // change goes on with the file as written; a change that fails leaves
 // no temporary file.
@@ -87,8 +89,8 @@ func TestWritePending(t *testing.T) {
 		name    string
 		fn      func(v *Vault, tx *Tx) error
 		fails   bool
-		placing []string          // the paths handed to RecordPlacing
-		written int               // RecordWritten calls
+		placing []string          // the placing files handed to Prepare
+		written int               // Prepare calls without one
 		seen    map[string]string // each touched path on disk when recording began
 		after   map[string]string // the files after the change
 	}{
@@ -160,7 +162,7 @@ func TestWritePending(t *testing.T) {
 				t.Fatalf("err = %v, want failure %v", err, tt.fails)
 			}
 			if strings.Join(rec.placing, ",") != strings.Join(tt.placing, ",") || rec.written != tt.written {
-				t.Errorf("RecordPlacing got %q and RecordWritten %d calls, want %q and %d", rec.placing, rec.written, tt.placing, tt.written)
+				t.Errorf("Prepare got placing files %q and %d calls without, want %q and %d", rec.placing, rec.written, tt.placing, tt.written)
 			}
 			for rel, want := range tt.seen {
 				if rec.seen[rel] != want {

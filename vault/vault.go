@@ -3,12 +3,13 @@
 // or rolled back as one, listings and walks that skip what clients must not
 // see. It knows nothing of MCP, git or Markdown.
 //
-// A change's files are the vault's to write and to undo; making the change
-// durable is the Recorder's. With a PlacingRecorder the line between them
-// runs through the change's last write: the vault writes the new content
-// to a temporary file beside the note and keeps what undoes the change,
-// and the recorder flushes that file with its commit and calls back to
-// rename it into place before the commit counts (see PlacingRecorder).
+// A change's files are the vault's to write, to put into place and to
+// undo; making the change durable is its recorder's (see
+// changes.Recorder). The line between them runs through the change's
+// last write: the vault writes the new content to a temporary file beside
+// the note, the recorder prepares the commit and flushes that file with
+// it, the vault renames the file into place, and the recorder publishes
+// the commit. See Vault.Update.
 package vault
 
 import (
@@ -21,11 +22,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 
-	"vaultmcp/internal/syncfs"
 	"vaultmcp/vault/access"
+	"vaultmcp/vault/changes"
 )
 
 // DefaultHidden are the directories refused in any path and left out of
@@ -40,27 +40,6 @@ var DefaultSkip = []string{".obsidian", ".trash"}
 // watchers can ignore them (and git never commits them). The names are
 // ".vaultmcp-<pid>-<target>-<random>.tmp"; see tempName.
 const tempPrefix = ".vaultmcp-"
-
-// Recorder makes a change durable in history (a git commit). summary reads
-// like "write notes/daily.md"; paths are the vault-relative paths the
-// change touched. Record runs with the vault's write lock held; if it
-// fails the vault rolls the files back, so Record must leave no trace,
-// with one exception: an error that is a CommittedError says the commit
-// was made and counts (the branch points at it) but a step after it
-// failed. The vault then keeps the change as committed, so the files
-// match the branch, and reports the error.
-type Recorder interface {
-	Record(ctx context.Context, summary string, paths []string) (commit string, err error)
-}
-
-// CommittedError is a Recorder's error for a change that was committed
-// all the same: Committed is the commit's hash, and Unwrap gives what
-// failed after the commit counted (flushing it to disk).
-type CommittedError interface {
-	error
-	Committed() string
-	Unwrap() error
-}
 
 // NotDurableError is Update's error for a change that was committed (the
 // branch points at Commit, and the files hold the change) but whose last
@@ -80,37 +59,6 @@ func (e *NotDurableError) Error() string {
 
 // Unwrap returns why the flush failed.
 func (e *NotDurableError) Unwrap() error { return e.Err }
-
-// WrittenRecorder is a Recorder that can take the content of files the
-// change wrote instead of reading them back: known(rel) returns the bytes
-// written to rel and the file's stat data right after the write, for
-// every file the change wrote (Tx.WriteFile, Tx.WriteFiles): a write_file
-// is committed without reading its note back. The recorder uses them only while the
-// file is still the one written (same identity, size and modification
-// time). A rename relinking 1,800 notes so neither reads them again nor
-// holds a second copy of their text.
-type WrittenRecorder interface {
-	Recorder
-	RecordWritten(ctx context.Context, summary string, paths []string, known func(rel string) ([]byte, fs.FileInfo, bool)) (commit string, err error)
-}
-
-// PlacingRecorder is a WrittenRecorder that also decides when a change's
-// last written file goes into place, so that the file's flush and the
-// commit's share one barrier. Tx.WriteFile, with such a recorder, writes
-// the new content to a temporary file beside rel without flushing it and
-// leaves it there; RecordPlacing commits rel's content from the bytes
-// known holds, flushes tmp with the commit's own files (through bar, a
-// barrier of the vault's file system opened before tmp was written, or
-// nil), calls place to rename tmp over rel, moves the branch, and flushes
-// the folders of both renames. The vault keeps what undoes the change: if
-// RecordPlacing fails, the vault removes tmp when it is still there and
-// puts the old file back when it is not. When it returns nil, rel must be
-// in place and durable.
-type PlacingRecorder interface {
-	WrittenRecorder
-	RecordPlacing(ctx context.Context, summary string, paths []string, known func(rel string) ([]byte, fs.FileInfo, bool),
-		rel, tmp string, bar *syncfs.Barrier, place func() error) (commit string, err error)
-}
 
 // Options configure a Vault. The zero value is usable.
 type Options struct {
@@ -139,11 +87,8 @@ type Vault struct {
 	maxWrite  int64 // <= 0: no cap
 
 	mu        sync.Mutex // the write lock
-	recorder  Recorder
-	observers []func(paths []string)
-	// announced holds what the change being told to the observers
-	// wrote (see Written); nil between changes.
-	announced atomic.Pointer[map[string]writtenFile]
+	recorder  changes.Recorder
+	observers []func(changes.Batch)
 
 	// dropping counts the backup removals running in the background
 	// (see dropLater); Close waits for them.
@@ -257,7 +202,7 @@ func (v *Vault) Root() string { return v.root }
 
 // SetRecorder installs the recorder every change goes through. Call it
 // before serving.
-func (v *Vault) SetRecorder(r Recorder) {
+func (v *Vault) SetRecorder(r changes.Recorder) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.recorder = r
@@ -290,9 +235,9 @@ func (v *Vault) Close() error {
 }
 
 // Observe registers fn to be told, synchronously and under the write
-// lock, which paths a recorded change touched. The index uses it so the
-// next query already sees the write.
-func (v *Vault) Observe(fn func(paths []string)) {
+// lock, of each recorded change: the paths it touched and what it wrote.
+// The index uses it so the next query already sees the write.
+func (v *Vault) Observe(fn func(changes.Batch)) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.observers = append(v.observers, fn)
@@ -342,73 +287,32 @@ func (v *Vault) Update(ctx context.Context, fn func(tx *Tx) error) (commit strin
 	defer v.mu.Unlock()
 	tx := &Tx{v: v, scope: scope}
 	if err := fn(tx); err != nil {
-		err = v.explain(err)
-		if rbErr := tx.rollback(); rbErr != nil {
-			return "", errors.Join(err, rbErr)
-		}
-		return "", err
+		return "", tx.fail(v.explain(err))
 	}
 	if len(tx.touched) == 0 {
 		return "", nil
 	}
-	if _, ok := v.recorder.(PlacingRecorder); !ok {
-		if err := tx.settle(); err != nil {
-			err = v.explain(err)
-			if rbErr := tx.rollback(); rbErr != nil {
-				return "", errors.Join(err, rbErr)
-			}
-			return "", err
-		}
-	}
+	commit, err = tx.commit(ctx)
 	var notFlushed error
-	if v.recorder != nil {
-		commit, err = tx.record(ctx, v.recorder)
-		var done CommittedError
-		switch {
-		case errors.As(err, &done):
-			// The commit counts: undoing the files now would leave the
-			// branch holding a change the vault does not, and the next
-			// scan would commit the old content back. The change stays,
-			// and the answer is an error that says what happened.
-			commit = done.Committed()
-			notFlushed = &NotDurableError{Summary: tx.summary, Commit: commit, Err: done.Unwrap()}
-		case err != nil:
-			err = fmt.Errorf("could not record %q, the change was undone: %w", tx.summary, err)
-			if rbErr := tx.rollback(); rbErr != nil {
-				return "", errors.Join(err, rbErr)
-			}
-			return "", err
-		}
+	var done changes.CommittedError
+	switch {
+	case errors.As(err, &done):
+		// The commit counts: undoing the files now would leave the
+		// branch holding a change the vault does not, and the next
+		// scan would commit the old content back. The change stays,
+		// and the answer is an error that says what happened.
+		commit = done.Committed()
+		notFlushed = &NotDurableError{Summary: tx.summary, Commit: commit, Err: done.Unwrap()}
+	case err != nil && v.recorder != nil:
+		return "", tx.fail(fmt.Errorf("could not record %q, the change was undone: %w", tx.summary, err))
+	case err != nil:
+		return "", tx.fail(v.explain(err))
 	}
 	tx.finish()
-	if len(tx.written) > 0 {
-		v.announced.Store(&tx.written)
-		defer v.announced.Store(nil)
-	}
 	for _, fn := range v.observers {
-		fn(tx.touched)
+		fn(changes.Batch{Paths: tx.touched, Written: tx.written})
 	}
 	return commit, notFlushed
-}
-
-// Written returns, while the observers are told of a change (see
-// Observe), the content that change wrote to the file rel, where it wrote
-// it and the file's stat data right after, so an observer need not read
-// the file back nor resolve its path again. The caller must check the
-// file is still the one written (same identity, size and modification
-// time) before taking the content, which it must not modify. ok is false
-// for a file the change did not write, and outside a change's
-// announcement.
-func (v *Vault) Written(rel string) (content []byte, abs string, fi fs.FileInfo, ok bool) {
-	m := v.announced.Load()
-	if m == nil {
-		return nil, "", nil, false
-	}
-	w, ok := (*m)[rel]
-	if !ok {
-		return nil, "", nil, false
-	}
-	return w.data, w.abs, w.fi, true
 }
 
 func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }

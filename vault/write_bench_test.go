@@ -55,7 +55,7 @@ func BenchmarkWriteCommitted(b *testing.B) {
 	feed := &changes.Feed{Logger: logger}
 	v.Observe(feed.Publish)
 	ix := index.New(v, logger)
-	feed.Listen(ix.Refresh)
+	feed.Listen(ix.Changed)
 	if err := ix.Build(ctx); err != nil {
 		b.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func BenchmarkWriteCommitted(b *testing.B) {
 		noFsync bool
 	}{{"fsync", false}, {"nofsync", true}} {
 		b.Run(mode.name, func(b *testing.B) {
-			repo, err := gitsync.Open(ctx, gitsync.Options{Dir: dir, Locker: v.Locker(), Changed: feed.Publish,
+			repo, err := gitsync.Open(ctx, gitsync.Options{Dir: dir, Locker: v.Locker(), Changed: feed.PublishPaths,
 				Logger: logger, SyncInterval: -1, GCInterval: -1, NoFsync: mode.noFsync})
 			if err != nil {
 				b.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"vaultmcp/vault/changes"
 )
 
 // summaries records what was recorded, as a history would.
@@ -16,6 +18,10 @@ type summaries struct{ got []string }
 func (s *summaries) Record(_ context.Context, summary string, _ []string) (string, error) {
 	s.got = append(s.got, summary)
 	return "c0ffee1", nil
+}
+
+func (s *summaries) Prepare(ctx context.Context, c changes.Change) (changes.Pending, error) {
+	return publishing(ctx, c, s.Record)
 }
 
 func TestWriteFileMode(t *testing.T) {

@@ -116,7 +116,7 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 	// and queries that need the index wait for it.
 	ix := index.New(v, logger)
 	ix.SetMaxNoteBytes(cfg.Limits.MaxNoteBytes)
-	feed.Listen(ix.Refresh)
+	feed.Listen(ix.Changed)
 
 	repo, err := gitsync.Open(ctx, gitOptions(cfg, v, feed, logger))
 	if err != nil {
@@ -133,7 +133,7 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 	// 10,000 notes), so the index build comes after it: a file the build
 	// reads has been watched since before, so no outside edit falls
 	// between the two.
-	c.watch = watch.New(v, feed.Publish, watch.Options{Logger: logger})
+	c.watch = watch.New(v, feed.PublishPaths, watch.Options{Logger: logger})
 	c.started = make(chan struct{})
 	c.failed = make(chan struct{})
 	ranked := rank.New(ix, logger)
@@ -163,7 +163,7 @@ func openCore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (c *
 			// initialize may have read the root CLAUDE.md (the
 			// instructions) before the watcher was up: announce it, so
 			// no edit in between is missed by the cache that holds it.
-			feed.Publish([]string{guidance.FileName})
+			feed.PublishPaths([]string{guidance.FileName})
 			ix.Start(ctx)
 		}()
 		// The ranked search builds once the index is ready.
@@ -212,10 +212,10 @@ func (c *core) Close() error {
 
 // The vault's history is its git repository: every change the vault records
 // is a commit.
-var _ vault.Recorder = (*gitsync.Repo)(nil)
+var _ changes.Recorder = (*gitsync.Repo)(nil)
 
 // A commit whose last flush failed still counts: the vault keeps it.
-var _ vault.CommittedError = (*gitsync.NotFlushedError)(nil)
+var _ changes.CommittedError = (*gitsync.NotFlushedError)(nil)
 
 // gitOptions maps the configuration onto gitsync.
 func gitOptions(cfg *config.Config, v *vault.Vault, feed *changes.Feed, logger *slog.Logger) gitsync.Options {
@@ -243,7 +243,7 @@ func gitOptions(cfg *config.Config, v *vault.Vault, feed *changes.Feed, logger *
 		// Read by Begin, after the first answers (CheckIndex).
 		LoadIndexLater: true,
 		Locker:         v.Locker(),
-		Changed:        feed.Publish,
+		Changed:        feed.PublishPaths,
 		Logger:         logger,
 	}
 }

@@ -93,7 +93,7 @@ var allowed = []struct {
 	{"gitsync/internal/textmerge", nil},
 	{"gitsync/internal/store", []string{"gitsync/internal/textmerge"}},
 	{"gitsync/history", []string{"gitsync/internal/...", "vault/access"}},
-	{"gitsync/...", []string{"gitsync/...", "vault/access"}},
+	{"gitsync/...", []string{"gitsync/...", "vault/access", "vault/changes"}},
 
 	// Lower internal packages.
 	{"internal/idempotency", nil},

@@ -32,6 +32,7 @@ import (
 	"vaultmcp/tools"
 	"vaultmcp/vault"
 	"vaultmcp/vault/access"
+	"vaultmcp/vault/changes"
 	"vaultmcp/vault/index"
 )
 
@@ -119,7 +120,7 @@ func newEnv(t testing.TB, opts ...envOption) *env {
 		t.Fatal(err)
 	}
 	ix := index.New(v, logger)
-	v.Observe(ix.Refresh)
+	v.Observe(ix.Changed)
 	ctx := context.Background()
 	repo, err := gitsync.Open(ctx, gitsync.Options{Dir: root, SyncInterval: -1, NoPush: true, Locker: v.Locker(), Changed: ix.Refresh, Logger: logger})
 	if err != nil {
@@ -890,9 +891,15 @@ func TestGetNotePaged(t *testing.T) {
 // whose last flush failed (gitsync's NotFlushedError).
 type flushFailRecorder struct{}
 
-func (flushFailRecorder) Record(context.Context, string, []string) (string, error) {
-	return "", committedNotFlushed{}
+func (flushFailRecorder) Prepare(context.Context, changes.Change) (changes.Pending, error) {
+	return flushFailPending{}, nil
 }
+
+// flushFailPending is flushFailRecorder's prepared commit.
+type flushFailPending struct{}
+
+func (flushFailPending) Publish() (string, error) { return "", committedNotFlushed{} }
+func (flushFailPending) Abort()                   {}
 
 type committedNotFlushed struct{}
 

@@ -75,7 +75,7 @@ func newScopedVault(t *testing.T) *scopedVault {
 		t.Fatal(err)
 	}
 	ix := index.New(v, logger)
-	v.Observe(ix.Refresh)
+	v.Observe(ix.Changed)
 	ctx := context.Background()
 	repo, err := gitsync.Open(ctx, gitsync.Options{Dir: root, SyncInterval: -1, NoPush: true, Locker: v.Locker(), Changed: ix.Refresh, Logger: logger})
 	if err != nil {

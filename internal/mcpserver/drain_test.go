@@ -13,6 +13,7 @@ import (
 
 	"vaultmcp/tools"
 	"vaultmcp/vault"
+	"vaultmcp/vault/changes"
 )
 
 // ctxRecorder fails a record whose context is done, as a git commit
@@ -22,18 +23,24 @@ type ctxRecorder struct {
 	release chan struct{} // a record waits for it (if not nil)
 }
 
-func (r *ctxRecorder) Record(ctx context.Context, _ string, _ []string) (string, error) {
+func (r *ctxRecorder) Prepare(ctx context.Context, _ changes.Change) (changes.Pending, error) {
 	if r.entered != nil {
 		r.entered <- struct{}{}
 		<-r.release
 	}
 	if err := ctx.Err(); err != nil {
-		return "", err
+		return nil, err
 	}
-	return "c0ffee1", nil
+	return madePending{}, nil
 }
 
-func drainServer(t *testing.T, rec vault.Recorder, d *Drain) (string, func(ctx context.Context, id int, tool, args string) map[string]any) {
+// madePending is a prepared commit that publishes as c0ffee1.
+type madePending struct{}
+
+func (madePending) Publish() (string, error) { return "c0ffee1", nil }
+func (madePending) Abort()                   {}
+
+func drainServer(t *testing.T, rec changes.Recorder, d *Drain) (string, func(ctx context.Context, id int, tool, args string) map[string]any) {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

@@ -101,7 +101,7 @@ func newFuzzWorld(t testing.TB) *fuzzWorld {
 		t.Fatal(err)
 	}
 	ix := index.New(v, logger)
-	v.Observe(ix.Refresh)
+	v.Observe(ix.Changed)
 	repo, err := gitsync.Open(context.Background(), gitsync.Options{Dir: w.root, Locker: v.Locker(), Changed: ix.Refresh, Logger: logger, SyncInterval: -1})
 	if err != nil {
 		t.Fatal(err)

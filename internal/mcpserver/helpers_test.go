@@ -65,7 +65,7 @@ func newRig(t testing.TB, files map[string]string, opts ...rigOption) *rig {
 	r.feed = &changes.Feed{Logger: quiet}
 	r.v.Observe(r.feed.Publish)
 	r.ix = index.New(r.v, quiet)
-	r.feed.Listen(r.ix.Refresh)
+	r.feed.Listen(r.ix.Changed)
 	if err := r.ix.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func (r *rig) remove(rel string) {
 	}
 }
 
-func (r *rig) publish(paths ...string) { r.feed.Publish(paths) }
+func (r *rig) publish(paths ...string) { r.feed.PublishPaths(paths) }
 
 // conn is one client session over the in-process transport, with the
 // notifications it received in order.

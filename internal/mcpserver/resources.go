@@ -124,7 +124,8 @@ func (r *resources) attach(s *server.MCPServer, hooks *server.Hooks) {
 // the changed paths were listed files (or folders holding some) before the
 // index takes the change in, and afterwards tells subscribers of the
 // changed files, and every session when the list itself changed.
-func (r *resources) around(paths []string) (after func()) {
+func (r *resources) around(b changes.Batch) (after func()) {
+	paths := b.Paths
 	// Before the first build the index cannot say what was listed; no
 	// client has a list to invalidate yet either (resources/list waits).
 	ready := r.ix.Ready()

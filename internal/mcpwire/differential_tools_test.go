@@ -79,7 +79,7 @@ func newDeps(t testing.TB) tools.Deps {
 	feed := &changes.Feed{Logger: quiet}
 	v.Observe(feed.Publish)
 	ix := index.New(v, quiet)
-	feed.Listen(ix.Refresh)
+	feed.Listen(ix.Changed)
 	if err := ix.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,50 @@
-// Package changes is the one announcement of changed vault paths. Three
-// sources publish to it — the server's own writes (the vault's observer),
-// pulls (gitsync) and edits made outside the server (the watcher) — and
-// everything that keeps derived state listens to it: the index, the
+// Package changes is the vocabulary of a change to the vault, and the one
+// announcement of changed vault paths.
+//
+// A change of the server's own is made durable in two phases (see
+// Pending): the vault hands its recorder (gitsync) a Change, the recorder
+// prepares the commit and returns holding its locks, the vault puts its
+// last written file into place, and the recorder publishes the commit or
+// aborts it. Neither side calls back into the other.
+//
+// The Feed announces every change as a Batch. Three sources publish to it
+// — the server's own writes (the vault's observer, with the bytes it
+// wrote), pulls (gitsync) and edits made outside the server (the watcher)
+// — and everything that keeps derived state listens to it: the index, the
 // CLAUDE.md and instructions caches, resource subscriptions.
+//
+// # Lock order
+//
+// A change of the server's own takes these locks, outermost first; none is
+// taken while holding one below it:
+//
+//  1. the idempotency key's lock (internal/idempotency), around a whole
+//     tool call that carries a key;
+//  2. the vault's write lock (vault.Vault's Update; gitsync's sync loop
+//     takes it through its Options.Locker to commit outside edits and to
+//     integrate a pull);
+//  3. gitsync's repository lock, from Prepare until Publish or Abort
+//     (and around the sync's own commits);
+//  4. .git/index.lock, then the branch's <ref>.lock, taken by Prepare and
+//     released by Publish or Abort (the index lock stays held until the
+//     deferred index write);
+//  5. the feed's delivery (Feed.Publish), after Publish, still under the
+//     vault's write lock;
+//  6. the index's refresh lock, then its map lock (vault/index).
+//
+// gitsync's history has its own storage and lock and takes none of these;
+// a commit hands it the new commit under a small lock of its own.
+// Listeners of the feed run under the vault's write lock (our writes) or
+// with it held by the sync loop (pulls), and take neither it nor gitsync's
+// locks.
 //
 // # Lifecycle
 //
 //	feed := new(changes.Feed)
 //	v.Observe(feed.Publish)            // our writes, under the write lock
-//	feed.Listen(ix.Refresh)            // the index first: read-your-writes
+//	feed.Listen(ix.Changed)            // the index first: read-your-writes
 //	feed.Bracket(tracker.before)       // compare state around the listeners
-//	... gitsync.Options{Changed: feed.Publish}, watch.New(v, feed.Publish, ...)
+//	... gitsync.Options{Changed: feed.PublishPaths}, watch.New(v, feed.PublishPaths, ...)
 //
 // Register listeners before the first Publish; a Feed has nothing to start
 // or stop.
@@ -44,13 +78,12 @@ type Feed struct {
 	deliver sync.Mutex
 
 	mu        sync.RWMutex // guards the registrations
-	listeners []func(paths []string)
-	brackets  []func(paths []string) (after func())
+	listeners []func(Batch)
+	brackets  []func(Batch) (after func())
 }
 
-// Listen adds fn, which is called with every batch of vault-relative,
-// '/'-separated paths (files or folders, existing or gone).
-func (f *Feed) Listen(fn func(paths []string)) {
+// Listen adds fn, which is called with every batch.
+func (f *Feed) Listen(fn func(Batch)) {
 	if f == nil || fn == nil {
 		return
 	}
@@ -63,7 +96,7 @@ func (f *Feed) Listen(fn func(paths []string)) {
 // runs; the function it returns (nil for none) is called after all of
 // them. A listener that must compare the index before and after a change
 // (which notes appeared or vanished) uses it.
-func (f *Feed) Bracket(fn func(paths []string) (after func())) {
+func (f *Feed) Bracket(fn func(Batch) (after func())) {
 	if f == nil || fn == nil {
 		return
 	}
@@ -72,14 +105,19 @@ func (f *Feed) Bracket(fn func(paths []string) (after func())) {
 	f.brackets = append(f.brackets, fn)
 }
 
-// Publish announces that paths changed. Empty batches are dropped. The
-// slice is not retained; listeners get their own copy, which they must not
-// modify either.
-func (f *Feed) Publish(paths []string) {
-	if f == nil || len(paths) == 0 {
+// PublishPaths announces that paths changed, for a source that did not
+// write them itself (a pull, the watcher): Publish(Batch{Paths: paths}).
+func (f *Feed) PublishPaths(paths []string) { f.Publish(Batch{Paths: paths}) }
+
+// Publish announces the batch b. A batch without paths is dropped. The
+// paths slice is not retained; listeners get their own copy, which they
+// must not modify either. Written is passed on as it is, for the length
+// of the call: listeners must neither modify nor keep it.
+func (f *Feed) Publish(b Batch) {
+	if f == nil || len(b.Paths) == 0 {
 		return
 	}
-	paths = slices.Clone(paths)
+	b.Paths = slices.Clone(b.Paths)
 	f.mu.RLock()
 	listeners, brackets := f.listeners, f.brackets
 	f.mu.RUnlock()
@@ -87,15 +125,15 @@ func (f *Feed) Publish(paths []string) {
 	f.deliver.Lock()
 	defer f.deliver.Unlock()
 	afters := make([]func(), 0, len(brackets))
-	for _, b := range brackets {
+	for _, br := range brackets {
 		f.guard(func() {
-			if after := b(paths); after != nil {
+			if after := br(b); after != nil {
 				afters = append(afters, after)
 			}
 		})
 	}
 	for _, fn := range listeners {
-		f.guard(func() { fn(paths) })
+		f.guard(func() { fn(b) })
 	}
 	// Innermost last in, first out, as deferred calls would be.
 	for i := len(afters) - 1; i >= 0; i-- {

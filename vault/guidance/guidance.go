@@ -183,11 +183,12 @@ func (f *Files) read(rel string) entry {
 	return entry{content: content, ok: true, rel: file.Path.Rel, via: file.Path.Via}
 }
 
-// Changed drops the cached CLAUDE.md of every folder the paths may have
-// changed: a path that is a CLAUDE.md, the folder itself, or one of its
-// ancestors (a folder moved, deleted or replaced). It is the listener
-// registered with Options.Changes.
-func (f *Files) Changed(paths []string) {
+// Changed drops the cached CLAUDE.md of every folder the batch's paths
+// may have changed: a path that is a CLAUDE.md, the folder itself, or one
+// of its ancestors (a folder moved, deleted or replaced). It is the
+// listener registered with Options.Changes.
+func (f *Files) Changed(b changes.Batch) {
+	paths := b.Paths
 	if len(paths) == 0 {
 		return
 	}

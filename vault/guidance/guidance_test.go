@@ -203,7 +203,7 @@ func TestCache(t *testing.T) {
 		{[]string{"other/claude.md"}, "other", "other=other v2"}, // another spelling of the name
 	}
 	for _, s := range steps {
-		feed.Publish(s.paths)
+		feed.PublishPaths(s.paths)
 		if got := along(s.dir); got != s.want {
 			t.Errorf("after %v: Along(%q) = %q, want %q", s.paths, s.dir, got, s.want)
 		}
@@ -211,7 +211,7 @@ func TestCache(t *testing.T) {
 	if got := f.Root(context.Background()); got != "root v1\n" {
 		t.Errorf("root re-read without a notice: %q", got)
 	}
-	feed.Publish([]string{"CLAUDE.md"})
+	feed.PublishPaths([]string{"CLAUDE.md"})
 	if got := f.Root(context.Background()); got != "root v2\n" {
 		t.Errorf("root not re-read: %q", got)
 	}
@@ -224,13 +224,13 @@ func TestCache(t *testing.T) {
 	if err := os.Rename(filepath.Join(root, "moved"), filepath.Join(root, "renamed")); err != nil {
 		t.Fatal(err)
 	}
-	feed.Publish([]string{"moved", "renamed"})
+	feed.PublishPaths([]string{"moved", "renamed"})
 	if got := along("renamed/src"); got != "renamed/src=src v1" {
 		t.Errorf("after the rename: %q", got)
 	}
 	// The whole vault announced: everything is read again.
 	write(t, root, "other/CLAUDE.md", "other v3\n")
-	feed.Publish([]string{""})
+	feed.PublishPaths([]string{""})
 	if got := along("other"); got != "other=other v3" {
 		t.Errorf("after a root notice: %q", got)
 	}

@@ -40,7 +40,7 @@ func BenchmarkRenamePopularCanvases(b *testing.B) {
 			if err := ix.Build(ctx); err != nil {
 				b.Fatal(err)
 			}
-			v.Observe(ix.Refresh)
+			v.Observe(ix.Changed)
 			from := hub
 			var canvasLinks int
 			b.ResetTimer()

@@ -28,6 +28,7 @@ import (
 	"vaultmcp/vault"
 	"vaultmcp/vault/access"
 	"vaultmcp/vault/canvas"
+	"vaultmcp/vault/changes"
 	"vaultmcp/vault/markdown"
 )
 
@@ -47,10 +48,12 @@ type Index struct {
 	// last: the watcher's late copy never overwrites a write's own. It
 	// also guards built and pending: paths reported before the first
 	// build is done are replayed when it is, since the build's walk may
-	// already have passed them.
+	// already have passed them; and announced, what the batch being
+	// taken in says its change wrote (see Changed).
 	refreshMu sync.Mutex
 	built     bool
 	pending   []string
+	announced map[string]changes.File
 
 	// ownMu guards own: the texts of notes the index itself wrote
 	// (FollowRename), kept for the refresh that reports them back.
@@ -598,20 +601,29 @@ func readFull(f *os.File, buf []byte) (int, error) {
 	return n, nil
 }
 
-// Refresh brings the index up to date with the given vault-relative paths
-// (files or folders, existing or gone). The vault calls it after each
-// change it records; the watcher and gitsync after changes made outside.
-func (ix *Index) Refresh(paths []string) {
+// Changed brings the index up to date with a batch of the change feed:
+// its paths (files or folders, existing or gone), taking the content of a
+// file the server wrote from the batch rather than from disk while the
+// file is still the one written. It is the feed's first listener: the
+// vault's changes reach it under the write lock, so the next query sees
+// them; the watcher's and gitsync's after changes made outside.
+func (ix *Index) Changed(b changes.Batch) {
 	ix.refreshMu.Lock()
 	defer ix.refreshMu.Unlock()
 	if !ix.built {
-		ix.pending = append(ix.pending, paths...)
+		ix.pending = append(ix.pending, b.Paths...)
 		return
 	}
-	for _, rel := range paths {
+	ix.announced = b.Written
+	defer func() { ix.announced = nil }()
+	for _, rel := range b.Paths {
 		ix.refreshOne(rel)
 	}
 }
+
+// Refresh brings the index up to date with the given vault-relative paths
+// as they are on disk: Changed for a batch that wrote nothing.
+func (ix *Index) Refresh(paths []string) { ix.Changed(changes.Batch{Paths: paths}) }
 
 // replayPending marks the first build done and applies what was reported
 // while it ran.

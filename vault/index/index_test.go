@@ -33,7 +33,7 @@ func newVault(t testing.TB, files map[string]string) (*vault.Vault, *Index) {
 	if err := ix.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	v.Observe(ix.Refresh)
+	v.Observe(ix.Changed)
 	return v, ix
 }
 
@@ -490,7 +490,7 @@ func TestRefreshDuringBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := New(v, nil)
-	v.Observe(ix.Refresh)
+	v.Observe(ix.Changed)
 	walked, proceed := make(chan struct{}), make(chan struct{})
 	ix.walked = func() {
 		close(walked)

@@ -145,11 +145,11 @@ func (ix *Index) takeWritten(rel, abs string, checked fs.FileInfo) (w written, f
 
 // ownText returns the text the change being reported wrote to rel: the
 // index's own (a relinked note of a rename), marked taken when take is
-// set, else what the vault says the change wrote (a write_file, a
-// patch_note: see vault.Vault.Written), else the index's own entry
+// set, else what the batch being taken in says its change wrote (a
+// write_file, a patch_note: see Changed), else the index's own entry
 // already taken (its path and stat data, for the watcher's report of
-// the same write). The caller checks the file is still the one written
-// before taking it.
+// the same write). The caller holds refreshMu, and checks the file is
+// still the one written before taking it.
 func (ix *Index) ownText(rel string, take bool) (written, bool) {
 	ix.ownMu.Lock()
 	w, found := ix.own[rel]
@@ -163,8 +163,8 @@ func (ix *Index) ownText(rel string, take bool) (written, bool) {
 	if found && !w.taken {
 		return w, true
 	}
-	if content, abs, fi, ok := ix.v.Written(rel); ok {
-		return written{content: content, fi: fi, abs: abs}, true
+	if f, ok := ix.announced[rel]; ok {
+		return written{content: f.Data, fi: f.Info, abs: f.Abs}, true
 	}
 	return w, found
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"unsafe"
 
 	"vaultmcp/vault"
+	"vaultmcp/vault/changes"
 )
 
 // A refresh that finds a note's text unchanged (the watcher reporting the
@@ -211,21 +213,14 @@ func TestWriteRefreshTakesTheTextWritten(t *testing.T) {
 		t.Errorf("index text of a.md = %q, not the bytes written", m.Content)
 	}
 
-	if _, err := v.Update(ctx, func(tx *vault.Tx) error {
-		p, err := v.Resolve("b.md")
-		if err != nil {
-			return err
-		}
-		if err := tx.WriteFile(p, []byte("See [[Hub]].")); err != nil {
-			return err
-		}
-		// An outside edit between the write and the refresh.
-		if err := os.WriteFile(p.Abs, []byte("See [[Hub]] twice."), 0o644); err != nil {
-			return err
-		}
-		later := time.Now().Add(time.Minute)
-		return os.Chtimes(p.Abs, later, later)
-	}); err != nil {
+	// An outside edit between the write's rename into place and the
+	// refresh: the recorder's Publish makes it.
+	b, err := v.Resolve("b.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.SetRecorder(outsideEdit{t: t, abs: b.Abs, data: []byte("See [[Hub]] twice.")})
+	if _, err := v.WriteFile(ctx, "b.md", []byte("See [[Hub]].")); err != nil {
 		t.Fatal(err)
 	}
 	if m, _, _ := ix.Note(ctx, "b.md"); string(m.Content) != "See [[Hub]] twice." {
@@ -235,3 +230,27 @@ func TestWriteRefreshTakesTheTextWritten(t *testing.T) {
 		t.Errorf("backlinks of Hub.md = %v, want a.md and b.md", sources(bl))
 	}
 }
+
+// outsideEdit is a recorder whose Publish stands for an editor saving
+// data to abs after the change's file went into place, before the index
+// is told of the change.
+type outsideEdit struct {
+	t    *testing.T
+	abs  string
+	data []byte
+}
+
+func (o outsideEdit) Prepare(context.Context, changes.Change) (changes.Pending, error) { return o, nil }
+
+func (o outsideEdit) Publish() (string, error) {
+	if err := os.WriteFile(o.abs, o.data, 0o644); err != nil {
+		o.t.Error(err)
+	}
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(o.abs, later, later); err != nil {
+		o.t.Error(err)
+	}
+	return "", nil
+}
+
+func (outsideEdit) Abort() {}

@@ -98,7 +98,7 @@ func TestTooLargeNote(t *testing.T) {
 	if err := ix.Build(ctx); err != nil {
 		t.Fatal(err)
 	}
-	v.Observe(ix.Refresh)
+	v.Observe(ix.Changed)
 	if !strings.Contains(logs.String(), "notes too large to index") || !strings.Contains(logs.String(), "Big.md") {
 		t.Errorf("build log does not name the note left out:\n%s", logs.String())
 	}

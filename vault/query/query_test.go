@@ -222,7 +222,7 @@ func TestTableFollowsIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := index.New(v, slog.New(slog.DiscardHandler))
-	v.Observe(ix.Refresh)
+	v.Observe(ix.Changed)
 	if err := ix.Build(ctx); err != nil {
 		t.Fatal(err)
 	}

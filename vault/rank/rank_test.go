@@ -51,7 +51,7 @@ func newSearcher(t testing.TB, dir string) (*vault.Vault, *Searcher) {
 	}
 	logger := slog.New(slog.DiscardHandler)
 	ix := index.New(v, logger)
-	v.Observe(ix.Refresh)
+	v.Observe(ix.Changed)
 	ix.Start(context.Background())
 	s := New(ix, logger)
 	s.Start(context.Background())
