@@ -56,6 +56,9 @@ func (e *NotFlushedError) Unwrap() error { return e.Err }
 // Committed returns the commit's short hash: the change stands.
 func (e *NotFlushedError) Committed() string { return e.Hash }
 
+// A commit whose last flush failed still counts: the vault keeps it.
+var _ changes.CommittedError = (*NotFlushedError)(nil)
+
 // shortLen is the length of the abbreviated hashes handed to clients.
 const shortLen = 7
 
@@ -143,7 +146,7 @@ func (r *Repo) commitLocked(req request, message string, paths []string) (Result
 	if err != nil {
 		return Result{}, err
 	}
-	defer p.release()
+	defer p.end()
 	return p.publishLocked()
 }
 
@@ -152,7 +155,7 @@ func (r *Repo) commitLocked(req request, message string, paths []string) (Result
 // harmless: objects first (unreferenced objects are just garbage), then
 // index.lock, then the branch ref's lock (see lockBranch), and, in the
 // second phase, the ref, then the index.
-func (r *Repo) prepareLocked(req request, message string, paths []string) (_ *pending, err error) {
+func (r *Repo) prepareLocked(req request, message string, paths []string) (*pending, error) {
 	idx, err := r.index.Load()
 	if err != nil {
 		return nil, err
@@ -166,9 +169,10 @@ func (r *Repo) prepareLocked(req request, message string, paths []string) (_ *pe
 		return nil, err
 	}
 	p := &pending{r: r, req: req, head: head, baseTree: baseTree}
+	ready := false
 	defer func() {
-		if err != nil {
-			p.release()
+		if !ready { // an error, or a panic: nothing stays held
+			p.end()
 		}
 	}()
 	s := stage{tree: map[string]store.TreeChange{}, index: store.NewIndexUpdate()}
@@ -196,6 +200,7 @@ func (r *Repo) prepareLocked(req request, message string, paths []string) (_ *pe
 	if err := p.build(message, r.opts.Now()); err != nil {
 		return nil, err
 	}
+	ready = true
 	return p, nil
 }
 
@@ -230,11 +235,12 @@ func (r *Repo) moveBranch(upd *store.IndexUpdate, h, old plumbing.Hash, msg stri
 // folders flushed, index.lock and the ref's lock held (see lockBranch).
 // commit or abort ends it.
 type branchMove struct {
-	r    *Repo
-	pl   *placing
-	ref  *refLock
-	took bool // index.lock was taken for it
-	h    plumbing.Hash
+	r     *Repo
+	pl    *placing
+	ref   *refLock
+	took  bool // index.lock was taken for it
+	h     plumbing.Hash
+	ended bool // commit or abort ran
 }
 
 // lockBranch gets the move of the branch from old to commit h ready. The
@@ -285,6 +291,7 @@ func (r *Repo) lockBranch(pl *placing, bar *syncfs.Barrier, h, old plumbing.Hash
 // that is a *NotFlushedError, the ref and the index staying as they now
 // are.
 func (m *branchMove) commit(upd *store.IndexUpdate) error {
+	m.ended = true
 	if err := m.ref.commit(); err != nil {
 		m.giveBack()
 		return err
@@ -298,8 +305,12 @@ func (m *branchMove) commit(upd *store.IndexUpdate) error {
 }
 
 // abort drops the ref's lock and gives index.lock back: the branch and
-// the index stay as they were.
+// the index stay as they were. After commit or abort it does nothing.
 func (m *branchMove) abort() {
+	if m == nil || m.ended {
+		return
+	}
+	m.ended = true
 	m.ref.Abort()
 	m.giveBack()
 }

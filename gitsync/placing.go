@@ -1,7 +1,9 @@
 package gitsync
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -39,25 +41,17 @@ type placing struct {
 	bar   *syncfs.Barrier // opened before tmp was written; may be nil
 	full  string          // rel, absolute
 	dirAt string          // rel's folder, absolute
-	// made is the temporary file's stat data; Publish checks the file
-	// in place is that one.
-	made os.FileInfo
-	done bool // Publish found it in place
+	done  bool            // Publish found it in place
 }
 
-// newPlacing takes the caller's placing file: a clean vault path, and the
-// temporary file's stat data, for Publish's check.
+// newPlacing takes the caller's placing file, whose path must be clean.
 func (r *Repo) newPlacing(c *changes.Placing) (*placing, error) {
 	rel, err := store.CleanPath(c.Rel)
 	if err != nil {
 		return nil, err
 	}
 	full := filepath.Join(r.dir, filepath.FromSlash(rel))
-	made, err := os.Lstat(c.Tmp)
-	if err != nil {
-		return nil, fmt.Errorf("%s: its temporary file: %w", rel, err)
-	}
-	return &placing{rel: rel, tmp: c.Tmp, bar: c.Barrier, full: full, dirAt: filepath.Dir(full), made: made}, nil
+	return &placing{rel: rel, tmp: c.Tmp, bar: c.Barrier, full: full, dirAt: filepath.Dir(full)}, nil
 }
 
 // at returns where the worktree file p is to be read and looked at for
@@ -118,15 +112,17 @@ func (pl *placing) flushWith(fl *flusher, bar *syncfs.Barrier) error {
 	return nil
 }
 
-// placed checks, as Publish starts, that the file staged from the
-// temporary file is now in place: the caller renamed it. An error says it
-// is not; nothing may then be committed.
+// placed checks, as Publish starts, that the caller put the file into
+// place: its temporary file is gone and the note is there. An error says
+// it did not; nothing may then be committed. (The note is not compared
+// with the temporary file: an editor saving over it a moment after the
+// rename must not turn into a rollback over that save.)
 func (pl *placing) placed() error {
 	if pl == nil || pl.done {
 		return nil
 	}
-	fi, err := os.Lstat(pl.full)
-	if err != nil || !os.SameFile(fi, pl.made) {
+	_, tmpErr := os.Lstat(pl.tmp)
+	if _, err := os.Lstat(pl.full); err != nil || !errors.Is(tmpErr, fs.ErrNotExist) {
 		return fmt.Errorf("%s was not put into place before its commit", pl.rel)
 	}
 	pl.done = true

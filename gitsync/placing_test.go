@@ -216,6 +216,10 @@ func TestTwoPhaseFails(t *testing.T) {
 			if _, err := os.Stat(lock); tt.foreign != (err == nil) {
 				t.Errorf("ref lock there: %v, want %v", err == nil, tt.foreign)
 			}
+			if !r.mu.TryLock() {
+				t.Fatal("the repository lock is still held")
+			}
+			r.mu.Unlock()
 			if tt.foreign {
 				os.Remove(lock)
 			}
@@ -283,6 +287,61 @@ func TestFlushFailsAfterTheRefMoved(t *testing.T) {
 			if got := strings.TrimSpace(git(t, dir, "rev-list", "--count", "HEAD")); got != "3" {
 				t.Errorf("%s commits, want 3", got)
 			}
+			assertClean(t, dir)
+		})
+	}
+}
+
+// TestPendingEndsOnce: a prepared commit ends once. Abort after Publish
+// does nothing (the vault defers it), Publish after Abort is refused, and
+// an aborted commit leaves HEAD, the ref lock and the repository lock as
+// they were, so the next commit is made.
+func TestPendingEndsOnce(t *testing.T) {
+	tests := []struct {
+		name  string
+		first string // "publish" or "abort"
+	}{
+		{name: "published, then aborted", first: "publish"},
+		{name: "aborted, then published", first: "abort"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			r := openDurableRepo(t, Options{Dir: dir})
+			record(t, r, "first", "n.md", "old\n")
+			old, err := r.headHash()
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, dir, "n.md", "new\n")
+			p, err := r.Prepare(t.Context(), changes.Change{Summary: "write", Batch: changes.Batch{Paths: []string{"n.md"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch tt.first {
+			case "publish":
+				if _, err := p.Publish(); err != nil {
+					t.Fatal(err)
+				}
+				p.Abort()
+				if h, _ := r.headHash(); h == old {
+					t.Error("Abort after Publish undid the commit")
+				}
+			case "abort":
+				p.Abort()
+				if _, err := p.Publish(); err == nil {
+					t.Error("Publish after Abort was taken")
+				}
+				if h, _ := r.headHash(); h != old {
+					t.Errorf("the branch moved to %s after Abort", h)
+				}
+				lock := filepath.Join(r.gitDir, filepath.FromSlash(r.branch.String())+".lock")
+				if _, err := os.Stat(lock); err == nil {
+					t.Error("the ref lock is still there after Abort")
+				}
+			}
+			record(t, r, "next", "n.md", "next\n")
 			assertClean(t, dir)
 		})
 	}

@@ -36,11 +36,12 @@ var _ changes.Recorder = (*Repo)(nil)
 // calls Publish, or Abort. On an error nothing is held and nothing
 // changed but unreferenced objects.
 func (r *Repo) Prepare(ctx context.Context, c changes.Change) (changes.Pending, error) {
+	label := changeLabel(c)
 	p, err := r.prepare(ctx, r.opts.MessagePrefix+c.Summary, c.Paths, c.Written, c.Placing)
 	if err != nil {
-		return nil, fmt.Errorf("commit %s: %w", changeLabel(c), err)
+		return nil, fmt.Errorf("commit %s: %w", label, err)
 	}
-	p.label = changeLabel(c)
+	p.label = label
 	return p, nil
 }
 
@@ -71,7 +72,7 @@ func (r *Repo) prepare(ctx context.Context, message string, paths []string, writ
 	if place != nil {
 		pl, err := r.newPlacing(place)
 		if err != nil {
-			return nil, err
+			return nil, r.scrub(err)
 		}
 		req.placing = pl
 	}
@@ -115,6 +116,11 @@ type pending struct {
 	unlock  bool     // release r.mu when done (it was taken by prepare)
 	done    bool     // published or aborted
 }
+
+// A pending commit ends once, by Publish (publish, then end) or Abort
+// (end): end drops what the commit still holds, whatever happened before
+// (an error, a panic): the branch's move if it was not made, the
+// clean-ups (release), and r.mu when prepare took it.
 
 var _ changes.Pending = (*pending)(nil)
 
@@ -205,16 +211,16 @@ func (p *pending) Abort() {
 		return
 	}
 	p.done = true
-	if p.move != nil {
-		p.move.abort()
-	}
 	p.end()
 }
 
-// end runs the clean-ups and releases r.mu when prepare took it.
+// end aborts the branch's move unless it was made, runs the clean-ups, and
+// releases r.mu when prepare took it.
 func (p *pending) end() {
+	p.move.abort()
 	p.release()
 	if p.unlock {
+		p.unlock = false
 		p.r.mu.Unlock()
 	}
 }
@@ -252,9 +258,7 @@ func (p *pending) publish() (Result, error) {
 func (p *pending) publishLocked() (Result, error) {
 	r, pl := p.r, p.req.placing
 	if err := pl.placed(); err != nil {
-		if p.move != nil {
-			p.move.abort()
-		}
+		p.move.abort()
 		return Result{}, err
 	}
 	if p.move == nil {

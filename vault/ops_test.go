@@ -651,49 +651,90 @@ func TestCommittedChangeStaysWhenTheFlushFails(t *testing.T) {
 		}, map[string]string{"notes/a.md": "", "moved/a.md": "alpha\nbeta\n"}},
 	}
 	for _, tt := range tests {
-		{
-			t.Run(tt.name, func(t *testing.T) {
-				v, root := newTestVault(t, Options{})
-				mkfile(t, root, "notes/a.md", "alpha\nbeta\n")
-				rec := &committedRecorder{}
-				v.SetRecorder(rec)
-				observed := 0
-				v.Observe(func(changes.Batch) { observed++ })
-				err := tt.op(v)
-				if err == nil {
-					t.Fatal("no error although the flush failed")
+		t.Run(tt.name, func(t *testing.T) {
+			v, root := newTestVault(t, Options{})
+			mkfile(t, root, "notes/a.md", "alpha\nbeta\n")
+			rec := &committedRecorder{}
+			v.SetRecorder(rec)
+			observed := 0
+			v.Observe(func(changes.Batch) { observed++ })
+			err := tt.op(v)
+			if err == nil {
+				t.Fatal("no error although the flush failed")
+			}
+			for _, want := range []string{"committed as abc1234", "flushing it to disk failed", "power loss", "input/output error"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
 				}
-				for _, want := range []string{"committed as abc1234", "flushing it to disk failed", "power loss", "input/output error"} {
-					if !strings.Contains(err.Error(), want) {
-						t.Errorf("error %q does not say %q", err, want)
-					}
+			}
+			if strings.Contains(err.Error(), "undone") {
+				t.Errorf("error %q says the change was undone", err)
+			}
+			noAbsPath(t, err.Error(), "", root)
+			if rec.calls != 1 {
+				t.Errorf("recorder called %d times", rec.calls)
+			}
+			if observed != 1 {
+				t.Errorf("observers called %d times, want 1", observed)
+			}
+			for rel, want := range tt.after {
+				got, rerr := os.ReadFile(filepath.Join(root, rel))
+				switch {
+				case want == "" && !errors.Is(rerr, fs.ErrNotExist):
+					t.Errorf("%s still there (%v)", rel, rerr)
+				case want != "" && (rerr != nil || string(got) != want):
+					t.Errorf("%s = %q (%v), want %q", rel, got, rerr, want)
 				}
-				if strings.Contains(err.Error(), "undone") {
-					t.Errorf("error %q says the change was undone", err)
+			}
+			v.dropping.Wait() // a recorded change's backup is removed in the background
+			for name := range snapshot(t, root) {
+				if strings.Contains(name, tempPrefix) {
+					t.Errorf("left behind: %s", name)
 				}
-				noAbsPath(t, err.Error(), "", root)
-				if rec.calls != 1 {
-					t.Errorf("recorder called %d times", rec.calls)
-				}
-				if observed != 1 {
-					t.Errorf("observers called %d times, want 1", observed)
-				}
-				for rel, want := range tt.after {
-					got, rerr := os.ReadFile(filepath.Join(root, rel))
-					switch {
-					case want == "" && !errors.Is(rerr, fs.ErrNotExist):
-						t.Errorf("%s still there (%v)", rel, rerr)
-					case want != "" && (rerr != nil || string(got) != want):
-						t.Errorf("%s = %q (%v), want %q", rel, got, rerr, want)
-					}
-				}
-				v.dropping.Wait() // a recorded change's backup is removed in the background
-				for name := range snapshot(t, root) {
-					if strings.Contains(name, tempPrefix) {
-						t.Errorf("left behind: %s", name)
-					}
-				}
-			})
+			}
+		})
+	}
+}
+
+// vanishingTemp is a recorder whose Prepare removes the change's
+// temporary file, so that the vault's rename into place fails.
+type vanishingTemp struct{ pending *pendingFunc }
+
+func (r *vanishingTemp) Prepare(_ context.Context, c changes.Change) (changes.Pending, error) {
+	if c.Placing != nil {
+		os.Remove(c.Placing.Tmp)
+	}
+	r.pending = &pendingFunc{publish: func() (string, error) { return "c0ffee", nil }}
+	return r.pending, nil
+}
+
+// A write whose rename into place fails between the two phases is
+// undone: the prepared commit is aborted, never published, the note is
+// as it was, and the error names the note without an absolute path.
+func TestRenameIntoPlaceFails(t *testing.T) {
+	v, root := newTestVault(t, Options{})
+	mkfile(t, root, "notes/a.md", "old")
+	rec := &vanishingTemp{}
+	v.SetRecorder(rec)
+	observed := 0
+	v.Observe(func(changes.Batch) { observed++ })
+	v.dropping.Wait()
+	before := snapshot(t, root)
+	_, err := v.WriteFile(t.Context(), "notes/a.md", []byte("new"))
+	if err == nil {
+		t.Fatal("no error although the rename failed")
+	}
+	for _, want := range []string{"undone", "notes/a.md"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
+	noAbsPath(t, err.Error(), "", root)
+	if p := rec.pending; p == nil || p.aborted != 1 {
+		t.Errorf("the prepared commit was not aborted: %+v", p)
+	}
+	if observed != 0 {
+		t.Errorf("observers called %d times", observed)
+	}
+	sameSnapshot(t, before, snapshot(t, root))
 }

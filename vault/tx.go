@@ -110,7 +110,7 @@ func (tx *Tx) commit(ctx context.Context) (string, error) {
 	defer pend.Abort()
 	if pf != nil {
 		if err := pf.rename(); err != nil {
-			return "", fmt.Errorf("put %s into place: %w", pf.rel, err)
+			return "", osError(pf.rel, err)
 		}
 	}
 	return pend.Publish()

@@ -210,13 +210,6 @@ func (c *core) Close() error {
 	return errors.Join(errs...)
 }
 
-// The vault's history is its git repository: every change the vault records
-// is a commit.
-var _ changes.Recorder = (*gitsync.Repo)(nil)
-
-// A commit whose last flush failed still counts: the vault keeps it.
-var _ changes.CommittedError = (*gitsync.NotFlushedError)(nil)
-
 // gitOptions maps the configuration onto gitsync.
 func gitOptions(cfg *config.Config, v *vault.Vault, feed *changes.Feed, logger *slog.Logger) gitsync.Options {
 	interval := cfg.Git.SyncInterval

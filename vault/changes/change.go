@@ -78,7 +78,7 @@ type Placing struct {
 // committing meanwhile; the vault then puts the placing file into place
 // and calls Publish, or Abort when it could not. Every path through the
 // vault ends in one of them, Abort deferred, so a panic cannot leave the
-// locks held.
+// locks held. Prepare returns a Pending exactly when its error is nil.
 type Recorder interface {
 	Prepare(ctx context.Context, c Change) (Pending, error)
 }

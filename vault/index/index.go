@@ -622,7 +622,9 @@ func (ix *Index) Changed(b changes.Batch) {
 }
 
 // Refresh brings the index up to date with the given vault-relative paths
-// as they are on disk: Changed for a batch that wrote nothing.
+// as they are on disk: Changed for a batch that wrote nothing, for a
+// caller that knows only paths (tests, mostly; the server's sources all
+// publish to the feed).
 func (ix *Index) Refresh(paths []string) { ix.Changed(changes.Batch{Paths: paths}) }
 
 // replayPending marks the first build done and applies what was reported

@@ -11,7 +11,7 @@ import (
 
 // written is a note's text as the index itself wrote it (a relinked
 // note of a rename), with the file as written, until the change is
-// reported back (Refresh).
+// reported back (Changed).
 type written struct {
 	content []byte
 	fi      fs.FileInfo

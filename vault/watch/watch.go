@@ -169,7 +169,7 @@ func (w *Watcher) addTree(fw *fsnotify.Watcher, dir string, found func(abs strin
 // notes) is seen here while it is still being committed: waiting for it
 // lets the index take the change in from the write first, under the same
 // lock, so the watcher's report of those files finds their text already
-// indexed and nothing is parsed twice (see index.Refresh).
+// indexed and nothing is parsed twice (see index.Changed).
 func (w *Watcher) deliver(paths []string) {
 	lock := w.v.Locker()
 	lock.Lock()
