@@ -13,6 +13,7 @@ import (
 
 	"vaultmcp/gitsync/internal/store"
 	"vaultmcp/internal/syncfs"
+	"vaultmcp/internal/testutil"
 	"vaultmcp/vault/changes"
 )
 
@@ -216,10 +217,15 @@ func TestTwoPhaseFails(t *testing.T) {
 			if _, err := os.Stat(lock); tt.foreign != (err == nil) {
 				t.Errorf("ref lock there: %v, want %v", err == nil, tt.foreign)
 			}
-			if !r.mu.TryLock() {
-				t.Fatal("the repository lock is still held")
-			}
-			r.mu.Unlock()
+			// The background index write takes the repository lock for
+			// a moment; a lock the failed commit kept is never given up.
+			testutil.WaitFor(t, "the repository lock", func() bool {
+				if !r.mu.TryLock() {
+					return false
+				}
+				r.mu.Unlock()
+				return true
+			})
 			if tt.foreign {
 				os.Remove(lock)
 			}
