@@ -36,21 +36,21 @@ var _ changes.Recorder = (*Repo)(nil)
 // calls Publish, or Abort. On an error nothing is held and nothing
 // changed but unreferenced objects.
 func (r *Repo) Prepare(ctx context.Context, c changes.Change) (changes.Pending, error) {
-	label := changeLabel(c)
 	p, err := r.prepare(ctx, r.opts.MessagePrefix+c.Summary, c.Paths, c.Written, c.Placing)
 	if err != nil {
-		return nil, fmt.Errorf("commit %s: %w", label, err)
+		return nil, fmt.Errorf("commit %s: %w", changeLabel(c.Paths, c.Placing), err)
 	}
-	p.label = label
 	return p, nil
 }
 
 // changeLabel names a change in errors: its placing file, else its paths.
-func changeLabel(c changes.Change) string {
-	if c.Placing != nil {
-		return c.Placing.Rel
+// It is worked out only for an error: a rename's 1,800 paths make a long
+// string.
+func changeLabel(paths []string, place *changes.Placing) string {
+	if place != nil {
+		return place.Rel
 	}
-	return strings.Join(c.Paths, ", ")
+	return strings.Join(paths, ", ")
 }
 
 // prepare is Prepare's work: it cleans the paths, takes r.mu and
@@ -92,6 +92,7 @@ func (r *Repo) prepare(ctx context.Context, message string, paths []string, writ
 		return nil, r.scrub(err)
 	}
 	p.unlock, held = true, true
+	p.paths, p.place = paths, place
 	return p, nil
 }
 
@@ -102,7 +103,8 @@ type pending struct {
 	r     *Repo
 	req   request
 	s     stage
-	label string // what errors name: the paths, or the placing file
+	paths []string         // the paths committed, for errors (see changeLabel)
+	place *changes.Placing // the placing file as the caller named it, for errors
 
 	head, baseTree plumbing.Hash // HEAD and its tree before the commit
 	tree           plumbing.Hash // the new tree
@@ -196,9 +198,9 @@ func (p *pending) Publish() (string, error) {
 	if err != nil {
 		var nf *NotFlushedError
 		if errors.As(err, &nf) {
-			return res.Hash, fmt.Errorf("commit %s: %w", p.label, err)
+			return res.Hash, fmt.Errorf("commit %s: %w", changeLabel(p.paths, p.place), err)
 		}
-		return "", fmt.Errorf("commit %s: %w", p.label, err)
+		return "", fmt.Errorf("commit %s: %w", changeLabel(p.paths, p.place), err)
 	}
 	return res.Hash, nil
 }

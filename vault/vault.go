@@ -309,8 +309,9 @@ func (v *Vault) Update(ctx context.Context, fn func(tx *Tx) error) (commit strin
 		return "", tx.fail(v.explain(err))
 	}
 	tx.finish()
+	b := changes.Batch{Paths: tx.touched, Written: tx.written}
 	for _, fn := range v.observers {
-		fn(changes.Batch{Paths: tx.touched, Written: tx.written})
+		fn(b)
 	}
 	return commit, notFlushed
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"vaultmcp/vault/daily"
 )
 
 // globalFunc is a function called without a receiver: date("…").
@@ -662,7 +664,7 @@ func dateMethod(e *env, name string, d Value, args []Value, pos Pos) (Value, boo
 	case "date":
 		return DateValue(time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, e.rs.loc), false), true, nil
 	case "format":
-		return Str(formatMoment(t, args[0].String())), true, nil
+		return Str(daily.Format(t, args[0].String())), true, nil
 	case "time":
 		return Str(t.Format("15:04:05")), true, nil
 	case "relative":
