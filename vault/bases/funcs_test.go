@@ -83,6 +83,12 @@ func TestHelpExamples(t *testing.T) {
 		{`now().millisecond`, `250`},
 		{`now().date().format("YYYY-MM-DD HH:mm:ss")`, `"2025-05-27 00:00:00"`},
 		{`date("2025-05-27").format("YYYY-MM-DD")`, `"2025-05-27"`},
+		// Moment's k runs 1-24 (24 at midnight), and w counts US weeks,
+		// as daily note names do.
+		{`date("2025-05-27 00:30").format("k kk")`, `"24 24"`},
+		{`date("2025-05-27 13:14:15").format("k")`, `"13"`},
+		{`date("2025-01-04").format("w gggg")`, `"1 2025"`},
+		{`date("2024-12-29").format("ww gggg")`, `"01 2025"`},
 		{`now().time()`, `"14:30:15"`},
 		{`file.mtime.relative()`, `"3 days ago"`},
 		{`date("2025-06-27").relative()`, `"in a month"`},
